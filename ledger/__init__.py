@@ -1,0 +1,43 @@
+"""The evidence ledger: article models, verification, persistence and the ``ledger`` CLI."""
+
+from __future__ import annotations
+
+from .errors import (
+    DatabaseError,
+    DocumentError,
+    IntegrityError,
+    LedgerError,
+    MigrationError,
+    NotFound,
+    SchemaDriftError,
+    SealedRunError,
+    UsageError,
+)
+from .models import Article, Measurement, Run, RunMetric
+from .report import Finding, Report, Severity
+from .schema import load_article
+from .verify import verify_article, verify_paths
+
+__all__ = [
+    "Article",
+    "DatabaseError",
+    "DocumentError",
+    "Finding",
+    "IntegrityError",
+    "LedgerError",
+    "Measurement",
+    "MigrationError",
+    "NotFound",
+    "Report",
+    "Run",
+    "RunMetric",
+    "SchemaDriftError",
+    "SealedRunError",
+    "Severity",
+    "UsageError",
+    "load_article",
+    "verify_article",
+    "verify_paths",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,417 @@
+"""Pydantic models of the desk's article format and of measurement runs.
+
+An :class:`Article` is what the desk writes: facts tied to sources, inferences with their
+arithmetic, guardrails, a benchmark scope and the body text. The LINK that the whole project is
+about runs through three optional parts designed here for the checks that use them:
+
+* ``Inference.computation`` -- the arithmetic behind an inference, as named steps with safe
+  arithmetic expressions and their stated results, so ``ledger verify`` can recompute them;
+* ``Correction.rule`` -- a machine-checkable form of a guardrail (a figure that must not be
+  relabelled, two experiments that must not be joined, a status that must carry its date, dates
+  that must stay distinct);
+* ``Article.measurements`` -- figures the desk measured itself, each citing a ledger
+  :class:`Run` by id with its unit and the date it was measured, so a figure in the body traces
+  to a dated, reproducible run.
+
+Every model forbids unknown fields (typo protection) except names starting with ``x-``, which
+are kept and dumped back unchanged. Load documents with :func:`ledger.schema.load_article`, which
+validates JSON in strict mode (``"558"`` is not an integer) and reports every problem at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from enum import Enum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+__all__ = [
+    "EXTENSION_PREFIX",
+    "ArticleId",
+    "SourceId",
+    "FactId",
+    "InferenceId",
+    "MeasurementId",
+    "RunId",
+    "EvidenceType",
+    "ArticleStatus",
+    "CorrectionStatus",
+    "ContentType",
+    "Model",
+    "Source",
+    "Fact",
+    "ComputationStep",
+    "Computation",
+    "Inference",
+    "ForbiddenLabelRule",
+    "SeparateExperimentsRule",
+    "DatedStatusRule",
+    "DistinctDatesRule",
+    "ExperimentSpec",
+    "GuardrailRule",
+    "Correction",
+    "License",
+    "MetricSpec",
+    "BenchmarkScope",
+    "PublicProjection",
+    "Measurement",
+    "Article",
+    "RunStatus",
+    "VerificationLevel",
+    "RunMetric",
+    "Run",
+    "INDEPENDENT_EVIDENCE",
+    "AUTHOR_REPORTED_EVIDENCE",
+]
+
+#: Fields whose names start with this prefix are extensions: allowed anywhere, kept verbatim.
+EXTENSION_PREFIX = "x-"
+
+ArticleId = Annotated[
+    str,
+    StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*-\d{4}-\d{2}-\d{2}(?:-[a-z0-9]+)*$"),
+    Field(description="Lower-case slug that contains the publication date, e.g. pct-2026-11-04-spotlight."),
+]
+SourceId = Annotated[str, StringConstraints(pattern=r"^S[1-9][0-9]*$")]
+FactId = Annotated[str, StringConstraints(pattern=r"^F[1-9][0-9]*$")]
+InferenceId = Annotated[str, StringConstraints(pattern=r"^I[1-9][0-9]*$")]
+MeasurementId = Annotated[str, StringConstraints(pattern=r"^M[1-9][0-9]*$")]
+RunId = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$"),
+    Field(description="Identifier of a measurement run in the ledger database."),
+]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
+
+
+class EvidenceType(str, Enum):
+    """How a fact is known. The first four are the values the desk's first article uses."""
+
+    dated_primary_research = "dated_primary_research"
+    primary_documentation = "primary_documentation"
+    author_reported_benchmark_not_independently_reproduced = (
+        "author_reported_benchmark_not_independently_reproduced"
+    )
+    repository_license = "repository_license"
+    secondary_reporting = "secondary_reporting"
+    supplier_statement = "supplier_statement"
+    interview = "interview"
+    ledger_measurement = "ledger_measurement"
+    independently_reproduced_benchmark = "independently_reproduced_benchmark"
+
+
+#: Evidence types that claim the desk (or someone independent) reproduced the result.
+INDEPENDENT_EVIDENCE = frozenset(
+    {EvidenceType.ledger_measurement, EvidenceType.independently_reproduced_benchmark}
+)
+#: Evidence types whose figures must be attributed to their authors in the body.
+AUTHOR_REPORTED_EVIDENCE = frozenset(
+    {EvidenceType.author_reported_benchmark_not_independently_reproduced, EvidenceType.supplier_statement}
+)
+
+
+class ArticleStatus(str, Enum):
+    desk_research = "desk_research"
+    draft = "draft"
+    in_review = "in_review"
+    approved = "approved"
+    published = "published"
+    corrected = "corrected"
+    retracted = "retracted"
+
+
+class CorrectionStatus(str, Enum):
+    prepublication_guardrail = "prepublication_guardrail"
+    correction = "correction"
+    clarification = "clarification"
+    update = "update"
+    retraction = "retraction"
+
+
+class ContentType(str, Enum):
+    product_spotlight = "product_spotlight"
+    analysis = "analysis"
+    news = "news"
+    benchmark_report = "benchmark_report"
+    explainer = "explainer"
+
+
+class Model(BaseModel):
+    """Base of every article model: unknown fields are errors unless they start with ``x-``."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        populate_by_name=True,
+        use_enum_values=False,
+        json_schema_extra={
+            "patternProperties": {"^x-": {}},
+            "additionalProperties": False,
+        },
+    )
+
+    @model_validator(mode="after")
+    def _only_extension_extras(self) -> "Model":
+        extras = self.__pydantic_extra__ or {}
+        unknown = [name for name in extras if not name.startswith(EXTENSION_PREFIX)]
+        if unknown:
+            allowed = ", ".join(sorted(type(self).model_fields))
+            raise ValueError(
+                f"unknown field(s) {', '.join(map(repr, unknown))}; allowed: {allowed} "
+                f"(extensions must start with {EXTENSION_PREFIX!r})"
+            )
+        return self
+
+
+class Source(Model):
+    """A cited source; ``[S#]`` markers in the body refer to ``id``."""
+
+    id: SourceId
+    title: NonEmpty
+    publisher: NonEmpty
+    authors: list[NonEmpty] | None = None
+    published_at: dt.date | None = Field(
+        description="Original publication date; null where none was established."
+    )
+    updated_at: dt.date | None = None
+    page_date: dt.date | None = Field(default=None, description="Date displayed on the page.")
+    page_date_label: str | None = None
+    retrieved_at: dt.date
+    url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]
+    primary: bool
+    license: str | None = None
+
+
+class Fact(Model):
+    id: FactId
+    claim: NonEmpty
+    source_ids: list[SourceId] = Field(min_length=1)
+    evidence_type: EvidenceType
+    measurement_ids: list[MeasurementId] | None = Field(
+        default=None, description="Ledger measurements that back this fact."
+    )
+
+
+class ComputationStep(Model):
+    """One named step: ``expression`` uses numbers, + - * / ** ( ) and earlier names."""
+
+    name: Name
+    expression: NonEmpty
+    result: float
+    unit: str | None = None
+
+
+class Computation(Model):
+    """The arithmetic behind an inference, recomputed by ``ledger verify``."""
+
+    inputs: dict[Name, float] = Field(default_factory=dict)
+    steps: list[ComputationStep] = Field(min_length=1)
+    tolerance: float = Field(default=1e-9, ge=0, description="Absolute tolerance on each result.")
+
+
+class Inference(Model):
+    id: InferenceId
+    claim: NonEmpty
+    basis_fact_ids: list[FactId]
+    label: NonEmpty
+    assumptions: list[NonEmpty] | None = None
+    computation: Computation | None = None
+
+
+class ForbiddenLabelRule(Model):
+    """A figure (by value, or by the reported metric it traces to) must not be called ``forbidden``."""
+
+    kind: Literal["forbidden_label"]
+    value: float | None = None
+    metric: str | None = Field(default=None, description="Name in benchmark_scope.reported_metrics.")
+    forbidden: list[NonEmpty] = Field(min_length=1)
+    scope: Literal["clause", "sentence"] = "clause"
+
+
+class ExperimentSpec(Model):
+    name: NonEmpty
+    values: list[float] = Field(default_factory=list, description="Figures that identify it.")
+    terms: list[NonEmpty] = Field(default_factory=list, description="Words that identify it.")
+
+
+class SeparateExperimentsRule(Model):
+    """Figures of two experiments must not be joined in one sentence as one result."""
+
+    kind: Literal["separate_experiments"]
+    experiments: list[ExperimentSpec] = Field(min_length=2)
+
+
+class DatedStatusRule(Model):
+    """Statements about ``subjects`` must cite a source observed on ``observed_on``."""
+
+    kind: Literal["dated_status"]
+    subjects: list[NonEmpty] = Field(min_length=1)
+    observed_on: dt.date
+    stale_dates: list[dt.date] = Field(default_factory=list)
+
+
+class DistinctDatesRule(Model):
+    """Each labelled date belongs to its own event; none may be given to another's event."""
+
+    kind: Literal["distinct_dates"]
+    dates: dict[NonEmpty, dt.date] = Field(min_length=2)
+    terms: dict[NonEmpty, list[NonEmpty]] = Field(default_factory=dict)
+
+
+GuardrailRule = Annotated[
+    Union[ForbiddenLabelRule, SeparateExperimentsRule, DatedStatusRule, DistinctDatesRule],
+    Field(discriminator="kind"),
+]
+
+
+class Correction(Model):
+    """A guardrail or correction. ``rule`` makes it machine-checkable."""
+
+    id: Annotated[str, StringConstraints(pattern=r"^[CG][1-9][0-9]*$")] | None = None
+    status: CorrectionStatus
+    text: NonEmpty
+    date: dt.date | None = None
+    rule: GuardrailRule | None = None
+
+
+class License(Model):
+    editorial_text: NonEmpty
+    third_party_material: str | None = None
+    software: str | None = None
+    republication_note: str | None = None
+
+
+class MetricSpec(Model):
+    """What a reported metric is, and the words that may (and may not) describe it."""
+
+    label: NonEmpty
+    kind: Literal["multiplier", "percent", "count", "quantity", "money"] = "quantity"
+    vocabulary: list[NonEmpty] = Field(default_factory=list)
+    experiment: str | None = None
+
+
+class BenchmarkScope(Model):
+    reported_by: NonEmpty
+    publication_date: dt.date
+    model: NonEmpty
+    hardware: NonEmpty
+    topology: str | None = None
+    workload: str | None = None
+    independent_reproduction: bool
+    reported_metrics: dict[Name, int | float] = Field(default_factory=dict)
+    metric_specs: dict[Name, MetricSpec] | None = Field(
+        default=None, description="Per-metric label and vocabulary; defaults come from the name."
+    )
+    separate_scaling_experiment: str | None = None
+
+
+class PublicProjection(Model):
+    version: Annotated[str, StringConstraints(pattern=r"^\d+\.\d+\.\d+$")]
+    date: dt.date
+    changes: list[NonEmpty]
+    rights: NonEmpty
+
+
+class Measurement(Model):
+    """A figure the desk measured, citing the ledger run that produced it."""
+
+    id: MeasurementId
+    metric: NonEmpty
+    value: float
+    unit: NonEmpty
+    run_id: RunId
+    measured_at: dt.date
+    aggregation: str | None = Field(default=None, description="p50, p99, mean, ratio, ...")
+    sample_count: int | None = Field(default=None, ge=0)
+    description: str | None = None
+
+
+class Article(Model):
+    """One article of the desk, as stored in ``claims/<id>.json``."""
+
+    id: ArticleId
+    title: NonEmpty
+    section: NonEmpty
+    publisher: NonEmpty
+    as_of_date: dt.date
+    status: ArticleStatus
+    subject: NonEmpty
+    editorial_word_count: int = Field(ge=0)
+    facts: list[Fact]
+    inferences: list[Inference] = Field(default_factory=list)
+    unknowns: list[NonEmpty] = Field(default_factory=list)
+    corrections: list[Correction] = Field(default_factory=list)
+    license: License
+    sources: list[Source] = Field(min_length=1)
+    benchmark_scope: BenchmarkScope | None = None
+    measurements: list[Measurement] | None = None
+    agent_fields: list[Name] = Field(default_factory=list)
+    body: NonEmpty
+    content_type: ContentType
+    publication_date: dt.date
+    observation_date: dt.date
+    editorial_voice: str | None = None
+    license_status: str | None = None
+    public_url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$")] | None = None
+    public_projection: PublicProjection | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The document as it was written: only fields that were given, in model order."""
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+    @property
+    def date_in_id(self) -> dt.date | None:
+        match = re.search(r"\d{4}-\d{2}-\d{2}", self.id)
+        if match is None:
+            return None
+        try:
+            return dt.date.fromisoformat(match.group())
+        except ValueError:
+            return None
+
+
+# --- measurement runs -------------------------------------------------------------------------
+
+
+class RunStatus(str, Enum):
+    running = "running"
+    finished = "finished"
+    failed = "failed"
+
+
+class VerificationLevel(str, Enum):
+    self_reported = "self_reported"
+    rerun_in_ci = "rerun_in_ci"
+    independently_reproduced = "independently_reproduced"
+
+
+class RunMetric(Model):
+    name: Name
+    value: float
+    unit: NonEmpty
+    aggregation: NonEmpty = Field(description="p50, p99, mean, sum, ratio, rate, ...")
+    sample_count: int = Field(ge=0)
+
+
+class Run(Model):
+    """A dated, reproducible measurement run. Once ``status`` is final the run is sealed."""
+
+    id: RunId
+    status: RunStatus
+    started_at: dt.datetime
+    ended_at: dt.datetime | None = None
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    command: list[str]
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    environment: dict[str, Any] = Field(default_factory=dict)
+    inputs: dict[str, str] = Field(default_factory=dict, description="name -> sha256 digest")
+    outputs: dict[str, str] = Field(default_factory=dict, description="name -> sha256 digest")
+    metrics: list[RunMetric] = Field(default_factory=list)
+    agent_fields: dict[str, Any] = Field(default_factory=dict)
+    verification_level: VerificationLevel = VerificationLevel.self_reported
+    seed: int | None = None
+    description: str | None = None

@@ -1,0 +1,53 @@
+"""Date order: sources, observation, publication and the date in the article id agree."""
+
+from __future__ import annotations
+
+from ..models import Article
+from ..report import Finding, Severity
+
+__all__ = ["check_dates"]
+
+
+def _error(message: str, pointer: str) -> Finding:
+    return Finding(Severity.error, "date-order", message, pointer)
+
+
+def check_dates(article: Article) -> list[Finding]:
+    findings = []
+    for i, src in enumerate(article.sources):
+        here = f"/sources/{i}/retrieved_at"
+        for name in ("published_at", "updated_at", "page_date"):
+            value = getattr(src, name)
+            if value is not None and src.retrieved_at < value:
+                findings.append(_error(
+                    f"source {src.id} was retrieved on {src.retrieved_at}, before its "
+                    f"{name} {value}", here))
+        if src.published_at and src.updated_at and src.updated_at < src.published_at:
+            findings.append(_error(
+                f"source {src.id} was updated on {src.updated_at}, before it was published on "
+                f"{src.published_at}", f"/sources/{i}/updated_at"))
+        if src.retrieved_at > article.as_of_date:
+            findings.append(_error(
+                f"source {src.id} was retrieved on {src.retrieved_at}, after the article's "
+                f"as-of date {article.as_of_date}", here))
+    if article.observation_date > article.publication_date:
+        findings.append(_error(
+            f"observation date {article.observation_date} is after the publication date "
+            f"{article.publication_date}", "/observation_date"))
+    in_id = article.date_in_id
+    if in_id is None:
+        findings.append(_error(f"the id {article.id!r} holds no valid date", "/id"))
+    elif in_id != article.publication_date:
+        findings.append(_error(
+            f"the id says {in_id} but the publication date is {article.publication_date}", "/id"))
+    for i, m in enumerate(article.measurements or []):
+        if m.measured_at > article.as_of_date:
+            findings.append(_error(
+                f"measurement {m.id} is dated {m.measured_at}, after the article's as-of date "
+                f"{article.as_of_date}", f"/measurements/{i}/measured_at"))
+    scope = article.benchmark_scope
+    if scope and scope.publication_date > article.as_of_date:
+        findings.append(_error(
+            f"the benchmark was published on {scope.publication_date}, after the article's "
+            f"as-of date {article.as_of_date}", "/benchmark_scope/publication_date"))
+    return findings

@@ -1,0 +1,234 @@
+"""The reference store's binary frame protocol (version 1).
+
+Every message, request or response, is one frame::
+
+    offset size field
+    0      2    magic        b"RS"
+    2      1    version      1
+    3      1    flags        bit 0: response; bit 1: payload hash present
+    4      2    opcode       an :class:`Op`
+    6      4    status       0, or a negative error code from ``reference_store.errors``
+    10     8    request_id   chosen by the caller, echoed in the response
+    18     4    meta_len     bytes of JSON metadata that follow the header (<= MAX_META_BYTES)
+    22     8    payload_len  bytes of raw payload that follow the metadata (<= max_payload)
+    30     4    meta_crc     zlib.crc32 of the metadata bytes
+    34     8    payload_hash xxh3_64 of the payload (0 when bit 1 of flags is clear)
+
+then ``meta_len`` bytes of UTF-8 JSON (an object) and ``payload_len`` bytes of payload (object
+bytes, several objects back to back; the metadata says where each one ends).
+
+A response with a non-zero ``status`` carries ``{"error": message}`` and is raised on the caller's
+side as the exception class that ``reference_store.errors.error_from_code(status)`` names, so an
+error raised on a server is the SAME class on the client.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import struct
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import xxhash
+
+from reference_store import errors
+from reference_store.errors import ProtocolError, StoreError, error_from_code
+
+__all__ = [
+    "MAGIC",
+    "VERSION",
+    "HEADER",
+    "HEADER_SIZE",
+    "MAX_META_BYTES",
+    "DEFAULT_MAX_PAYLOAD",
+    "FLAG_RESPONSE",
+    "FLAG_HASHED",
+    "Op",
+    "Header",
+    "Frame",
+    "encode_header",
+    "decode_header",
+    "encode_meta",
+    "decode_meta",
+    "payload_hash",
+    "error_meta",
+    "status_of",
+    "raise_for_status",
+    "Buffer",
+]
+
+MAGIC = b"RS"
+VERSION = 1
+HEADER = struct.Struct("!2sBBHiQIQIQ")
+HEADER_SIZE = HEADER.size
+MAX_META_BYTES = 4 << 20
+DEFAULT_MAX_PAYLOAD = 1 << 30
+FLAG_RESPONSE = 0x01
+FLAG_HASHED = 0x02
+_KNOWN_FLAGS = FLAG_RESPONSE | FLAG_HASHED
+
+Buffer = bytes | bytearray | memoryview
+
+
+class Op(enum.IntEnum):
+    """Operation codes. 1-49: client -> master; 50-79: node -> master; 80-99: any -> node."""
+
+    PING = 1
+    HELLO = 2
+    PUT_START = 10
+    PUT_END = 11
+    PUT_REVOKE = 12
+    LOCATE = 13
+    EXISTS = 14
+    REMOVE = 15
+    REMOVE_ALL = 16
+    LIST = 17
+    STATS = 18
+    NODE_REGISTER = 50
+    NODE_HEARTBEAT = 51
+    NODE_WRITE = 80
+    NODE_READ = 81
+    NODE_DELETE = 82
+    NODE_LIST = 83
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """A decoded frame header."""
+
+    flags: int
+    opcode: int
+    status: int
+    request_id: int
+    meta_len: int
+    payload_len: int
+    meta_crc: int
+    payload_hash: int
+
+    @property
+    def is_response(self) -> bool:
+        return bool(self.flags & FLAG_RESPONSE)
+
+    @property
+    def hashed(self) -> bool:
+        return bool(self.flags & FLAG_HASHED)
+
+
+@dataclass(slots=True)
+class Frame:
+    """A decoded frame with its metadata and (when it was not scattered) its payload."""
+
+    header: Header
+    meta: dict[str, Any]
+    payload: memoryview = field(default_factory=lambda: memoryview(b""))
+
+
+def payload_hash(buffers: Iterable[Buffer]) -> int:
+    """xxh3_64 of the buffers' concatenation (streamed, no join)."""
+    h = xxhash.xxh3_64()
+    for buf in buffers:
+        h.update(buf)
+    return h.intdigest()
+
+
+def encode_meta(meta: dict[str, Any]) -> bytes:
+    """JSON-encode a metadata object compactly."""
+    return json.dumps(meta, separators=(",", ":")).encode()
+
+
+def decode_meta(raw: Buffer, expected_crc: int) -> dict[str, Any]:
+    """Check and decode frame metadata.
+
+    Raises:
+        ProtocolError: the checksum does not match or the bytes are not a JSON object.
+    """
+    if zlib.crc32(raw) != expected_crc:
+        raise ProtocolError("frame metadata checksum mismatch (field meta_crc)")
+    if not raw:
+        return {}
+    try:
+        meta = json.loads(bytes(raw))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"frame metadata is not valid JSON: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise ProtocolError("frame metadata must be a JSON object")
+    return meta
+
+
+def encode_header(
+    *,
+    opcode: int,
+    request_id: int,
+    meta: bytes,
+    payload: Sequence[Buffer] = (),
+    status: int = 0,
+    response: bool = False,
+    hashed: bool = True,
+) -> tuple[bytes, int]:
+    """Build a header for ``meta`` and ``payload``; returns (header bytes, payload length)."""
+    payload_len = sum(memoryview(b).nbytes for b in payload)
+    flags = FLAG_RESPONSE if response else 0
+    digest = 0
+    if hashed and payload_len:
+        flags |= FLAG_HASHED
+        digest = payload_hash(payload)
+    header = HEADER.pack(
+        MAGIC, VERSION, flags, opcode, status, request_id, len(meta), payload_len,
+        zlib.crc32(meta), digest,
+    )
+    return header, payload_len
+
+
+def decode_header(raw: Buffer, *, max_payload: int = DEFAULT_MAX_PAYLOAD) -> Header:
+    """Parse and validate a frame header.
+
+    Raises:
+        ProtocolError: bad magic, unsupported version, unknown flags, or a length over a limit.
+    """
+    if len(raw) != HEADER_SIZE:
+        raise ProtocolError(f"frame header must be {HEADER_SIZE} bytes, got {len(raw)}")
+    magic, version, flags, opcode, status, rid, meta_len, payload_len, meta_crc, digest = (
+        HEADER.unpack(raw)
+    )
+    if magic != MAGIC:
+        raise ProtocolError(f"bad frame magic {magic!r} (field magic)")
+    if version != VERSION:
+        raise ProtocolError(f"unsupported frame version {version} (field version; this is {VERSION})")
+    if flags & ~_KNOWN_FLAGS:
+        raise ProtocolError(f"unknown frame flags 0x{flags:02x} (field flags)")
+    if meta_len > MAX_META_BYTES:
+        raise ProtocolError(f"frame metadata of {meta_len} bytes exceeds {MAX_META_BYTES} (field meta_len)")
+    if payload_len > max_payload:
+        raise ProtocolError(f"frame payload of {payload_len} bytes exceeds {max_payload} (field payload_len)")
+    return Header(flags, opcode, status, rid, meta_len, payload_len, meta_crc, digest)
+
+
+def error_meta(exc: BaseException) -> tuple[int, dict[str, Any]]:
+    """Status code and metadata describing ``exc`` for an error response."""
+    return status_of(exc), {"error": str(exc) or type(exc).__name__, "class": type(exc).__name__}
+
+
+def status_of(exc: BaseException) -> int:
+    """The wire status for an exception (StoreError subclasses keep their code)."""
+    if isinstance(exc, StoreError):
+        return exc.code
+    return StoreError.code
+
+
+def raise_for_status(status: int, meta: dict[str, Any]) -> None:
+    """Raise the error a response reports, as the same class the server raised.
+
+    Raises:
+        StoreError: the matching subclass when ``status`` is non-zero.
+    """
+    if status:
+        message = str(meta.get("error", ""))
+        cls = getattr(errors, str(meta.get("class", "")), None)
+        # Several classes share a code (BufferTooSmall is an InvalidParams): the name picks the
+        # exact one, but only among classes that really carry the status the frame reports.
+        if isinstance(cls, type) and issubclass(cls, StoreError) and cls.code == status:
+            raise cls(message)
+        raise error_from_code(status, message)

@@ -1,0 +1,493 @@
+"""TCP transport for the frame protocol: a pipelined client connection and a threaded server.
+
+Large payloads are not copied in user space: a sender passes its buffers to ``socket.sendmsg``
+(scatter/gather) and a receiver that named destination buffers has the payload ``recv_into``
+them directly. Each connection carries many requests at once: requests get ids, a reader thread
+matches responses to waiting callers. Every call has a timeout.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import xxhash
+
+from reference_store.errors import (
+    BufferTooSmall,
+    ChecksumMismatch,
+    ConnectionLost,
+    ProtocolError,
+    RpcTimeout,
+    StoreError,
+)
+from reference_store.transport.protocol import (
+    DEFAULT_MAX_PAYLOAD,
+    HEADER_SIZE,
+    Buffer,
+    Frame,
+    Header,
+    Op,
+    decode_header,
+    decode_meta,
+    encode_header,
+    encode_meta,
+    error_meta,
+    raise_for_status,
+)
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "Connection",
+    "Handler",
+    "ServerContext",
+    "Server",
+    "recv_exact_into",
+    "send_buffers",
+    "parse_address",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_IDLE_TIMEOUT_S = 3600.0
+DEFAULT_FRAME_TIMEOUT_S = 30.0
+_IOV_MAX = min(getattr(os, "sysconf", lambda _n: 1024)("SC_IOV_MAX") or 1024, 1024)
+_SCRATCH = 1 << 20
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    """Split ``host:port``.
+
+    Raises:
+        InvalidParams: the address has no port or the port is not a number.
+    """
+    from reference_store.errors import InvalidParams
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InvalidParams(f"address {address!r} must look like HOST:PORT")
+    return host, int(port)
+
+
+def recv_exact_into(sock: socket.socket, view: memoryview) -> None:
+    """Fill ``view`` from ``sock``.
+
+    Raises:
+        ConnectionLost: the peer closed the connection before ``view`` was full.
+        OSError: socket errors, including ``socket.timeout``.
+    """
+    got, total = 0, view.nbytes
+    while got < total:
+        n = sock.recv_into(view[got:], total - got)
+        if n == 0:
+            raise ConnectionLost(f"peer closed the connection after {got} of {total} bytes")
+        got += n
+
+
+def _discard(sock: socket.socket, nbytes: int) -> None:
+    scratch = memoryview(bytearray(min(nbytes, _SCRATCH) or 1))
+    while nbytes > 0:
+        step = min(nbytes, scratch.nbytes)
+        recv_exact_into(sock, scratch[:step])
+        nbytes -= step
+
+
+def send_buffers(sock: socket.socket, buffers: Sequence[Buffer]) -> None:
+    """Send all buffers with ``sendmsg`` (scatter/gather), handling partial sends."""
+    views = [memoryview(b).cast("B") for b in buffers if memoryview(b).nbytes]
+    while views:
+        sent = sock.sendmsg(views[:_IOV_MAX])
+        while sent:
+            head = views[0]
+            if sent >= head.nbytes:
+                sent -= head.nbytes
+                views.pop(0)
+            else:
+                views[0] = head[sent:]
+                sent = 0
+
+
+def _frame_buffers(
+    opcode: int, request_id: int, meta: dict[str, Any], payload: Sequence[Buffer],
+    *, status: int = 0, response: bool = False,
+) -> list[Buffer]:
+    meta_bytes = encode_meta(meta)
+    header, _ = encode_header(
+        opcode=opcode, request_id=request_id, meta=meta_bytes, payload=payload,
+        status=status, response=response,
+    )
+    return [header, meta_bytes, *payload]
+
+
+def _read_head(sock: socket.socket, max_payload: int) -> tuple[Header, dict[str, Any]]:
+    raw = bytearray(HEADER_SIZE)
+    recv_exact_into(sock, memoryview(raw))
+    header = decode_header(raw, max_payload=max_payload)
+    meta_raw = bytearray(header.meta_len)
+    recv_exact_into(sock, memoryview(meta_raw))
+    return header, decode_meta(meta_raw, header.meta_crc)
+
+
+def _check_hash(header: Header, views: Sequence[memoryview]) -> None:
+    if not header.hashed:
+        return
+    h = xxhash.xxh3_64()
+    for v in views:
+        h.update(v)
+    if h.intdigest() != header.payload_hash:
+        raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
+
+
+# --------------------------------------------------------------------------------------------
+# client side
+
+
+@dataclass(slots=True)
+class _Pending:
+    event: threading.Event = field(default_factory=threading.Event)
+    into: Sequence[memoryview] | None = None
+    frame: Frame | None = None
+    error: BaseException | None = None
+    item_errors: dict[int, StoreError] = field(default_factory=dict)
+
+
+class Connection:
+    """A client connection to a frame server; thread-safe, many calls in flight.
+
+    ``call(..., into=[buf, ...])`` makes the reader thread ``recv_into`` the response payload
+    straight into ``buf``: the response metadata's ``sizes`` list says how many bytes belong to
+    each destination (a negative size is a per-item error code and carries no bytes).
+    """
+
+    def __init__(
+        self, address: str, *, timeout: float = DEFAULT_TIMEOUT_S,
+        max_payload: int = DEFAULT_MAX_PAYLOAD,
+    ) -> None:
+        """Connect to ``address`` (``host:port``).
+
+        Raises:
+            ConnectionLost: the server cannot be reached within ``timeout``.
+        """
+        self.address = address
+        self.timeout = timeout
+        self._max_payload = max_payload
+        host, port = parse_address(address)
+        try:
+            self._sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            raise ConnectionLost(f"cannot connect to {address}: {exc}") from exc
+        self._sock.settimeout(None)
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._send_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._pending: dict[int, _Pending] = {}
+        self._ids = itertools.count(1)
+        self._closed: BaseException | None = None
+        self._reader = threading.Thread(target=self._read_loop, name=f"conn-{address}", daemon=True)
+        self._reader.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    def call(
+        self, opcode: Op, meta: dict[str, Any] | None = None, payload: Sequence[Buffer] = (),
+        *, into: Sequence[memoryview] | None = None, timeout: float | None = None,
+    ) -> Frame:
+        """Send one request and wait for its response.
+
+        Raises:
+            RpcTimeout: no response within ``timeout`` (default: the connection's).
+            ConnectionLost: the connection broke.
+            StoreError: the server answered with an error (the same class it raised).
+        """
+        rid, pending = self.submit(opcode, meta, payload, into=into)
+        return self.wait(rid, pending, timeout)
+
+    def submit(
+        self, opcode: Op, meta: dict[str, Any] | None = None, payload: Sequence[Buffer] = (),
+        *, into: Sequence[memoryview] | None = None,
+    ) -> tuple[int, _Pending]:
+        """Send a request without waiting; pass the result to :meth:`wait`.
+
+        Raises:
+            ConnectionLost: the connection is closed or the send failed.
+        """
+        rid = next(self._ids)
+        pending = _Pending(into=into)
+        with self._lock:
+            if self._closed is not None:
+                raise ConnectionLost(f"connection to {self.address} is closed: {self._closed}")
+            self._pending[rid] = pending
+        buffers = _frame_buffers(int(opcode), rid, meta or {}, payload)
+        try:
+            with self._send_lock:
+                send_buffers(self._sock, buffers)
+        except OSError as exc:
+            self._fail(ConnectionLost(f"send to {self.address} failed: {exc}"))
+            raise ConnectionLost(f"send to {self.address} failed: {exc}") from exc
+        return rid, pending
+
+    def wait(self, rid: int, pending: _Pending, timeout: float | None = None) -> Frame:
+        """Wait for the response to a submitted request (see :meth:`call` for errors)."""
+        limit = self.timeout if timeout is None else timeout
+        if not pending.event.wait(limit):
+            with self._lock:
+                self._pending.pop(rid, None)
+            raise RpcTimeout(f"no answer from {self.address} within {limit:.1f} s")
+        if pending.error is not None:
+            raise pending.error
+        assert pending.frame is not None
+        raise_for_status(pending.frame.header.status, pending.frame.meta)
+        pending.frame.meta["_item_errors"] = pending.item_errors
+        return pending.frame
+
+    def close(self) -> None:
+        """Close the connection; calls still waiting fail with ConnectionLost."""
+        self._fail(ConnectionLost(f"connection to {self.address} was closed"))
+
+    def _fail(self, exc: BaseException) -> None:
+        with self._lock:
+            if self._closed is None:
+                self._closed = exc
+            waiting, self._pending = self._pending, {}
+        for p in waiting.values():
+            p.error = exc
+            p.event.set()
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+
+    def _read_loop(self) -> None:
+        try:
+            while True:
+                header, meta = _read_head(self._sock, self._max_payload)
+                with self._lock:
+                    pending = self._pending.pop(header.request_id, None)
+                if pending is None:  # timed out or unknown: drain and drop
+                    _discard(self._sock, header.payload_len)
+                    continue
+                self._receive(header, meta, pending)
+        except (OSError, StoreError) as exc:
+            if self._closed is None:
+                logger.debug("connection to %s ended: %s", self.address, exc)
+            self._fail(exc if isinstance(exc, ConnectionLost) else ConnectionLost(str(exc)))
+
+    def _receive(self, header: Header, meta: dict[str, Any], pending: _Pending) -> None:
+        try:
+            if pending.into is not None and header.status == 0 and "sizes" in meta:
+                views = self._scatter(header, meta, pending)
+            else:
+                buf = memoryview(bytearray(header.payload_len))
+                recv_exact_into(self._sock, buf)
+                views = [buf]
+                pending.frame = Frame(header, meta, buf)
+            _check_hash(header, views)
+            if pending.frame is None:
+                pending.frame = Frame(header, meta)
+        except ChecksumMismatch as exc:
+            pending.error = exc
+        except ProtocolError as exc:
+            pending.error = exc
+            raise
+        finally:
+            pending.event.set()
+
+    def _scatter(self, header: Header, meta: dict[str, Any], pending: _Pending) -> list[memoryview]:
+        sizes = meta["sizes"]
+        into = pending.into or ()
+        if not isinstance(sizes, list) or len(sizes) != len(into):
+            raise ProtocolError("response 'sizes' does not match the destinations")
+        if sum(s for s in sizes if isinstance(s, int) and s > 0) != header.payload_len:
+            raise ProtocolError("response 'sizes' do not add up to payload_len")
+        views: list[memoryview] = []
+        for i, (size, dest) in enumerate(zip(sizes, into)):
+            if not isinstance(size, int) or size <= 0:
+                continue
+            if size > dest.nbytes:
+                pending.item_errors[i] = BufferTooSmall(
+                    f"object of {size} bytes does not fit a {dest.nbytes}-byte buffer")
+                scratch = memoryview(bytearray(size))
+                recv_exact_into(self._sock, scratch)
+                views.append(scratch)
+                continue
+            recv_exact_into(self._sock, dest[:size])
+            views.append(dest[:size])
+        return views
+
+
+# --------------------------------------------------------------------------------------------
+# server side
+
+
+@dataclass
+class ServerContext:
+    """Per-connection state a handler may use (``state`` holds e.g. the tenant after HELLO)."""
+
+    peer: str
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Handler(Protocol):
+    """What a :class:`Server` calls for each request."""
+
+    def handle(
+        self, ctx: ServerContext, op: int, meta: dict[str, Any], payload: memoryview,
+    ) -> tuple[dict[str, Any], Sequence[Buffer]]:
+        """Answer one request; raise a StoreError to answer with an error."""
+        ...
+
+    def disconnected(self, ctx: ServerContext) -> None:
+        """The connection behind ``ctx`` closed."""
+        ...
+
+
+class Server:
+    """A threaded frame server: one thread per connection, requests answered in order.
+
+    A peer that starts a frame must finish it within ``frame_timeout`` seconds, or the
+    connection is closed (a hung client costs one idle thread, never the other clients).
+    A malformed frame is answered with a ProtocolError and the connection is closed, because
+    the byte stream can no longer be trusted.
+    """
+
+    def __init__(
+        self, handler: Handler, *, host: str = "127.0.0.1", port: int = 0,
+        max_payload: int = DEFAULT_MAX_PAYLOAD, frame_timeout: float = DEFAULT_FRAME_TIMEOUT_S,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
+    ) -> None:
+        self._handler = handler
+        self._max_payload = max_payload
+        self._frame_timeout = frame_timeout
+        self._idle_timeout = idle_timeout
+        self._listener = socket.create_server((host, port), reuse_port=False)
+        self._listener.settimeout(0.5)
+        self.host, self.port = self._listener.getsockname()[:2]
+        self._stop = threading.Event()
+        self._conns: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def start(self) -> "Server":
+        """Start accepting in a background thread."""
+        self._thread = threading.Thread(target=self._accept_loop, name="accept", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop accepting and close every connection."""
+        self._stop.set()
+        self._listener.close()
+        with self._lock:
+            conns = list(self._conns)
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def _accept_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                sock, addr = self._listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._conns.add(sock)
+            ctx = ServerContext(peer=f"{addr[0]}:{addr[1]}")
+            threading.Thread(target=self._serve, args=(sock, ctx), daemon=True).start()
+
+    def _serve(self, sock: socket.socket, ctx: ServerContext) -> None:
+        try:
+            while not self._stop.is_set():
+                if not self._serve_one(sock, ctx):
+                    return
+        except (OSError, ConnectionLost) as exc:
+            logger.debug("connection from %s ended: %s", ctx.peer, exc)
+        finally:
+            with self._lock:
+                self._conns.discard(sock)
+            sock.close()
+            try:
+                self._handler.disconnected(ctx)
+            except Exception:  # a handler bug must not kill the server
+                logger.exception("disconnect handler failed for %s", ctx.peer)
+
+    def _serve_one(self, sock: socket.socket, ctx: ServerContext) -> bool:
+        sock.settimeout(self._idle_timeout)
+        first = bytearray(1)
+        if sock.recv_into(first, 1) == 0:
+            return False
+        sock.settimeout(self._frame_timeout)
+        header: Header | None = None
+        try:
+            rest = bytearray(HEADER_SIZE - 1)
+            recv_exact_into(sock, memoryview(rest))
+            header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
+            meta_raw = bytearray(header.meta_len)
+            recv_exact_into(sock, memoryview(meta_raw))
+            payload = memoryview(bytearray(header.payload_len))
+            recv_exact_into(sock, payload)
+            meta = decode_meta(meta_raw, header.meta_crc)
+            _check_hash(header, [payload])
+        except socket.timeout:
+            logger.info("closing %s: frame not completed within %.1f s", ctx.peer, self._frame_timeout)
+            return False
+        except (ProtocolError, ChecksumMismatch) as exc:
+            self._reply_error(sock, header, exc)
+            return False
+        sock.settimeout(self._frame_timeout)
+        self._dispatch(sock, ctx, header, meta, payload)
+        return True
+
+    def _dispatch(
+        self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
+        payload: memoryview,
+    ) -> None:
+        started = time.perf_counter()
+        try:
+            if header.is_response:
+                raise ProtocolError("a server does not accept response frames (field flags)")
+            out_meta, out_payload = self._handler.handle(ctx, header.opcode, meta, payload)
+            buffers = _frame_buffers(header.opcode, header.request_id, out_meta, out_payload,
+                                     response=True)
+        except StoreError as exc:
+            status, err = error_meta(exc)
+            buffers = _frame_buffers(header.opcode, header.request_id, err, (), status=status,
+                                     response=True)
+        except Exception as exc:  # answer, log, keep serving
+            logger.exception("handler failed for op %s from %s", header.opcode, ctx.peer)
+            status, err = error_meta(StoreError(f"internal error: {type(exc).__name__}: {exc}"))
+            buffers = _frame_buffers(header.opcode, header.request_id, err, (), status=status,
+                                     response=True)
+        send_buffers(sock, buffers)
+        ctx.state["last_op_s"] = time.perf_counter() - started
+
+    def _reply_error(self, sock: socket.socket, header: Header | None, exc: StoreError) -> None:
+        status, err = error_meta(exc)
+        rid = header.request_id if header is not None else 0
+        op = header.opcode if header is not None else 0
+        try:
+            send_buffers(sock, _frame_buffers(op, rid, err, (), status=status, response=True))
+        except OSError:
+            pass
+
