@@ -22,6 +22,10 @@ __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 COMMAND_MODULES = [
     "ledger.commands.verify",
     "ledger.commands.schema",
+    "ledger.commands.figures",
+    "ledger.commands.store",
+    "ledger.commands.audit",
+    "ledger.commands.runs",
 ]
 
 _EPILOG = """examples:

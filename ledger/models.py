@@ -389,11 +389,18 @@ class VerificationLevel(str, Enum):
 
 
 class RunMetric(Model):
+    """One measured figure of a run; ``(name, aggregation)`` is unique within the run."""
+
     name: Name
     value: float
     unit: NonEmpty
     aggregation: NonEmpty = Field(description="p50, p99, mean, sum, ratio, rate, ...")
     sample_count: int = Field(ge=0)
+    description: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.name, self.aggregation)
 
 
 class Run(Model):
@@ -415,3 +422,25 @@ class Run(Model):
     verification_level: VerificationLevel = VerificationLevel.self_reported
     seed: int | None = None
     description: str | None = None
+    error: str | None = Field(default=None, description="Why a failed run failed.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Run":
+        for name in ("started_at", "ended_at"):
+            value = getattr(self, name)
+            if value is not None and value.utcoffset() is None:
+                raise ValueError(f"{name} must carry a time zone (UTC), got {value.isoformat()}")
+        if self.ended_at is not None and self.ended_at < self.started_at:
+            raise ValueError(f"ended_at {self.ended_at} is before started_at {self.started_at}")
+        if self.status is not RunStatus.running and self.ended_at is None:
+            raise ValueError(f"a {self.status.value} run needs ended_at")
+        keys = [m.key for m in self.metrics]
+        duplicates = sorted({k for k in keys if keys.count(k) > 1})
+        if duplicates:
+            raise ValueError(f"metric(s) recorded twice: {duplicates}")
+        return self
+
+    @property
+    def sealed(self) -> bool:
+        """A finished or failed run is sealed: it can no longer change."""
+        return self.status is not RunStatus.running

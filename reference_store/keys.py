@@ -28,7 +28,7 @@ import pickle
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import cbor2
 import xxhash
@@ -36,23 +36,23 @@ import xxhash
 from reference_store.errors import InvalidKey, InvalidParams
 
 __all__ = [
-    "HASH_ALGOS",
     "DEFAULT_BLOCK_SIZE",
     "DEFAULT_HASH_ALGO",
-    "SHA256_DEFAULT_SEED",
+    "HASH_ALGOS",
     "MAX_CACHE_SALT_LEN",
+    "SHA256_DEFAULT_SEED",
     "LoraRef",
+    "MissReason",
     "MultiModalItem",
     "ObjectKey",
-    "MissReason",
     "PrefixResult",
+    "block_extra_keys",
+    "block_hashes",
+    "hash_block_tokens",
     "hash_function",
+    "longest_cached_prefix",
     "none_hash",
     "validate_cache_salt",
-    "block_extra_keys",
-    "hash_block_tokens",
-    "block_hashes",
-    "longest_cached_prefix",
 ]
 
 HASH_ALGOS: tuple[str, ...] = ("sha256", "sha256_cbor", "xxhash", "xxhash_cbor")
@@ -401,10 +401,6 @@ class PrefixResult:
         return self.cached_blocks * self.block_size
 
 
-class _Contains(Protocol):
-    def exists(self, key: str) -> bool: ...
-
-
 KeyFn = Callable[[bytes], str]
 
 
@@ -456,7 +452,7 @@ def longest_cached_prefix(
     Raises:
         InvalidParams: bad hashing parameters or an unusable ``store``.
     """
-    common = dict(hash_seed=hash_seed, prompt_embeds=prompt_embeds)
+    common = {"hash_seed": hash_seed, "prompt_embeds": prompt_embeds}
     hashes = block_hashes(
         tokens, block_size, algo, cache_salt=cache_salt, lora=lora, mm_items=mm_items, **common
     )
@@ -469,11 +465,11 @@ def longest_cached_prefix(
     prefix = list(tokens[: (cached + 1) * block_size])
     variants: list[tuple[MissReason, dict[str, Any]]] = []
     if cache_salt is not None:
-        variants.append((MissReason.SALT, dict(cache_salt=None, lora=lora, mm_items=mm_items)))
+        variants.append((MissReason.SALT, {"cache_salt": None, "lora": lora, "mm_items": mm_items}))
     if lora is not None:
-        variants.append((MissReason.LORA, dict(cache_salt=cache_salt, lora=None, mm_items=mm_items)))
+        variants.append((MissReason.LORA, {"cache_salt": cache_salt, "lora": None, "mm_items": mm_items}))
     if mm_items:
-        variants.append((MissReason.MULTIMODAL, dict(cache_salt=cache_salt, lora=lora, mm_items=())))
+        variants.append((MissReason.MULTIMODAL, {"cache_salt": cache_salt, "lora": lora, "mm_items": ()}))
     for reason, inputs in variants:
         alt = block_hashes(prefix, block_size, algo, **inputs, **common)
         if exists(key_fn(alt[cached])):

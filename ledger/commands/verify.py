@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..formats import to_github, to_junit, to_sarif
 from ..report import Report
 from ..verify import verify_paths
 from ._common import add_command, write_output
@@ -14,6 +15,9 @@ __all__ = ["FORMATTERS", "register"]
 FORMATTERS = {
     "text": Report.to_text,
     "json": Report.to_json,
+    "sarif": to_sarif,
+    "junit": to_junit,
+    "github": to_github,
 }
 
 

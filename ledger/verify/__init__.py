@@ -6,6 +6,7 @@ adding a family is one line here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -13,14 +14,20 @@ from ..errors import DocumentError
 from ..models import Article
 from ..report import FileResult, Finding, Report, Severity
 from ..schema import load_article
+from .arithmetic import check_arithmetic
+from .body import check_body
+from .consistency import check_consistency
 from .dates import check_dates
 from .integrity import check_integrity
+from .locate import body_locator
 
 __all__ = ["CHECKS", "Check", "verify_article", "verify_file", "verify_paths", "expand_paths"]
 
 Check = Callable[[Article], list[Finding]]
 
-CHECKS: list[Check] = [check_integrity, check_dates]
+CHECKS: list[Check] = [
+    check_integrity, check_dates, check_body, check_arithmetic, check_consistency,
+]
 
 
 def verify_article(article: Article) -> list[Finding]:
@@ -43,8 +50,32 @@ def verify_file(path: str | Path) -> FileResult:
     result.findings.extend(findings)
     if article is not None:
         result.article_id = article.id
-        result.findings.extend(verify_article(article))
+        result.findings.extend(_locate_in_file(path, article, verify_article(article)))
     return result
+
+
+def _locate_in_file(path: str | Path, article: Article, findings: list[Finding]) -> list[Finding]:
+    """Fill ``file_line``/``file_column`` of body findings: where the span sits in the file."""
+    if not any(f.pointer == "/body" and f.line is not None for f in findings):
+        return findings
+    locate = body_locator(Path(path).read_text(encoding="utf-8"), article.body)
+    if locate is None:
+        return findings
+    out = []
+    for f in findings:
+        if f.pointer == "/body" and f.line is not None and f.column is not None:
+            offset = _body_offset(article.body, f.line, f.column)
+            line, column = locate(offset)
+            f = replace(f, file_line=line, file_column=column)
+        out.append(f)
+    return out
+
+
+def _body_offset(body: str, line: int, column: int) -> int:
+    start = 0
+    for _ in range(line - 1):
+        start = body.index("\n", start) + 1
+    return start + column - 1
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["TRACE_FORMAT_VERSION", "Turn", "Session", "SharedPrefix", "Trace", "TurnRequest",
-           "materialise"]
+           "prefix_tokens", "materialise"]
 
 TRACE_FORMAT_VERSION = 1
 
@@ -144,14 +144,20 @@ def _draw(seed: int, label: str, n: int, vocab: int) -> list[int]:
     return [int(x) for x in rng.integers(0, vocab, size=n)]
 
 
+def prefix_tokens(trace: Trace, prefix_id: str | None) -> list[int]:
+    """The token ids of a shared prefix (with its ancestors'), as every session using it sees."""
+    out: list[int] = []
+    for p in trace.prefix_chain(prefix_id):
+        out += _draw(trace.seed, f"prefix/{p.id}", p.tokens, trace.vocab_size)
+    return out
+
+
 def materialise(trace: Trace, session: Session) -> list[TurnRequest]:
     """Expand one session into its requests with concrete token ids.
 
     Token ids depend only on the trace seed, the prefix id, the session id and the turn index.
     """
-    context: list[int] = []
-    for p in trace.prefix_chain(session.prefix_id):
-        context += _draw(trace.seed, f"prefix/{p.id}", p.tokens, trace.vocab_size)
+    context = prefix_tokens(trace, session.prefix_id)
     plen = len(context)
     out: list[TurnRequest] = []
     for k, t in enumerate(session.turns):

@@ -124,6 +124,7 @@ class Frame:
     header: Header
     meta: dict[str, Any]
     payload: memoryview = field(default_factory=lambda: memoryview(b""))
+    item_errors: dict[int, StoreError] = field(default_factory=dict)
 
 
 def payload_hash(buffers: Iterable[Buffer]) -> int:

@@ -247,7 +247,7 @@ class Connection:
             raise pending.error
         assert pending.frame is not None
         raise_for_status(pending.frame.header.status, pending.frame.meta)
-        pending.frame.meta["_item_errors"] = pending.item_errors
+        pending.frame.item_errors = pending.item_errors
         return pending.frame
 
     def close(self) -> None:
@@ -295,10 +295,10 @@ class Connection:
             _check_hash(header, views)
             if pending.frame is None:
                 pending.frame = Frame(header, meta)
-        except ChecksumMismatch as exc:
+        except ChecksumMismatch as exc:  # the stream is intact: only this call fails
             pending.error = exc
-        except ProtocolError as exc:
-            pending.error = exc
+        except (StoreError, OSError) as exc:  # the stream is broken: this call and the rest
+            pending.error = exc if isinstance(exc, StoreError) else ConnectionLost(str(exc))
             raise
         finally:
             pending.event.set()
@@ -391,6 +391,10 @@ class Server:
     def stop(self) -> None:
         """Stop accepting and close every connection."""
         self._stop.set()
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes a blocked accept() on Linux
+        except OSError:
+            pass
         self._listener.close()
         with self._lock:
             conns = list(self._conns)

@@ -1,0 +1,35 @@
+"""Helpers for commands that use the ledger database: ``--db``, ``--format`` and opening it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any, Callable
+
+from ..db import ENV_VAR, Ledger, resolve_url
+from ._common import write_output
+
+__all__ = ["add_db_options", "open_ledger", "emit", "dumps"]
+
+
+def add_db_options(parser: argparse.ArgumentParser) -> None:
+    """``--db URL`` and ``--format text|json``, shared by every database command."""
+    parser.add_argument(
+        "--db", metavar="URL",
+        help=f"ledger database: a SQLite path or URL, or postgresql+psycopg://... "
+        f"(default: ${ENV_VAR}, else ./ledger.db)")
+    parser.add_argument("--format", choices=["text", "json"], default="text")
+
+
+def open_ledger(args: argparse.Namespace) -> Ledger:
+    return Ledger.open(resolve_url(args.db, os.environ))
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
+def emit(args: argparse.Namespace, data: Any, text: Callable[[Any], str]) -> None:
+    """Print ``data`` as JSON or through ``text``, per ``--format``."""
+    write_output(dumps(data) if args.format == "json" else text(data), None)

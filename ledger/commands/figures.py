@@ -1,0 +1,63 @@
+"""``ledger figures PATH``: the table of figures in an article's body and what each traced to."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import DocumentError
+from ..schema import load_article
+from ..verify.tracing import TracedFigure, trace_figures
+from ..verify.text import line_col
+from ._common import add_command, write_output
+
+__all__ = ["register", "render_table"]
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = add_command(
+        subparsers, "figures",
+        "List every figure in an article's body with its span, kind, value and the evidence it "
+        "traced to (UNTRACED when none). Exit 0, or 1 when a figure is untraced.",
+        "ledger figures claims/pct-2026-11-04-spotlight-mooncake-store.json --format json",
+    )
+    p.add_argument("path", metavar="PATH", help="an article JSON file")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--output", metavar="FILE", help="write the table here instead of stdout")
+    p.set_defaults(func=run)
+
+
+def _value(t: TracedFigure) -> str:
+    f = t.figure
+    if f.date is not None:
+        return f.date.isoformat() if f.date_precision == "day" else f"{f.date:%m-%d}"
+    return "-".join(str(v) for v in f.values)
+
+
+def render_table(body: str, traced: list[TracedFigure]) -> str:
+    rows = [("LINE:COL", "FIGURE", "KIND", "VALUE", "TRACED TO")]
+    for t in traced:
+        line, col = line_col(body, t.figure.start)
+        where = "; ".join(tr.describe() for tr in t.traces) or "UNTRACED"
+        rows.append((f"{line}:{col}", t.figure.text, t.figure.kind.value, _value(t), where))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4]
+                     for r in rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    article, findings = load_article(args.path)
+    if article is None:
+        first = findings[0]
+        raise DocumentError(args.path, f"not a valid article: {first.pointer} {first.message}")
+    traced = trace_figures(article)
+    if args.format == "json":
+        rows = []
+        for t in traced:
+            line, col = line_col(article.body, t.figure.start)
+            rows.append(t.to_dict() | {"line": line, "column": col})
+        text = json.dumps({"article": article.id, "figures": rows}, indent=2)
+    else:
+        text = render_table(article.body, traced)
+    write_output(text, args.output)
+    return 0 if all(t.traced for t in traced) else 1

@@ -1,0 +1,92 @@
+"""``ledger runs list|show|diff``"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..models import RunStatus
+from ..runs import diff_runs
+from ._common import add_command
+from ._ledger import add_db_options, emit, open_ledger
+
+__all__ = ["register", "run_text"]
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = add_command(subparsers, "runs", "List, show and compare measurement runs.",
+                    "ledger runs list --status finished")
+    sub = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
+    q = add_command(sub, "list", "List runs, oldest first.", "ledger runs list --format json")
+    q.add_argument("--status", choices=[s.value for s in RunStatus])
+    add_db_options(q)
+    q.set_defaults(func=_list)
+    q = add_command(sub, "show", "Show one run with its environment and metrics.",
+                    "ledger runs show run-20261129T203100Z-1a2b3c4d")
+    q.add_argument("run_id", metavar="RUN_ID")
+    add_db_options(q)
+    q.set_defaults(func=_show)
+    q = add_command(sub, "diff", "Compare two runs: parameters, environment, metric ratios.",
+                    "ledger runs diff RUN_A RUN_B --format json")
+    q.add_argument("a", metavar="RUN_A")
+    q.add_argument("b", metavar="RUN_B")
+    add_db_options(q)
+    q.set_defaults(func=_diff)
+
+
+def _list(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        runs = ledger.list_runs(RunStatus(args.status) if args.status else None)
+    emit(args, [r.model_dump(mode="json") for r in runs], _list_text)
+    return 0
+
+
+def _list_text(runs: list[dict[str, Any]]) -> str:
+    if not runs:
+        return "no runs"
+    return "\n".join(
+        f"{r['id']}  {r['status']:8}  {r['started_at']}  {len(r['metrics'])} metric(s)  "
+        f"git {(r.get('git_commit') or '-')[:10]}{'+dirty' if r.get('git_dirty') else ''}"
+        for r in runs)
+
+
+def run_text(r: dict[str, Any]) -> str:
+    lines = [f"{r['id']}  {r['status']}  {r['started_at']} -> {r.get('ended_at') or '...'}",
+             f"  git: {r.get('git_commit')} dirty={r.get('git_dirty')}",
+             f"  command: {' '.join(r['command'])}",
+             f"  verification: {r['verification_level']}"]
+    env = r.get("environment", {})
+    if env:
+        lines.append(f"  environment: Python {env.get('python')}, {env.get('platform')}, "
+                     f"{env.get('cpu')} x{env.get('cpu_count')}, gpus={len(env.get('gpus', []))}")
+    for m in r["metrics"]:
+        lines.append(f"  {m['name']} [{m['aggregation']}] = {m['value']} {m['unit']} "
+                     f"(n={m['sample_count']})")
+    if r.get("error"):
+        lines.append(f"  error: {r['error']}")
+    return "\n".join(lines)
+
+
+def _show(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        run = ledger.get_run(args.run_id)
+    emit(args, run.model_dump(mode="json"), run_text)
+    return 0
+
+
+def _diff_text(d: dict[str, Any]) -> str:
+    lines = [f"{d['a']} -> {d['b']}"]
+    for section in ("parameters", "agent_fields", "environment"):
+        for key, (a, b) in d[section].items():
+            lines.append(f"  {section}.{key}: {a!r} -> {b!r}")
+    for m in d["metrics"]:
+        ratio = f"  x{m['ratio_b_over_a']:.4g}" if m["ratio_b_over_a"] is not None else ""
+        lines.append(f"  {m['name']} [{m['aggregation']}]: {m['a']} -> {m['b']} {m['unit']}{ratio}")
+    return "\n".join(lines)
+
+
+def _diff(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        a, b = ledger.get_run(args.a), ledger.get_run(args.b)
+    emit(args, diff_runs(a, b), _diff_text)
+    return 0

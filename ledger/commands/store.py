@@ -1,0 +1,142 @@
+"""``ledger ingest PATH...``, ``ledger show ID``, ``ledger history ARTICLE_ID``"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import DocumentError, NotFound
+from ..report import Severity
+from ..schema import load_article
+from ..verify import expand_paths, verify_article
+from ._common import add_command
+from ._ledger import add_db_options, emit, open_ledger
+
+__all__ = ["register"]
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = add_command(
+        subparsers, "ingest",
+        "Verify articles, then store each as a new version in the ledger. An article with "
+        "verification errors is refused unless --allow-errors. Exit 0 when all are stored "
+        "(or unchanged), 1 when one was refused, 2 when a file cannot be read.",
+        "ledger ingest claims/ --db ledger.db")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="article JSON files or directories")
+    p.add_argument("--allow-errors", action="store_true",
+                   help="store articles even when verification reports errors")
+    add_db_options(p)
+    p.set_defaults(func=_ingest)
+
+    p = add_command(subparsers, "show",
+                    "Show a stored article (latest or --version N) or run.",
+                    "ledger show pct-2026-11-04-spotlight-mooncake-store --format json")
+    p.add_argument("id", metavar="ID", help="article id or run id")
+    p.add_argument("--version", type=int, help="article version (default: latest)")
+    add_db_options(p)
+    p.set_defaults(func=_show)
+
+    p = add_command(subparsers, "history",
+                    "List every stored version of an article with its differences.",
+                    "ledger history pct-2026-11-04-spotlight-mooncake-store")
+    p.add_argument("article_id", metavar="ARTICLE_ID")
+    add_db_options(p)
+    p.set_defaults(func=_history)
+
+
+def _ingest_one(ledger: Any, path: str, allow_errors: bool) -> dict[str, Any]:
+    try:
+        article, findings = load_article(path)
+    except DocumentError as exc:
+        return {"path": path, "outcome": "unreadable", "reason": str(exc)}
+    if article is not None:
+        findings += verify_article(article)
+    errors = [f for f in findings if f.severity is Severity.error]
+    if article is None or (errors and not allow_errors):
+        reasons = [f"{f.pointer or '/'}: [{f.rule}] {f.message}" for f in errors]
+        return {"path": path, "outcome": "refused", "errors": reasons}
+    result = ledger.ingest(article)
+    outcome = "unchanged" if result.unchanged else "stored"
+    return {"path": path, "outcome": outcome, "errors_allowed": len(errors)} | result.to_dict()
+
+
+def _ingest_text(results: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in results:
+        if r["outcome"] in ("stored", "unchanged"):
+            lines.append(f"{r['path']}: {r['outcome']} {r['article_id']} version {r['version']} "
+                         f"(entry {r['entry_seq']})")
+        elif r["outcome"] == "refused":
+            lines.append(f"{r['path']}: refused, verification found {len(r['errors'])} "
+                         "error(s) (use --allow-errors to store anyway):")
+            lines += [f"  {e}" for e in r["errors"]]
+        else:
+            lines.append(f"{r['path']}: unreadable: {r['reason']}")
+    return "\n".join(lines)
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    paths = [str(p) for p in expand_paths(args.paths)]
+    with open_ledger(args) as ledger:
+        results = [_ingest_one(ledger, p, args.allow_errors) for p in paths]
+    emit(args, results, _ingest_text)
+    outcomes = {r["outcome"] for r in results}
+    if "unreadable" in outcomes:
+        return 2
+    return 1 if "refused" in outcomes else 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        try:
+            article = ledger.get_article(args.id, args.version)
+        except NotFound:
+            if args.version is not None:
+                raise
+            run = ledger.get_run(args.id)
+            emit(args, run.model_dump(mode="json"), lambda d: _run_text(d))
+            return 0
+        versions = ledger.history(args.id)
+    version = versions[-1] if args.version is None else versions[args.version - 1]
+    data = version.to_dict() | {"document": article.to_json_dict()}
+    data.pop("changes")
+    emit(args, data, _article_text)
+    return 0
+
+
+def _article_text(data: dict[str, Any]) -> str:
+    doc = data["document"]
+    return "\n".join([
+        f"{data['article_id']} version {data['version']} (entry {data['entry_seq']}, "
+        f"recorded {data['recorded_at']})",
+        f"  title: {doc['title']}",
+        f"  status: {doc['status']}, as of {doc['as_of_date']}",
+        f"  digest: sha256:{data['digest']}",
+        f"  {len(doc['sources'])} source(s), {len(doc['facts'])} fact(s), "
+        f"{len(doc.get('inferences', []))} inference(s), "
+        f"{len(doc.get('measurements') or [])} measurement(s)",
+    ])
+
+
+def _run_text(data: dict[str, Any]) -> str:
+    from .runs import run_text
+
+    return run_text(data)
+
+
+def _history(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        versions = ledger.history(args.article_id)
+    emit(args, [v.to_dict() for v in versions], _history_text)
+    return 0
+
+
+def _history_text(versions: list[dict[str, Any]]) -> str:
+    lines = []
+    for v in versions:
+        lines.append(f"version {v['version']}  {v['recorded_at']}  entry {v['entry_seq']}  "
+                     f"sha256:{v['digest'][:16]}  {v['status']}")
+        for c in v["changes"]:
+            lines.append(f"  {c['op']:7} {c['path']}")
+    return "\n".join(lines)

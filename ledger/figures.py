@@ -1,0 +1,365 @@
+"""Figures in prose: every number, percent, multiplier, date, amount and number word, with its span.
+
+:func:`extract_figures` is the one entry point. It works in three passes over the text:
+
+1. **Mask** what only looks like a figure: citation markers (``[S4]``), URLs, and names that
+   contain digits (``Kimi-2.5``, ``GB200``, ``NVFP4``, ``TP4``, ``H100``, ``1P1D``, ``v5``). A
+   name is a token that starts with a letter and contains a digit, or a digit-letter-digit token.
+2. **Dates first**, so that ``June 24, 2024`` is one date rather than 24 and 2024: ``Month D,
+   YYYY``, ``D Month YYYY``, ``Month D`` (no year), ``Month YYYY`` and ISO ``YYYY-MM-DD``.
+3. **Numbers and number words**, each tagged with a kind: money (``$1.2M``), ranges (``12.8-13.0
+   TB/s``, both ends kept), percent and percentage points, multipliers (``3.8 times``, ``46-fold``,
+   ``46x``, ``46×``, ``doubles``, ``half``), counts with a noun (``60 GPUs``), quantities with a unit
+   (``45 minutes``), years, and plain numbers. Number words are read as numbers (``two``,
+   ``forty-six``, ``one hundred``); a lone ``one`` is not, because in prose it is nearly always a
+   determiner ("beyond one instance"), and ordinals (``first``) are not figures.
+
+Each :class:`Figure` keeps its exact character span and its printed precision (digits after the
+decimal point), so that tracing compares at that precision with decimal half-up rounding.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from enum import Enum
+from typing import Iterator
+
+__all__ = [
+    "FigureKind",
+    "Figure",
+    "extract_figures",
+    "masked_spans",
+    "quantize",
+    "MONTHS",
+    "NUMBER_WORDS",
+    "trace_figures",
+]
+
+
+class FigureKind(str, Enum):
+    number = "number"
+    percent = "percent"
+    points = "percentage_points"
+    multiplier = "multiplier"
+    count = "count"
+    quantity = "quantity"
+    money = "money"
+    range = "range"
+    date = "date"
+    year = "year"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure in a text. ``start``/``end`` are character offsets (end exclusive).
+
+    ``value`` is the number as printed (a percent keeps its percent value: ``62.5%`` -> 62.5),
+    ``decimals`` its printed precision, ``upper`` the high end of a range. Dates carry ``date``
+    and ``date_precision`` (``day``, ``month_day`` when no year is written, or ``month``).
+    """
+
+    text: str
+    start: int
+    end: int
+    kind: FigureKind
+    value: Decimal | None = None
+    decimals: int = 0
+    upper: Decimal | None = None
+    unit: str | None = None
+    spelled: bool = False
+    date: dt.date | None = None
+    date_precision: str | None = None
+
+    @property
+    def values(self) -> tuple[Decimal, ...]:
+        """The numbers this figure states: one, or both ends of a range."""
+        if self.value is None:
+            return ()
+        return (self.value,) if self.upper is None else (self.value, self.upper)
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "text": self.text, "start": self.start, "end": self.end, "kind": self.kind.value,
+        }
+        if self.value is not None:
+            data["value"] = str(self.value)
+        if self.upper is not None:
+            data["upper"] = str(self.upper)
+        if self.unit:
+            data["unit"] = self.unit
+        if self.date is not None:
+            data["date"] = self.date.isoformat()
+            data["date_precision"] = self.date_precision
+        return data
+
+
+MONTHS = {
+    name: i for i, name in enumerate(
+        ["january", "february", "march", "april", "may", "june", "july", "august",
+         "september", "october", "november", "december"], start=1)
+}
+_MONTH_ABBR = {name[:3]: i for name, i in MONTHS.items()} | {"sept": 9}
+_MONTH_RE = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
+
+_UNITS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+#: Words that state a multiplier or a fraction by themselves.
+_MULTIPLIER_WORDS = {
+    "double": 2, "doubles": 2, "doubled": 2, "doubling": 2, "twice": 2,
+    "triple": 3, "triples": 3, "tripled": 3, "tripling": 3, "thrice": 3,
+    "quadruple": 4, "quadruples": 4, "quadrupled": 4,
+    "half": Decimal("0.5"), "halves": Decimal("0.5"), "halved": Decimal("0.5"),
+    "halving": Decimal("0.5"),
+}
+#: Every number word the extractor reads (``one`` only inside a compound).
+NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_MULTIPLIER_WORDS) | {"one"}
+
+_SMALL = "|".join(sorted(list(_UNITS) + ["one"], key=len, reverse=True))
+_TEN = "|".join(_TENS)
+_SCALE = "|".join(_SCALES)
+_WORD_NUMBER = (
+    rf"(?:(?:{_TEN})(?:-(?:{_SMALL}))?|(?:{_SMALL}))(?:\s+(?:{_SCALE}))?"
+)
+
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_MULT_SUFFIX = r"\s?[x×](?![\w])|-fold\b|\s?fold\b|\s+times\b|-times\b"
+_PCT_SUFFIX = r"\s?%|\s+percentage\s+points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
+_MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
+
+_CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
+_URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
+_NAME_RE = re.compile(
+    r"(?<![\w.])(?:[A-Za-z][\w.+-]*\d[\w.+-]*|\d+[A-Za-z]+\d[\w-]*"
+    r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b)[A-Za-z]{2,}\w*)"
+    r"(?<=[\w+])"
+)
+#: Multiplier forms that look like names to _NAME_RE but are figures: ``x2``? No: only ``46x``.
+_NOT_NAME_RE = re.compile(r"^\d+(?:\.\d+)?[x×]$")
+
+_DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"), "iso"),
+    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})\b"),
+     "mdy"),
+    (re.compile(rf"\b(?P<d>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\s+(?P<y>\d{{4}})\b"), "dmy"),
+    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)"), "md"),
+    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b"), "my"),
+]
+
+_MONEY_RE = re.compile(
+    rf"(?P<cur>[$€£¥])\s?(?P<n>{_NUM}){_MONEY_SCALE}"
+    rf"|(?P<n2>{_NUM})\s?(?P<cur2>USD|EUR|dollars|euros)\b"
+)
+_RANGE_RE = re.compile(
+    rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})(?![\w-])(?P<pct>%)?"
+)
+_NUMBER_RE = re.compile(
+    rf"(?<![\w.,])(?P<n>{_NUM})(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
+)
+_WORD_RE = re.compile(
+    rf"\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
+    rf"|\b(?P<mw>{'|'.join(_MULTIPLIER_WORDS)})\b",
+    re.IGNORECASE,
+)
+_QUANTITY_UNITS = re.compile(
+    r"(?:[KMGTP]i?B(?:/s)?|[KMGT]bps|Gb/s|GB/s|TB/s|ms|us|µs|ns|s|sec|seconds?|minutes?|hours?"
+    r"|days?|weeks?|months?|years?|W|kW|MW|GHz|MHz|tokens?/s|req/s|QPS|RPS|tokens?|requests?)\b"
+)
+_NOUN_RE = re.compile(r"(?:\s+|-)(?P<noun>(?:[A-Za-z][\w-]*\d[\w-]*\s+)?[A-Za-z][A-Za-z-]*)")
+
+
+def quantize(value: Decimal, decimals: int) -> Decimal:
+    """``value`` rounded half-up to ``decimals`` places (the comparison used for tracing)."""
+    return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def _decimal(text: str) -> tuple[Decimal, int]:
+    clean = text.replace(",", "")
+    decimals = len(clean.split(".", 1)[1]) if "." in clean else 0
+    return Decimal(clean), decimals
+
+
+def masked_spans(text: str) -> list[tuple[int, int]]:
+    """Spans that are never figures: citation markers, URLs and names that contain digits."""
+    spans = [m.span() for m in _CITATION_RE.finditer(text)]
+    spans += [m.span() for m in _URL_RE.finditer(text)]
+    for m in _NAME_RE.finditer(text):
+        if not _NOT_NAME_RE.match(m.group()):
+            spans.append(m.span())
+    return sorted(spans)
+
+
+class _Claimed:
+    """Character positions already taken by a mask or an earlier figure."""
+
+    def __init__(self, size: int) -> None:
+        self._taken = bytearray(size)
+
+    def free(self, start: int, end: int) -> bool:
+        return not any(self._taken[start:end])
+
+    def take(self, start: int, end: int) -> None:
+        self._taken[start:end] = b"\x01" * (end - start)
+
+
+def _month(name: str) -> int:
+    key = name.lower().rstrip(".")
+    return MONTHS.get(key) or _MONTH_ABBR[key[:4] if key.startswith("sept") else key[:3]]
+
+
+def _date_figure(m: re.Match[str], form: str) -> Figure | None:
+    g = m.groupdict()
+    month = int(g["m"]) if form == "iso" else _month(g["mon"])
+    year = int(g["y"]) if g.get("y") else 2000  # leap year: month_day dates keep Feb 29
+    day = int(g["d"]) if g.get("d") else 1
+    try:
+        date = dt.date(year, month, day)
+    except ValueError:
+        return None
+    precision = {"md": "month_day", "my": "month"}.get(form, "day")
+    return Figure(m.group(), m.start(), m.end(), FigureKind.date, date=date,
+                  date_precision=precision)
+
+
+def _dates(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    for pattern, form in _DATE_PATTERNS:
+        for m in pattern.finditer(text):
+            if not claimed.free(*m.span()):
+                continue
+            figure = _date_figure(m, form)
+            if figure is not None:
+                claimed.take(*m.span())
+                yield figure
+
+
+def _money(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    for m in _MONEY_RE.finditer(text):
+        if not claimed.free(*m.span()):
+            continue
+        value, decimals = _decimal(m.group("n") or m.group("n2"))
+        claimed.take(*m.span())
+        yield Figure(m.group(), m.start(), m.end(), FigureKind.money, value, decimals,
+                     unit=m.group("cur") or m.group("cur2"))
+
+
+def _ranges(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    for m in _RANGE_RE.finditer(text):
+        if not claimed.free(*m.span()):
+            continue
+        lo, lo_dec = _decimal(m.group("lo"))
+        hi, hi_dec = _decimal(m.group("hi"))
+        if hi <= lo:  # "4-2" is not a range; leave both numbers to the next pass
+            continue
+        unit = _unit_after(text, m.end())
+        claimed.take(*m.span())
+        yield Figure(m.group(), m.start(), m.end(), FigureKind.range, lo, max(lo_dec, hi_dec),
+                     upper=hi, unit="%" if m.group("pct") else unit)
+
+
+def _unit_after(text: str, end: int) -> str | None:
+    m = re.compile(r"\s?(" + _QUANTITY_UNITS.pattern + ")").match(text, end)
+    return m.group(1) if m else None
+
+
+def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, str | None]:
+    if m.group("mult"):
+        return FigureKind.multiplier, None
+    if m.group("pct"):
+        points = "point" in m.group("pct") or "pp" in m.group("pct")
+        return (FigureKind.points if points else FigureKind.percent), "%"
+    unit = _unit_after(text, m.end())
+    if unit:
+        return FigureKind.quantity, unit
+    noun = _NOUN_RE.match(text, m.end())
+    if noun and value == value.to_integral_value() and _looks_like_count_noun(noun.group("noun")):
+        return FigureKind.count, noun.group("noun")
+    digits = m.group("n")
+    if re.fullmatch(r"(?:19|20)\d{2}", digits):
+        return FigureKind.year, None
+    return FigureKind.number, None
+
+
+def _looks_like_count_noun(noun: str) -> bool:
+    last = noun.split()[-1]
+    return last.endswith("s") and not last.endswith("ss") or last.isupper() or " " in noun
+
+
+def _numbers(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    for m in _NUMBER_RE.finditer(text):
+        if not claimed.free(*m.span()):
+            continue
+        try:
+            value, decimals = _decimal(m.group("n"))
+        except InvalidOperation:
+            continue
+        kind, unit = _classify(text, m, value)
+        claimed.take(*m.span())
+        yield Figure(m.group(), m.start(), m.end(), kind, value, decimals, unit=unit)
+
+
+def word_value(words: str) -> Decimal:
+    """The value of a number phrase such as ``forty-six`` or ``two hundred``."""
+    total = 0
+    parts = re.split(r"[\s-]+", words.lower())
+    for part in parts:
+        if part in _SCALES:
+            total = max(total, 1) * _SCALES[part]
+        else:
+            total += _UNITS.get(part) or _TENS.get(part) or (1 if part == "one" else 0)
+    return Decimal(total)
+
+
+def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    for m in _WORD_RE.finditer(text):
+        if not claimed.free(*m.span()):
+            continue
+        if m.group("mw"):
+            value = Decimal(_MULTIPLIER_WORDS[m.group("mw").lower()])
+            kind = FigureKind.multiplier
+        else:
+            phrase = m.group("w")
+            if phrase.lower() == "one":
+                continue
+            value = word_value(phrase)
+            kind = (FigureKind.multiplier if m.group("mult")
+                    else FigureKind.percent if m.group("pct") else FigureKind.number)
+        claimed.take(*m.span())
+        yield Figure(m.group(), m.start(), m.end(), kind, value, 0, spelled=True,
+                     unit="%" if kind is FigureKind.percent else None)
+
+
+def extract_figures(text: str) -> list[Figure]:
+    """Every figure in ``text``, in order of position, with exact spans and kinds.
+
+    Never raises for any input string; text without figures gives an empty list.
+    """
+    claimed = _Claimed(len(text))
+    for start, end in masked_spans(text):
+        claimed.take(start, end)
+    figures = [*_dates(text, claimed), *_money(text, claimed), *_ranges(text, claimed),
+               *_numbers(text, claimed), *_words(text, claimed)]
+    return sorted(figures, key=lambda f: f.start)
+
+
+def __getattr__(name: str) -> object:
+    """``trace_figures``, ``TracedFigure`` and ``Trace`` live in :mod:`ledger.verify.tracing`
+    (they need the article model); they are importable from here too."""
+    if name in ("trace_figures", "TracedFigure", "Trace"):
+        from .verify import tracing
+
+        return getattr(tracing, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

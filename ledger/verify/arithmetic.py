@@ -1,0 +1,205 @@
+"""Arithmetic: inference computations and equations are recomputed, claim percentages checked.
+
+* ``Inference.computation``: each step's ``expression`` is evaluated with :func:`evaluate` (an
+  ``ast`` walker that allows numbers, names of inputs and earlier steps, ``+ - * / **``, unary
+  minus and parentheses -- never ``eval``) and compared with its stated ``result`` within the
+  computation's ``tolerance`` (absolute) or the result's printed precision.
+* Equations written in assumptions ("Ratio is 1.25 / 2.0 = 0.625; reduction is 1 - 0.625 =
+  0.375"): both sides of every ``=`` are evaluated; the left side, rounded half-up to the
+  printed precision of a literal right side, must equal it.
+* Claim percentages: in an inference that has arithmetic, every percent in the claim must be a
+  value the arithmetic states or computes -- as a fraction (37.5% = 0.375) or as a change of a
+  multiplier (rises 25% = 1.25).
+
+Each mismatch is an error with rule id ``arithmetic``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from decimal import Decimal
+from typing import Callable, Mapping
+
+from ..figures import FigureKind, extract_figures, quantize
+from ..models import Article, Computation, Inference
+from ..report import Finding, Severity
+
+__all__ = ["ArithmeticError_", "evaluate", "equations", "check_arithmetic"]
+
+
+class ArithmeticError_(ValueError):
+    """An expression that is not safe arithmetic, names an unknown value, or divides by zero."""
+
+
+_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.Pow: operator.pow,
+}
+_MAX_EXPONENT = 64
+
+
+def _eval(node: ast.AST, names: Mapping[str, float]) -> float:
+    if isinstance(node, ast.Expression):
+        return _eval(node.body, names)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value)
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise ArithmeticError_(f"unknown name {node.id!r}")
+        return float(names[node.id])
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _eval(node.operand, names)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _eval(node.left, names), _eval(node.right, names)
+        if isinstance(node.op, ast.Pow) and abs(right) > _MAX_EXPONENT:
+            raise ArithmeticError_("exponent too large")
+        try:
+            return _BINARY[type(node.op)](left, right)
+        except ZeroDivisionError:
+            raise ArithmeticError_("division by zero") from None
+    raise ArithmeticError_(f"not allowed in arithmetic: {type(node).__name__}")
+
+
+def evaluate(expression: str, names: Mapping[str, float] | None = None) -> float:
+    """Value of a safe arithmetic expression (``×``/``÷``/``^`` are read as ``* / **``).
+
+    Raises :class:`ArithmeticError_` (a ``ValueError``) for anything else.
+    """
+    text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
+    if len(text) > 500:
+        raise ArithmeticError_("expression too long")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise ArithmeticError_(f"not an arithmetic expression: {expression!r}") from None
+    value = _eval(tree, names or {})
+    if not math.isfinite(value):
+        raise ArithmeticError_("result is not finite")
+    return value
+
+
+def _decimals(text: str) -> int | None:
+    """Printed precision when ``text`` is a bare number, else None."""
+    m = re.fullmatch(r"\s*-?\d+(?:\.(\d+))?\s*", text)
+    return None if m is None else len(m.group(1) or "")
+
+
+def _agrees(computed: float, stated_text: str | float, tolerance: float = 1e-9) -> bool:
+    stated = float(stated_text)
+    if abs(computed - stated) <= tolerance + 1e-12 * abs(stated):
+        return True
+    decimals = _decimals(stated_text) if isinstance(stated_text, str) else None
+    if decimals is None:
+        return False
+    return quantize(Decimal(repr(computed)), decimals) == Decimal(stated_text.strip())
+
+
+_ARITH_RE = re.compile(r"[-+]?\(*\s*\d[\d.,]*(?:\s*[-+*/×÷^]\s*\(*\s*[\d.,]+\s*\)*)*\)*")
+
+
+def _side(text: str, last: bool) -> str | None:
+    """The arithmetic expression at the end (``last``) or start of one side of an ``=``."""
+    matches = list(_ARITH_RE.finditer(text))
+    if not matches:
+        return None
+    m = matches[-1] if last else matches[0]
+    outside = text[m.end():] if last else text[:m.start()]
+    if outside.strip(" ,;.") and any(c.isdigit() for c in outside):
+        return None
+    return m.group().strip().rstrip(".,")
+
+
+def equations(text: str) -> list[tuple[str, str]]:
+    """``(left, right)`` pairs of each equation in ``text`` (``a = b = c`` gives two)."""
+    out = []
+    for part in re.split(r";|\.\s", text):
+        sides = part.split("=")
+        for left, right in zip(sides, sides[1:]):
+            lhs, rhs = _side(left, last=True), _side(right, last=False)
+            if lhs and rhs:
+                out.append((lhs, rhs))
+    return out
+
+
+def _computation(comp: Computation, base: str) -> tuple[list[Finding], list[float]]:
+    names: dict[str, float] = dict(comp.inputs)
+    findings, values = [], list(comp.inputs.values())
+    for j, step in enumerate(comp.steps):
+        where = f"{base}/computation/steps/{j}"
+        try:
+            value = evaluate(step.expression, names)
+        except ArithmeticError_ as exc:
+            findings.append(Finding(Severity.error, "arithmetic",
+                                    f"step {step.name!r}: {exc}", f"{where}/expression"))
+            continue
+        names[step.name] = value
+        values += [value, step.result]
+        if not _agrees(value, step.result, comp.tolerance):
+            findings.append(Finding(
+                Severity.error, "arithmetic",
+                f"step {step.name!r}: {step.expression} = {value:g}, not the stated "
+                f"{step.result:g}", f"{where}/result"))
+    return findings, values
+
+
+def _assumption_equations(inf: Inference, base: str) -> tuple[list[Finding], list[float]]:
+    findings, values = [], []
+    for j, text in enumerate(inf.assumptions or []):
+        for lhs, rhs in equations(text):
+            try:
+                left, right = evaluate(lhs), evaluate(rhs)
+            except ArithmeticError_ as exc:
+                findings.append(Finding(Severity.error, "arithmetic", f"{lhs} = {rhs}: {exc}",
+                                        f"{base}/assumptions/{j}"))
+                continue
+            values += [left, right]
+            if not _agrees(left, rhs if _decimals(rhs) is not None else right):
+                findings.append(Finding(
+                    Severity.error, "arithmetic",
+                    f"{lhs} is {left:g}, not {rhs} as the assumption states",
+                    f"{base}/assumptions/{j}"))
+        values += [float(v) for f in extract_figures(text) for v in f.values
+                   if f.kind is not FigureKind.date]
+    return findings, values
+
+
+def _percent_explained(percent: Decimal, decimals: int, values: list[float]) -> bool:
+    for v in values:
+        for candidate in (v * 100, (v - 1) * 100, (1 - v) * 100, v):
+            if quantize(Decimal(repr(candidate)), decimals) == percent:
+                return True
+    return False
+
+
+def _claim_percents(inf: Inference, values: list[float], base: str) -> list[Finding]:
+    findings = []
+    for fig in extract_figures(inf.claim):
+        if fig.kind is FigureKind.percent and fig.value is not None and not _percent_explained(
+                fig.value, fig.decimals, values):
+            findings.append(Finding(
+                Severity.error, "arithmetic",
+                f"the claim states {fig.text!r}, which none of its arithmetic gives",
+                f"{base}/claim"))
+    return findings
+
+
+def check_arithmetic(article: Article) -> list[Finding]:
+    """Recompute every inference's computation and equations; check its claim's percents."""
+    findings: list[Finding] = []
+    for i, inf in enumerate(article.inferences):
+        base = f"/inferences/{i}"
+        values: list[float] = []
+        if inf.computation is not None:
+            found, computed = _computation(inf.computation, base)
+            findings += found
+            values += computed
+        found, computed = _assumption_equations(inf, base)
+        findings += found
+        values += computed
+        if inf.computation is not None or any(equations(a) for a in inf.assumptions or []):
+            findings += _claim_percents(inf, values, base)
+    return findings

@@ -1,0 +1,19 @@
+"""The body's figure checks in one pass: trace once, then tracing, labels and guardrails."""
+
+from __future__ import annotations
+
+from ..models import Article
+from ..report import Finding
+from .guardrails import check_guardrails
+from .labels import check_labels
+from .tracing import check_tracing, trace_figures
+
+__all__ = ["check_body"]
+
+
+def check_body(article: Article) -> list[Finding]:
+    """``untraced-figure``, ``mislabeled-figure``, ``unattributed-figure``,
+    ``conflated-experiments``, ``guardrail`` and ``unchecked-guardrail`` findings."""
+    traced = trace_figures(article)
+    return (check_tracing(article, traced) + check_labels(article, traced)
+            + check_guardrails(article, traced))

@@ -1,0 +1,293 @@
+"""Guardrails: each pre-publication guardrail is enforced on the body, or reported unchecked.
+
+A guardrail is checked through its structured ``rule`` when it has one; otherwise its prose is
+read for the common phrasings (:func:`rule_from_prose`):
+
+* "Do not label X as Y, Z or W" -> forbidden label (X must contain a figure);
+* "Do not conflate A with B" -> separate experiments (figures and words of A and of B);
+* "Do not repeat X as current ...; D documentation describes S" -> dated status (X and D must
+  contain dates, S names the subject);
+* "A, B and C are distinct dates" -> distinct dates (each item must hold a date, or say
+  "today's", which is the observation date).
+
+A violation is an error with rule id ``guardrail``. A guardrail that has no rule and whose prose
+cannot be read is a warning, ``unchecked-guardrail``: never passed in silence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+
+from ..figures import Figure, FigureKind, extract_figures, quantize
+from ..models import (
+    Article,
+    Correction,
+    CorrectionStatus,
+    DatedStatusRule,
+    DistinctDatesRule,
+    ExperimentSpec,
+    ForbiddenLabelRule,
+    GuardrailRule,
+    SeparateExperimentsRule,
+)
+from ..report import Finding, Severity
+from .labels import Experiment, conflations, metric_family, vocabularies
+from .prose import Span, clauses, enclosing, find_terms, paragraphs, sentences
+from .text import body_span
+from .tracing import TracedFigure
+
+__all__ = ["rule_from_prose", "check_guardrails", "guardrail_rules"]
+
+_LABEL_RE = re.compile(
+    r"^\s*Do not (?:label|call|describe|present|report) (?P<fig>.+?) as (?P<labels>[^;.]+)",
+    re.IGNORECASE)
+_CONFLATE_RE = re.compile(
+    r"^\s*Do not (?:conflate|mix|merge|combine) (?P<a>.+?) (?:with|and) (?P<b>[^;.]+)",
+    re.IGNORECASE)
+_STATUS_RE = re.compile(
+    r"^\s*Do not (?:repeat|present|report|describe) (?P<stale>.+?) as current (?P<what>[^;.]+)"
+    r"(?:[;.]\s*(?P<obs>.+?)\s+(?:describes?|documents?|shows?|lists?|states?)\s+"
+    r"(?P<subject>[^;.]+))?", re.IGNORECASE)
+_DISTINCT_RE = re.compile(r"^\s*(?P<items>.+?)\s+are\s+(?:distinct|different|separate)\s+dates",
+                          re.IGNORECASE)
+_LIST_SPLIT_RE = re.compile(r",(?!\s*\d)\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+")
+_STOPWORDS = {"the", "a", "an", "of", "experiment", "experiments", "run", "runs", "test",
+              "tests", "result", "results", "benchmark", "its", "their", "this", "that"}
+_TODAY_RE = re.compile(r"\b(?:today'?s?|current|this)\b", re.IGNORECASE)
+
+
+def _one_value(text: str) -> Decimal | None:
+    values = [f.value for f in extract_figures(text) if f.value is not None
+              and f.kind is not FigureKind.date]
+    return values[0] if len(values) == 1 else None
+
+
+def _evidence_dates(article: Article) -> list[dt.date]:
+    dates = [article.as_of_date, article.publication_date, article.observation_date]
+    for src in article.sources:
+        dates += [d for d in (src.published_at, src.updated_at, src.page_date) if d]
+    if article.benchmark_scope:
+        dates.append(article.benchmark_scope.publication_date)
+    return dates
+
+
+def _resolve_date(text: str, article: Article) -> dt.date | None:
+    """The one date a phrase names: written out, or "today's" (the observation date)."""
+    dated = [f for f in extract_figures(text) if f.kind is FigureKind.date and f.date]
+    if len(dated) == 1:
+        f = dated[0]
+        if f.date_precision == "day":
+            return f.date
+        assert f.date is not None
+        matches = {d for d in _evidence_dates(article)
+                   if (d.month, d.day) == (f.date.month, f.date.day)}
+        return matches.pop() if len(matches) == 1 else None
+    if not dated and _TODAY_RE.search(text):
+        return article.observation_date
+    return None
+
+
+def _terms(text: str) -> list[str]:
+    words = [w.strip(".,;:'\"()") for w in text.split()]
+    return [w for w in words if w and w.lower() not in _STOPWORDS
+            and not any(c.isdigit() for c in w)]
+
+
+def _distinct_from_prose(items_text: str, article: Article) -> DistinctDatesRule | None:
+    dates: dict[str, dt.date] = {}
+    terms: dict[str, list[str]] = {}
+    for item in filter(None, (s.strip() for s in _LIST_SPLIT_RE.split(items_text))):
+        date = _resolve_date(item, article)
+        if date is None:
+            return None
+        dates[item] = date
+        terms[item] = _terms(item)
+    if len(dates) < 2:
+        return None
+    return DistinctDatesRule(kind="distinct_dates", dates=dates, terms=terms)
+
+
+def rule_from_prose(text: str, article: Article) -> GuardrailRule | None:
+    """A structured rule read from a guardrail's prose, or None when it cannot be read."""
+    if m := _LABEL_RE.match(text):
+        value = _one_value(m.group("fig"))
+        labels = [s.strip() for s in _LIST_SPLIT_RE.split(m.group("labels")) if s.strip()]
+        if value is not None and labels:
+            return ForbiddenLabelRule(kind="forbidden_label", value=float(value), forbidden=labels)
+        return None
+    if m := _CONFLATE_RE.match(text):
+        specs = [ExperimentSpec(name=part.strip(), values=[float(v) for v in _values(part)],
+                                terms=_terms(part)) for part in (m.group("a"), m.group("b"))]
+        if all(s.values or s.terms for s in specs):
+            return SeparateExperimentsRule(kind="separate_experiments", experiments=specs)
+        return None
+    if m := _STATUS_RE.match(text):
+        stale = _resolve_date(m.group("stale"), article)
+        observed = _resolve_date(m.group("obs") or "", article)
+        if stale is None or observed is None or not m.group("subject"):
+            return None
+        return DatedStatusRule(kind="dated_status", subjects=[m.group("subject").strip()],
+                               observed_on=observed, stale_dates=[stale])
+    if m := _DISTINCT_RE.match(text):
+        return _distinct_from_prose(m.group("items"), article)
+    return None
+
+
+def _values(text: str) -> list[Decimal]:
+    return [v for f in extract_figures(text) if f.kind is not FigureKind.date for v in f.values]
+
+
+def _violation(article: Article, start: int, end: int, index: int, message: str) -> Finding:
+    return body_span(article, start, end, Severity.error, "guardrail",
+                     f"guardrail {index + 1} ({article.corrections[index].text[:60]!r}...): "
+                     f"{message}")
+
+
+def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFigure],
+               index: int) -> list[Finding]:
+    spans = clauses(article.body) if rule.scope == "clause" else sentences(article.body)
+    vocab = vocabularies(article)
+    findings = []
+    for t in traced:
+        if not _targets(rule, t):
+            continue
+        span = enclosing(spans, t.figure.start, t.figure.end)
+        if span is None:
+            continue
+        own = [w for m in t.metrics for w in vocab.get(metric_family(m), [])]
+        own = [w for w in own if w.lower() not in {f.lower() for f in rule.forbidden}]
+        hits = find_terms(span.text, [*rule.forbidden, *own], span.start)
+        bad = _nearest_forbidden(hits, t.figure, rule.forbidden)
+        if bad:
+            findings.append(_violation(
+                article, t.figure.start, t.figure.end, index,
+                f"{t.figure.text!r} is labelled {bad!r}, which this guardrail forbids"))
+    return findings
+
+
+def _targets(rule: ForbiddenLabelRule, t: TracedFigure) -> bool:
+    if rule.metric and rule.metric in t.metrics:
+        return True
+    if rule.value is None or t.figure.kind is FigureKind.date:
+        return False
+    target = Decimal(str(rule.value))
+    return any(quantize(target, t.figure.decimals) == v for v in t.figure.values)
+
+
+def _nearest_forbidden(hits: list[tuple[int, int, str]], figure: Figure,
+                       forbidden: list[str]) -> str | None:
+    if not hits:
+        return None
+
+    def distance(hit: tuple[int, int, str]) -> int:
+        return max(hit[0] - figure.end, figure.start - hit[1], 0)
+    term = min(hits, key=distance)[2]
+    return term if term in forbidden else None
+
+
+def _separate(rule: SeparateExperimentsRule, article: Article, index: int) -> list[Finding]:
+    experiments = [Experiment(e.name, [Decimal(str(v)) for v in e.values], list(e.terms))
+                   for e in rule.experiments]
+    return [
+        _violation(article, start, end, index,
+                   f"this sentence joins the {second.name!r} experiment to the {first.name!r} "
+                   "experiment")
+        for start, end, first, second in conflations(article, experiments, use_terms=True)
+    ]
+
+
+def _source_dates(article: Article, source_id: str) -> set[dt.date]:
+    for src in article.sources:
+        if src.id == source_id:
+            dated = {d for d in (src.published_at, src.updated_at, src.page_date) if d}
+            return dated or {src.retrieved_at}  # undated documentation: observed when retrieved
+    return set()
+
+
+def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]:
+    findings = []
+    paras = paragraphs(article.body)
+    stale = {(d.month, d.day) for d in rule.stale_dates}
+    for sentence in sentences(article.body):
+        for start, end, term in find_terms(sentence.text, rule.subjects, sentence.start):
+            para = enclosing(paras, start, end)
+            cited = re.findall(r"\[(S\d+)\]", para.text if para else "")
+            observed = any(rule.observed_on in _source_dates(article, s) for s in cited)
+            in_sentence = [f for f in extract_figures(sentence.text)
+                           if f.kind is FigureKind.date and f.date
+                           and (f.date.month, f.date.day) in stale]
+            if in_sentence or not observed:
+                why = ("it is dated with a stale date" if in_sentence else
+                       f"its paragraph cites no source observed on {rule.observed_on}")
+                findings.append(_violation(
+                    article, start, end, index,
+                    f"{term!r} is stated as current feature status but {why}"))
+    return findings
+
+
+def _distinct(rule: DistinctDatesRule, article: Article, index: int) -> list[Finding]:
+    findings = []
+    spans = sentences(article.body)
+    all_terms = [(label, t) for label, terms in rule.terms.items() for t in terms]
+    for fig in extract_figures(article.body):
+        labels = [label for label, d in rule.dates.items() if _same_date(fig, d)]
+        sentence = enclosing(spans, fig.start, fig.end)
+        if len(labels) != 1 or sentence is None:
+            continue
+        hits = find_terms(sentence.text, [t for _, t in all_terms], sentence.start)
+        if not hits:
+            continue
+        term = min(hits, key=lambda h: max(h[0] - fig.end, fig.start - h[1], 0))[2]
+        owners = {label for label, t in all_terms if t == term}
+        if labels[0] not in owners:
+            findings.append(_violation(
+                article, fig.start, fig.end, index,
+                f"{fig.text!r} is the date of the {labels[0]!r} but is given to the "
+                f"{' / '.join(sorted(owners))!r}"))
+    return findings
+
+
+def _same_date(fig: Figure, date: dt.date) -> bool:
+    if fig.kind is not FigureKind.date or fig.date is None:
+        return False
+    if fig.date_precision == "month_day":
+        return (fig.date.month, fig.date.day) == (date.month, date.day)
+    return fig.date_precision == "day" and fig.date == date
+
+
+def guardrail_rules(article: Article) -> list[tuple[int, Correction, GuardrailRule | None]]:
+    """Each guardrail with its rule: the structured one, else the one read from its prose."""
+    out = []
+    for i, correction in enumerate(article.corrections):
+        if correction.rule is None and correction.status is not (
+                CorrectionStatus.prepublication_guardrail):
+            continue
+        out.append((i, correction, correction.rule or rule_from_prose(correction.text, article)))
+    return out
+
+
+def _apply(rule: GuardrailRule, article: Article, traced: list[TracedFigure],
+           index: int) -> list[Finding]:
+    if isinstance(rule, ForbiddenLabelRule):
+        return _forbidden(rule, article, traced, index)
+    if isinstance(rule, SeparateExperimentsRule):
+        return _separate(rule, article, index)
+    if isinstance(rule, DatedStatusRule):
+        return _dated(rule, article, index)
+    return _distinct(rule, article, index)
+
+
+def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``guardrail`` errors for violations; ``unchecked-guardrail`` warnings for the rest."""
+    findings = []
+    for index, correction, rule in guardrail_rules(article):
+        if rule is None:
+            findings.append(Finding(
+                Severity.warning, "unchecked-guardrail",
+                "this guardrail has no structured rule and its wording is not one the checker "
+                "can read; add a `rule` so it is enforced", f"/corrections/{index}/text"))
+            continue
+        findings += _apply(rule, article, traced, index)
+    return findings

@@ -1,0 +1,244 @@
+"""What a traced figure is called, who it is attributed to, and which experiment it belongs to.
+
+* ``mislabeled-figure``: a figure that traces to a reported metric (or a measurement's metric)
+  is described, in its clause, by the vocabulary of a different metric. The word nearest to the
+  figure decides ("3.8 times the throughput, a 46-fold reduction in median time to first token":
+  3.8 is throughput, 46 is TTFT). Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family,
+  extended per metric by ``benchmark_scope.metric_specs``.
+* ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
+  author-reported evidence type, or the benchmark scope when it was not independently
+  reproduced) sits in a paragraph with no attribution ("the authors", "author-reported", "reported", "said",
+  "according to ...", the scope's ``reported_by``).
+* ``conflated-experiments``: one sentence joins figures of two different experiments (the
+  scope's main run and its ``separate_scaling_experiment``, or the ``experiment`` of each metric
+  spec) without words that keep them apart ("a separate scaling experiment", "a different
+  deployment", "whereas", "unlike", ...).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..figures import Figure, FigureKind, extract_figures, quantize
+from ..models import Article
+from ..report import Finding, Severity
+from .prose import Span, clauses, enclosing, find_terms, paragraphs, sentences
+from .text import body_span
+from .tracing import TracedFigure
+
+__all__ = [
+    "DEFAULT_VOCABULARY",
+    "Experiment",
+    "SEPARATION_RE",
+    "metric_family",
+    "vocabularies",
+    "experiments_of",
+    "conflations",
+    "check_labels",
+]
+
+#: Words that name each family of metric; a metric's family comes from its name.
+DEFAULT_VOCABULARY: dict[str, list[str]] = {
+    "throughput": ["throughput", "requests per second", "tokens per second", "goodput",
+                   "completions per hour", "QPS", "RPS", "capacity"],
+    "ttft": ["time to first token", "time-to-first-token", "TTFT", "first token",
+             "first-token latency", "first-token"],
+    "latency": ["end-to-end latency", "E2E latency", "latency", "response time", "TPOT",
+                "inter-token latency", "tail latency"],
+    "hit_rate": ["hit rate", "hit ratio", "cache hit", "hits"],
+    "gpu_count": ["GPU", "GPU count", "accelerator", "GPU savings", "fewer GPUs"],
+    "cost": ["cost", "cost savings", "savings", "price", "spend", "cheaper", "dollars"],
+}
+_FAMILY_KEYS = [
+    ("ttft", ("ttft", "first_token")),
+    ("throughput", ("throughput", "goodput", "qps", "rps")),
+    ("latency", ("latency", "e2e", "tpot", "itl")),
+    ("hit_rate", ("hit",)),
+    ("gpu_count", ("gpu",)),
+    ("cost", ("cost", "price", "dollar", "usd")),
+]
+SEPARATION_RE = re.compile(
+    r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
+    r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
+    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same)\b", re.IGNORECASE)
+_ATTRIBUTION_RE = re.compile(
+    r"\bauthors?\b|\bauthor-reported\b|\breported by\b|\baccording to\b|\bself-reported\b|"
+    r"\bvendor-reported\b|\b(?:reported|claimed|says|said)\b",
+    re.IGNORECASE)
+
+
+def metric_family(name: str) -> str:
+    """The vocabulary family of a metric name (``median_ttft_speedup`` -> ``ttft``)."""
+    lowered = name.lower()
+    for family, keys in _FAMILY_KEYS:
+        if any(k in lowered for k in keys):
+            return family
+    return lowered
+
+
+def vocabularies(article: Article) -> dict[str, list[str]]:
+    """Family -> words, with every metric spec's label and vocabulary added to its family."""
+    vocab = {family: list(words) for family, words in DEFAULT_VOCABULARY.items()}
+    scope = article.benchmark_scope
+    for name, spec in ((scope.metric_specs or {}) if scope else {}).items():
+        words = vocab.setdefault(metric_family(name), [])
+        words += [*spec.vocabulary, spec.label]
+    return vocab
+
+
+def _families(traced: TracedFigure) -> set[str]:
+    return {metric_family(m) for m in traced.metrics}
+
+
+def _nearest(hits: list[tuple[int, int, str]], figure: Figure) -> tuple[int, int, str]:
+    def distance(hit: tuple[int, int, str]) -> tuple[int, int]:
+        start, end, _ = hit
+        gap = start - figure.end if start >= figure.end else figure.start - end
+        return max(gap, 0), 0 if start >= figure.end else 1  # ties: the word after wins
+    return min(hits, key=distance)
+
+
+def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    vocab = vocabularies(article)
+    all_terms = [w for words in vocab.values() for w in words]
+    spans = clauses(article.body)
+    findings = []
+    for t in traced:
+        own = _families(t)
+        clause = enclosing(spans, t.figure.start, t.figure.end)
+        if not own or clause is None:
+            continue
+        hits = find_terms(clause.text, all_terms, clause.start)
+        if not hits:
+            continue
+        _, _, term = _nearest(hits, t.figure)
+        named = {family for family, words in vocab.items() if term in words}
+        if named and not named & own:
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
+                f"calls it {term!r} ({', '.join(sorted(named))})"))
+    return findings
+
+
+def _attribution_words(article: Article) -> re.Pattern[str]:
+    scope = article.benchmark_scope
+    if scope is None:
+        return _ATTRIBUTION_RE
+    extra = re.escape(scope.reported_by)
+    return re.compile(_ATTRIBUTION_RE.pattern + rf"|{extra}", re.IGNORECASE)
+
+
+def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    pattern = _attribution_words(article)
+    paras = paragraphs(article.body)
+    findings = []
+    for t in traced:
+        if not t.author_reported or t.figure.kind is FigureKind.date:
+            continue
+        para = enclosing(paras, t.figure.start, t.figure.end)
+        if para is not None and not pattern.search(para.text):
+            sources = sorted({s for tr in t.traces for s in tr.source_ids})
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
+                f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
+                ", not independently reproduced) but its paragraph does not attribute it "
+                "(e.g. 'the authors reported')"))
+    return findings
+
+
+@dataclass
+class Experiment:
+    """One experiment: figures (values) and words (terms) that identify it."""
+
+    name: str
+    values: list[Decimal] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+
+    def owns(self, figure: Figure) -> bool:
+        return figure.kind is not FigureKind.date and any(
+            quantize(v, figure.decimals) == fv for v in self.values for fv in figure.values)
+
+
+def _numbers(text: str | None) -> list[Decimal]:
+    return [v for f in extract_figures(text or "") for v in f.values
+            if f.kind is not FigureKind.date]
+
+
+def experiments_of(article: Article) -> list[Experiment]:
+    """The experiments of the benchmark scope: by metric spec, else main run vs scaling run."""
+    scope = article.benchmark_scope
+    if scope is None:
+        return []
+    groups: dict[str, Experiment] = {}
+    for name, spec in (scope.metric_specs or {}).items():
+        if spec.experiment and name in scope.reported_metrics:
+            exp = groups.setdefault(spec.experiment, Experiment(spec.experiment))
+            exp.values.append(Decimal(str(scope.reported_metrics[name])))
+    if groups:
+        return list(groups.values())
+    if not scope.separate_scaling_experiment:
+        return []
+    main = Experiment("main", [Decimal(str(v)) for v in scope.reported_metrics.values()]
+                      + _numbers(scope.hardware))
+    scaling = Experiment("scaling", [v for v in _numbers(scope.separate_scaling_experiment)
+                                     if v not in main.values])
+    return [main, scaling] if scaling.values else []
+
+
+def _sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
+                     use_terms: bool) -> list[tuple[int, int, Experiment]]:
+    marks = []
+    for fig in extract_figures(sentence.text):
+        owners = [e for e in experiments if e.owns(fig)]
+        if len(owners) == 1:
+            marks.append((sentence.start + fig.start, sentence.start + fig.end, owners[0]))
+    if use_terms:
+        for exp in experiments:
+            for start, end, _ in find_terms(sentence.text, exp.terms, sentence.start):
+                marks.append((start, end, exp))
+    return sorted(marks, key=lambda m: m[0])
+
+
+def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False
+                ) -> list[tuple[int, int, Experiment, Experiment]]:
+    """Spans where a sentence joins a second experiment to the first, with both experiments.
+
+    Only figures identify an experiment unless ``use_terms``; at least one side must be a figure.
+    """
+    out = []
+    if len(experiments) < 2:
+        return out
+    for sentence in sentences(article.body):
+        if SEPARATION_RE.search(sentence.text):
+            continue
+        marks = _sentence_owners(article, sentence, experiments, use_terms)
+        figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        for i, (start, end, exp) in enumerate(marks):
+            earlier = [m for m in marks[:i] if m[2] is not exp]
+            if not earlier:
+                continue
+            if (start, end) in figures:
+                out.append((start, end, earlier[0][2], exp))
+                break
+            placed = [m for m in earlier if (m[0], m[1]) in figures]
+            if placed:  # a word of this experiment joined to a figure of another
+                out.append((placed[-1][0], placed[-1][1], exp, placed[-1][2]))
+                break
+    return out
+
+
+def _conflated(article: Article) -> list[Finding]:
+    return [
+        body_span(article, start, end, Severity.error, "conflated-experiments",
+                  f"this sentence joins a figure of the {second.name} experiment to the "
+                  f"{first.name} experiment as one result; keep them in separate sentences")
+        for start, end, first, second in conflations(article, experiments_of(article))
+    ]
+
+
+def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """Mislabeled, unattributed and conflated figures of the body."""
+    return _mislabeled(article, traced) + _unattributed(article, traced) + _conflated(article)

@@ -1,0 +1,128 @@
+"""``reference-store``: run a master or a storage node of the reference store.
+
+Exit codes: 0 clean stop, 2 usage or input error (bad size, unreadable tenants file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from reference_store.errors import StoreError
+from reference_store.master import Master, MasterConfig
+from reference_store.metrics import MetricsServer
+from reference_store.node import Node, NodeConfig
+from reference_store.tenants import TenantPolicy, parse_size
+
+__all__ = ["main", "build_parser"]
+
+logger = logging.getLogger(__name__)
+
+MASTER_EXAMPLE = """example:
+  reference-store master --port 50051 --tenants tenants.yaml --state-dir /var/lib/refstore \\
+      --metrics-port 9003
+  curl http://127.0.0.1:9003/health"""
+
+NODE_EXAMPLE = """example:
+  reference-store node --master 127.0.0.1:50051 --memory 2GiB --disk /mnt/nvme/refstore \\
+      --disk-size 20GiB"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reference-store", description="Run a reference-store master or storage node.",
+        epilog=f"{MASTER_EXAMPLE}\n{NODE_EXAMPLE}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("master", help="metadata server (no object bytes pass through it)",
+                       epilog=MASTER_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    m.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    m.add_argument("--port", type=int, required=True, help="RPC port (0: pick a free one)")
+    m.add_argument("--tenants", help="tenants policy YAML (default: one open namespace)")
+    m.add_argument("--state-dir", help="directory for state that must survive restarts")
+    m.add_argument("--metrics-port", type=int, help="HTTP port for /metrics, /health and admin")
+    m.add_argument("--lease-ttl", type=float, default=10.0, help="read lease seconds (10)")
+    m.add_argument("--put-timeout", type=float, default=30.0,
+                   help="seconds before an unfinished put may be taken over (30)")
+    m.add_argument("--node-ttl", type=float, default=5.0,
+                   help="seconds without heartbeat before a node is dropped (5)")
+    m.add_argument("--frame-timeout", type=float, default=30.0,
+                   help="seconds a peer may take to finish sending a frame (30)")
+    m.add_argument("--high-watermark", type=float, default=0.95,
+                   help="background eviction starts above this fraction of capacity (0.95)")
+    m.add_argument("--low-watermark", type=float, default=0.90,
+                   help="background eviction stops below this fraction (0.90)")
+    n = sub.add_parser("node", help="storage node (holds object bytes)", epilog=NODE_EXAMPLE,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    n.add_argument("--master", required=True, help="master address HOST:PORT")
+    n.add_argument("--memory", required=True, help="host memory to contribute, e.g. 2GiB")
+    n.add_argument("--disk", help="directory for the disk tier")
+    n.add_argument("--disk-size", default="0", help="disk tier size, e.g. 20GiB")
+    n.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    n.add_argument("--port", type=int, default=0, help="data port (default: a free one)")
+    n.add_argument("--advertise-host", help="host clients use to reach this node")
+    n.add_argument("--heartbeat", type=float, default=1.0, help="heartbeat seconds (1)")
+    n.add_argument("--frame-timeout", type=float, default=30.0,
+                   help="seconds a peer may take to finish sending a frame (30)")
+    return parser
+
+
+def _wait_for_signal() -> None:
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+
+
+def _run_master(args: argparse.Namespace) -> int:
+    policy = TenantPolicy.from_file(args.tenants) if args.tenants else TenantPolicy.open_policy()
+    master = Master(MasterConfig(
+        host=args.host, port=args.port, lease_ttl_s=args.lease_ttl, put_timeout_s=args.put_timeout,
+        node_ttl_s=args.node_ttl, frame_timeout_s=args.frame_timeout, state_dir=args.state_dir,
+        high_watermark=args.high_watermark, low_watermark=args.low_watermark,
+    ), policy)
+    server = master.serve()
+    http = None
+    if args.metrics_port is not None:
+        http = MetricsServer(master, host=args.host, port=args.metrics_port).start()
+    # One parseable line so that scripts can learn the ports chosen for port 0.
+    print(f"READY master {server.address} metrics {http.port if http else '-'}", flush=True)
+    _wait_for_signal()
+    if http:
+        http.stop()
+    master.stop()
+    return 0
+
+
+def _run_node(args: argparse.Namespace) -> int:
+    node = Node(NodeConfig(
+        master=args.master, memory_bytes=parse_size(args.memory, field="--memory"),
+        disk_dir=args.disk, disk_bytes=parse_size(args.disk_size, field="--disk-size"),
+        host=args.host, port=args.port, advertise_host=args.advertise_host,
+        heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
+    ))
+    node.serve()
+    print(f"READY node {node.address} id {node.node_id}", flush=True)
+    _wait_for_signal()
+    node.stop()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``reference-store`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return _run_master(args) if args.command == "master" else _run_node(args)
+    except StoreError as exc:
+        print(f"reference-store {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"reference-store {args.command}: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,280 @@
+"""A facade with the shape of Mooncake's ``mooncake.store.MooncakeDistributedStore``.
+
+Same method names, arguments and integer results as Mooncake 0.3.13, so a script written for
+Mooncake runs unchanged against the reference store::
+
+    from reference_store.compat.mooncake import MooncakeDistributedStore
+    store = MooncakeDistributedStore()
+    store.setup("127.0.0.1", "http://127.0.0.1:8080/metadata", 512 << 20, 16 << 20, "tcp", "",
+                "127.0.0.1:50051")
+    store.put("key", b"value")
+
+Differences, on purpose:
+
+* ``metadata_server``, ``protocol`` and ``rdma_devices`` are accepted and ignored (the reference
+  store moves bytes over its own TCP transport; see ``reference_store.transport``).
+* ``global_segment_size > 0`` starts a storage node inside this process that contributes that
+  much memory, like a Mooncake client with a segment; 0 makes a pure client.
+* The tenant token comes from ``setup(..., token=...)`` or the ``REFERENCE_STORE_TOKEN``
+  environment variable (Mooncake has no tokens).
+* Calls before ``setup`` or after ``close`` return ``NotReady.code`` (-950) instead of crashing.
+* ``is_exist`` takes no lease.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import logging
+import os
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from reference_store.client import PIN_HARD, PIN_NONE, PIN_SOFT, StoreClient
+from reference_store.errors import (
+    InvalidParams,
+    NotReady,
+    StoreError,
+)
+from reference_store.node import Node, NodeConfig
+
+__all__ = ["MooncakeDistributedStore", "ReplicateConfig", "TOKEN_ENV"]
+
+logger = logging.getLogger(__name__)
+
+TOKEN_ENV = "REFERENCE_STORE_TOKEN"
+_TENSOR_MAGIC = b"RSTN"
+_NODE_READY_S = 30.0
+
+
+class ReplicateConfig:
+    """Mooncake's per-put options that the reference store honours."""
+
+    def __init__(self) -> None:
+        self.replica_num = 1
+        self.with_hard_pin = False
+        self.with_soft_pin = False
+
+    @property
+    def pin(self) -> int:
+        return PIN_HARD if self.with_hard_pin else PIN_SOFT if self.with_soft_pin else PIN_NONE
+
+
+def _view(ptr: int, size: int) -> memoryview:
+    if size < 0 or (size and not ptr):
+        raise InvalidParams(f"bad buffer: pointer {ptr:#x}, size {size}")
+    if size == 0:
+        return memoryview(bytearray(0))
+    return memoryview((ctypes.c_ubyte * size).from_address(ptr)).cast("B")
+
+
+class MooncakeDistributedStore:
+    """Mooncake's client API over a reference-store cluster. Methods return Mooncake's codes."""
+
+    def __init__(self) -> None:
+        self._client: StoreClient | None = None
+        self._node: Node | None = None
+        self._buffers: dict[int, int] = {}
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def setup(self, local_hostname: str | dict[str, Any], metadata_server: str = "",
+              global_segment_size: int = 16 << 20, local_buffer_size: int = 16 << 20,
+              protocol: str = "tcp", rdma_devices: str = "",
+              master_server_addr: str = "127.0.0.1:50051", engine: object = None,
+              enable_ssd_offload: bool = False, ssd_offload_path: str = "",
+              tenant_id: str = "default", enable_client_http_server: bool = False,
+              client_http_port: int = 9300, *, token: str | None = None) -> int:
+        """Connect to the master (and contribute a segment); 0 on success, else a negative code."""
+        if isinstance(local_hostname, dict):
+            cfg = dict(local_hostname)
+            return self.setup(
+                str(cfg.get("local_hostname", "127.0.0.1")), str(cfg.get("metadata_server", "")),
+                int(cfg.get("global_segment_size", 16 << 20)),
+                int(cfg.get("local_buffer_size", 16 << 20)), str(cfg.get("protocol", "tcp")),
+                str(cfg.get("rdma_devices", "")),
+                str(cfg.get("master_server_addr", cfg.get("master_server_address", ""))),
+                tenant_id=str(cfg.get("tenant_id", "default")), token=cfg.get("token"))
+        if self._client is not None:
+            return InvalidParams.code
+        try:
+            self._client = StoreClient(master_server_addr, tenant=tenant_id,
+                                       token=token or os.environ.get(TOKEN_ENV))
+            if global_segment_size > 0:
+                self._start_segment(local_hostname, master_server_addr, global_segment_size)
+        except StoreError as exc:
+            logger.warning("setup failed: %s", exc)
+            self.close()
+            return exc.code
+        return 0
+
+    def _start_segment(self, hostname: str, master: str, size: int) -> None:
+        host = hostname.rsplit(":", 1)[0] if hostname.count(":") == 1 else hostname
+        self._node = Node(NodeConfig(master=master, memory_bytes=size, host=host or "127.0.0.1"))
+        self._node.serve()
+        if not self._node.registered.wait(_NODE_READY_S):
+            raise NotReady(f"the local segment did not register with {master}")
+
+    def close(self) -> int:
+        """Disconnect and withdraw the local segment (its objects become misses). Returns 0."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._node is not None:
+            self._node.stop()
+            self._node = None
+        return 0
+
+    def health_check(self) -> int:
+        """0 healthy, 1 not set up or closed, 2 master unreachable."""
+        if self._client is None:
+            return 1
+        try:
+            return 0 if self._client.ping() else 2
+        except StoreError:
+            return 2
+
+    def _c(self) -> StoreClient:
+        if self._client is None:
+            raise NotReady("call setup() first")
+        return self._client
+
+    # ---------------------------------------------------------------- puts
+
+    def put(self, key: str, value: Any, config: ReplicateConfig | None = None) -> int:
+        return self._put([key], [value], config, upsert=False)[0]
+
+    def upsert(self, key: str, value: Any, config: ReplicateConfig | None = None) -> int:
+        return self._put([key], [value], config, upsert=True)[0]
+
+    def put_from(self, key: str, buffer_ptr: int, size: int,
+                 config: ReplicateConfig | None = None) -> int:
+        return self.batch_put_from([key], [buffer_ptr], [size], config)[0]
+
+    def upsert_from(self, key: str, buffer_ptr: int, size: int,
+                    config: ReplicateConfig | None = None) -> int:
+        try:
+            view = _view(buffer_ptr, size)
+        except StoreError as exc:
+            return exc.code
+        return self._put([key], [view], config, upsert=True)[0]
+
+    def batch_put_from(self, keys: Sequence[str], buffer_ptrs: Sequence[int],
+                       sizes: Sequence[int], config: ReplicateConfig | None = None) -> list[int]:
+        if not len(keys) == len(buffer_ptrs) == len(sizes):
+            return [InvalidParams.code] * len(keys)
+        try:
+            views = [_view(p, s) for p, s in zip(buffer_ptrs, sizes)]
+        except StoreError as exc:
+            return [exc.code] * len(keys)
+        return self._put(list(keys), views, config, upsert=False)
+
+    def _put(self, keys: list[str], values: list[Any], config: ReplicateConfig | None,
+             *, upsert: bool) -> list[int]:
+        cfg = config or ReplicateConfig()
+        try:
+            errors = self._c().batch_put(keys, values, upsert=upsert, pin=cfg.pin,
+                                         replicas=max(1, int(cfg.replica_num)))
+        except StoreError as exc:
+            return [exc.code] * len(keys)
+        return [0 if e is None else e.code for e in errors]
+
+    def put_tensor(self, key: str, tensor: torch.Tensor) -> int:
+        """Store a CPU tensor with its dtype and shape; 0 or a negative code."""
+        try:
+            t = tensor.detach().contiguous().cpu()
+            header = json.dumps({"dtype": str(t.dtype).removeprefix("torch."),
+                                 "shape": list(t.shape)}).encode()
+            raw = t.reshape(-1).view(torch.uint8).numpy() if t.numel() else b""
+            blob = _TENSOR_MAGIC + struct.pack("!I", len(header)) + header + bytes(raw)
+        except (RuntimeError, TypeError, ValueError) as exc:
+            logger.warning("put_tensor(%r): %s", key, exc)
+            return InvalidParams.code
+        return self.put(key, blob)
+
+    # ---------------------------------------------------------------- gets
+
+    def get(self, key: str) -> bytes:
+        """The value, or ``b''`` when missing or on any error (Mooncake's behaviour)."""
+        try:
+            return self._c().get(key)
+        except StoreError:
+            return b""
+
+    def get_into(self, key: str, buffer_ptr: int, size: int) -> int:
+        return self.batch_get_into([key], [buffer_ptr], [size])[0]
+
+    def batch_get_into(self, keys: Sequence[str], buffer_ptrs: Sequence[int],
+                       sizes: Sequence[int]) -> list[int]:
+        if not len(keys) == len(buffer_ptrs) == len(sizes):
+            return [InvalidParams.code] * len(keys)
+        try:
+            views = [_view(p, s) for p, s in zip(buffer_ptrs, sizes)]
+            results = self._c().batch_get_into(list(keys), views)
+        except StoreError as exc:
+            return [exc.code] * len(keys)
+        return [r.code if isinstance(r, StoreError) else r for r in results]
+
+    def get_tensor(self, key: str) -> torch.Tensor | None:
+        """The tensor stored by :meth:`put_tensor`, or None."""
+        blob = self.get(key)
+        if len(blob) < 8 or blob[:4] != _TENSOR_MAGIC:
+            return None
+        (hlen,) = struct.unpack("!I", blob[4:8])
+        try:
+            header = json.loads(blob[8:8 + hlen])
+            dtype = getattr(torch, header["dtype"])
+            data = bytearray(blob[8 + hlen:])
+            flat = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
+            return flat.reshape(header["shape"])
+        except (ValueError, KeyError, AttributeError, RuntimeError):
+            return None
+
+    # ---------------------------------------------------------------- metadata
+
+    def is_exist(self, key: str) -> int:
+        return self.batch_is_exist([key])[0]
+
+    def batch_is_exist(self, keys: Sequence[str]) -> list[int]:
+        try:
+            return [int(x) for x in self._c().batch_exists(list(keys))]
+        except StoreError:
+            return [-1] * len(keys)
+
+    def get_size(self, key: str) -> int:
+        try:
+            return self._c().size_of(key)
+        except StoreError as exc:
+            return exc.code
+
+    def remove(self, key: str, force: bool = False) -> int:
+        return self.batch_remove([key], force)[0]
+
+    def batch_remove(self, keys: Sequence[str], force: bool = False) -> list[int]:
+        try:
+            return [0 if e is None else e.code
+                    for e in self._c().batch_remove(list(keys), force=force)]
+        except StoreError as exc:
+            return [exc.code] * len(keys)
+
+    def remove_all(self, force: bool = False) -> int:
+        """Number of objects removed, or a negative code."""
+        try:
+            return self._c().remove_all(force=force)
+        except StoreError as exc:
+            return exc.code
+
+    def register_buffer(self, buffer_ptr: int, size: int) -> int:
+        """Record a buffer (the TCP path needs no registration); 0, or -600 for a bad one."""
+        if not buffer_ptr or size <= 0:
+            return InvalidParams.code
+        self._buffers[buffer_ptr] = size
+        return 0
+
+    def unregister_buffer(self, buffer_ptr: int) -> int:
+        """0, or -600 when the buffer was not registered (as Mooncake)."""
+        return 0 if self._buffers.pop(buffer_ptr, None) is not None else InvalidParams.code
+

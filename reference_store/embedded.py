@@ -1,0 +1,300 @@
+"""The embedded store: device, host and disk tiers behind one lock, with Mooncake semantics.
+
+* ``put`` of an existing key keeps the first value and succeeds; ``upsert`` replaces it.
+* ``get``/``get_into`` take a lease of ``lease_ttl_s``; a leased object cannot be removed and
+  is never evicted (``upsert`` may still replace it: reads copy under the lock). ``exists``/``lookup_prefix`` take no lease, so existence
+  probes cannot starve eviction (a Mooncake complaint).
+* A put into a full store evicts (demoting down the tiers) and succeeds when that can make
+  room; only when everything left is pinned or leased does it raise :class:`StoreFull`.
+
+Example::
+
+    store = EmbeddedStore(StoreConfig(host_bytes=64 << 20))
+    store.put("k", b"value")
+    buf = bytearray(16)
+    n = store.get_into("k", buf)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+from reference_store.config import StoreConfig
+from reference_store.errors import InvalidKey, InvalidParams, NotReady, StoreError
+from reference_store.eviction import POLICIES, PolicyFactory, make_policy
+from reference_store.tiers.base import Buffer, Tier, TierStats, byte_view
+from reference_store.tiers.device import DeviceTier
+from reference_store.tiers.disk import DiskTier
+from reference_store.tiers.host import HostTier
+from reference_store.tiers.tiered import TieredStore
+
+__all__ = ["EmbeddedStore", "StoreStats"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """A snapshot of the store. ``tiers`` is ordered fastest first."""
+
+    tiers: tuple[TierStats, ...]
+    objects: int
+    hits: int
+    misses: int
+    evictions: int
+    demotions: int
+    drops: int
+    promotions: int
+    leased_objects: int
+    pinned_objects: int
+    hits_per_tier: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def used_bytes(self) -> int:
+        return sum(t.used_bytes for t in self.tiers)
+
+    @property
+    def capacity_bytes(self) -> int:
+        return sum(t.capacity_bytes for t in self.tiers)
+
+    def tier(self, name: str) -> TierStats:
+        """Stats of the tier called ``name`` ("device", "host", "disk"). Raises KeyError."""
+        for t in self.tiers:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+
+def build_tiers(config: StoreConfig) -> list[Tier]:
+    """The tiers ``config`` asks for, fastest first (zero-sized tiers are left out)."""
+    tiers: list[Tier] = []
+    if config.device_bytes:
+        tiers.append(DeviceTier(config.device_bytes, device=config.device,
+                                alignment=max(config.alignment, 256), placement=config.placement))
+    if config.host_bytes:
+        tiers.append(HostTier(config.host_bytes, pin_memory=config.pin_host_memory,
+                              alignment=config.alignment, placement=config.placement))
+    if config.disk_bytes:
+        assert config.disk_dir is not None  # checked by StoreConfig
+        tiers.append(DiskTier(Path(config.disk_dir), config.disk_bytes, fsync=config.disk_fsync,
+                              verify_on_open=config.disk_verify_on_open))
+    return tiers
+
+
+class EmbeddedStore:
+    """A single-process KV-block store. Thread-safe (one lock around every call).
+
+    Raises (constructor):
+        InvalidParams: bad config (unknown eviction policy, ...).
+        StoreError: the disk directory cannot be used.
+    """
+
+    def __init__(
+        self,
+        config: StoreConfig | None = None,
+        *,
+        policy_factory: PolicyFactory | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config or StoreConfig()
+        if policy_factory is None:
+            make_policy(self.config.eviction)  # validates the name
+            policy_factory = POLICIES[self.config.eviction]
+        self._lock = threading.RLock()
+        self._tiered: TieredStore | None = TieredStore(
+            build_tiers(self.config), policy_factory=policy_factory,
+            lease_ttl_s=float(self.config.lease_ttl_s), clock=clock,
+        )
+
+    # ----- plumbing ----------------------------------------------------------------------
+
+    def _store(self) -> TieredStore:
+        if self._tiered is None:
+            raise NotReady("store is closed")
+        return self._tiered
+
+    def _check_key(self, key: Any) -> str:
+        if not isinstance(key, str):
+            raise InvalidKey(f"key: must be a string, got {type(key).__name__}")
+        if not key:
+            raise InvalidKey("key: must not be empty")
+        if len(key.encode("utf-8", "surrogatepass")) > self.config.max_key_bytes:
+            raise InvalidKey(f"key: longer than {self.config.max_key_bytes} bytes")
+        return key
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----- writes ------------------------------------------------------------------------
+
+    def put(self, key: str, value: Buffer, *, pin: bool = False) -> None:
+        """Store ``value`` under ``key``; an existing key keeps its first value (no error).
+
+        ``pin=True`` keeps the object out of eviction (and out of ``remove`` without force).
+
+        Raises:
+            InvalidKey, InvalidParams (unsupported or non-contiguous value), StoreFull, NotReady.
+        """
+        self._check_key(key)
+        src = byte_view(value, field="value")
+        with self._lock:
+            self._store().put(key, src, pin=pin)
+
+    def upsert(self, key: str, value: Buffer, *, pin: bool = False) -> None:
+        """Store ``value`` under ``key``, replacing any previous value.
+
+        Raises:
+            InvalidKey, InvalidParams, StoreFull, NotReady. A leased object may be replaced (its
+            lease carries over); if the new value fits nowhere the old one is gone too.
+        """
+        self._check_key(key)
+        src = byte_view(value, field="value")
+        with self._lock:
+            self._store().put(key, src, pin=pin, replace=True)
+
+    def batch_put(self, keys: Sequence[str], values: Sequence[Buffer], *, pin: bool = False) -> list[StoreError | None]:
+        """Put each pair; one result per key: None on success or the StoreError it raised.
+
+        Raises:
+            InvalidParams: ``keys`` and ``values`` differ in length.
+        """
+        if len(keys) != len(values):
+            raise InvalidParams(f"values: {len(values)} values for {len(keys)} keys")
+        results: list[StoreError | None] = []
+        for key, value in zip(keys, values):
+            try:
+                self.put(key, value, pin=pin)
+                results.append(None)
+            except StoreError as exc:
+                results.append(exc)
+        return results
+
+    def remove(self, key: str, *, force: bool = False) -> None:
+        """Delete ``key``.
+
+        Raises:
+            ObjectNotFound; ObjectHasLease / PinnedObject unless ``force``; NotReady.
+        """
+        self._check_key(key)
+        with self._lock:
+            self._store().remove(key, force=force)
+
+    def remove_all(self) -> int:
+        """Delete every object that is neither leased nor pinned; return how many went."""
+        with self._lock:
+            store = self._store()
+            removed = 0
+            for key in list(store.entries):
+                entry = store.entries[key]
+                if entry.pinned or store.leased(entry):
+                    continue
+                store.remove(key)
+                removed += 1
+            return removed
+
+    # ----- reads -------------------------------------------------------------------------
+
+    def get(self, key: str) -> bytes:
+        """The value of ``key``; takes a lease.
+
+        Raises:
+            ObjectNotFound, ChecksumMismatch (a corrupt disk copy, then forgotten), NotReady.
+        """
+        self._check_key(key)
+        with self._lock:
+            return self._store().read(key)
+
+    def get_into(self, key: str, dest: Buffer) -> int:
+        """Copy the value of ``key`` into ``dest``; return its size in bytes; takes a lease.
+
+        ``dest`` may be a torch tensor (CPU or CUDA), numpy array, bytearray or writable
+        memoryview, contiguous and at least ``size_of(key)`` bytes long.
+
+        Raises:
+            ObjectNotFound, BufferTooSmall, InvalidParams (read-only or odd dest),
+            ChecksumMismatch, NotReady.
+        """
+        self._check_key(key)
+        view = byte_view(dest, writable=True, field="dest")
+        with self._lock:
+            return self._store().read_into(key, view)
+
+    def batch_get_into(self, keys: Sequence[str], dests: Sequence[Buffer]) -> list[int | StoreError]:
+        """:meth:`get_into` for each pair; one result per key: bytes read or the StoreError.
+
+        Raises:
+            InvalidParams: ``keys`` and ``dests`` differ in length.
+        """
+        if len(keys) != len(dests):
+            raise InvalidParams(f"dests: {len(dests)} buffers for {len(keys)} keys")
+        results: list[int | StoreError] = []
+        for key, dest in zip(keys, dests):
+            try:
+                results.append(self.get_into(key, dest))
+            except StoreError as exc:
+                results.append(exc)
+        return results
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` is stored (no lease taken). Raises InvalidKey, NotReady."""
+        self._check_key(key)
+        with self._lock:
+            return key in self._store().entries
+
+    def size_of(self, key: str) -> int:
+        """Size of the value in bytes. Raises ObjectNotFound, NotReady."""
+        self._check_key(key)
+        with self._lock:
+            return self._store().entry(key).size
+
+    def lookup_prefix(self, keys: Sequence[str]) -> int:
+        """How many leading ``keys`` are stored (stops at the first absent one; no lease)."""
+        with self._lock:
+            entries = self._store().entries
+            for index, key in enumerate(keys):
+                if key not in entries:
+                    return index
+            return len(keys)
+
+    def keys(self) -> list[str]:
+        """Every stored key (in no particular order)."""
+        with self._lock:
+            return self._store().keys()
+
+    def tier_of(self, key: str) -> str:
+        """Name of the tier holding ``key`` now. Raises ObjectNotFound."""
+        with self._lock:
+            store = self._store()
+            return store.tiers[store.entry(key).tier].name
+
+    def stats(self) -> StoreStats:
+        with self._lock:
+            store = self._store()
+            c = store.counters
+            entries = store.entries.values()
+            return StoreStats(
+                tiers=tuple(store.tier_stats()), objects=len(store.entries), hits=c.hits,
+                misses=c.misses, evictions=c.evictions, demotions=c.demotions, drops=c.drops,
+                promotions=c.promotions,
+                leased_objects=sum(1 for e in entries if store.leased(e)),
+                pinned_objects=sum(1 for e in entries if e.pinned),
+                hits_per_tier={t.name: n for t, n in zip(store.tiers, c.hits_per_tier)},
+            )
+
+    def close(self) -> None:
+        """Release the tiers (disk objects stay on disk). Later calls raise NotReady."""
+        with self._lock:
+            if self._tiered is None:
+                return
+            for tier in self._tiered.tiers:
+                tier.close()
+            self._tiered = None

@@ -1,0 +1,566 @@
+"""The master: object metadata, placement, leases, eviction, tenants. No object bytes pass here.
+
+A put is two-phase. ``PUT_START`` places each object on ``replicas`` distinct nodes (best effort)
+and returns where to write; the client writes the bytes straight to the nodes and then sends
+``PUT_END`` (the object becomes readable) or ``PUT_REVOKE``. Only the starting client may end a
+put; a put left unfinished for ``put_timeout_s`` is taken over by the next client that puts the key.
+
+``LOCATE`` grants a read lease (``lease_ttl_s``): a leased object is never evicted and cannot be
+removed without ``force``. ``EXISTS`` does NOT take a lease, so existence probes cannot starve
+eviction (a complaint about Mooncake). When a put needs room the master evicts synchronously,
+least recently used first, skipping leased and hard-pinned objects, soft-pinned ones last; a
+background pass also keeps usage under the high watermark.
+
+Nodes heartbeat; a node silent for ``node_ttl_s`` is dropped and objects with no replica left
+become misses. Object ids grow across restarts (start time in the high 32 bits), and after a
+restart nodes re-register and report what they hold: the object table is rebuilt from those
+reports, so objects on surviving nodes stay readable. ``state_dir`` keeps quota changes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reference_store.errors import (
+    InvalidKey,
+    InvalidParams,
+    NotReady,
+    ObjectAlreadyExists,
+    ObjectHasLease,
+    ObjectNotFound,
+    PinnedObject,
+    ProtocolError,
+    StoreError,
+    StoreFull,
+    TenantQuotaExceeded,
+)
+from reference_store.metrics import Metrics
+from reference_store.tenants import TenantPolicy, parse_size
+from reference_store.transport.protocol import Buffer, Op
+from reference_store.transport.tcp import Connection, Server, ServerContext
+
+__all__ = ["MasterConfig", "Master", "PIN_NONE", "PIN_SOFT", "PIN_HARD"]
+
+logger = logging.getLogger(__name__)
+
+PIN_NONE, PIN_SOFT, PIN_HARD = 0, 1, 2
+MAX_KEY_BYTES = 4096
+
+
+@dataclass(frozen=True, kw_only=True)
+class MasterConfig:
+    """Master settings (all times in seconds)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    lease_ttl_s: float = 10.0
+    put_timeout_s: float = 30.0
+    node_ttl_s: float = 5.0
+    high_watermark: float = 0.95
+    low_watermark: float = 0.90
+    frame_timeout_s: float = 30.0
+    state_dir: str | None = None
+
+
+@dataclass
+class NodeInfo:
+    node_id: str
+    address: str
+    capacity: int
+    last_seen: float
+    used: int = 0
+    conn: Connection | None = None
+
+
+@dataclass
+class ObjectMeta:
+    tenant: str            # the tenant charged for it
+    ns: str                # namespace ('' when isolation is off)
+    key: str
+    size: int
+    object_id: int
+    replicas: list[str]    # node ids
+    owner: str | None = None
+    started: float = 0.0
+    pin: int = PIN_NONE
+    lease_until: float = 0.0
+    last_access: float = field(default_factory=time.monotonic)
+
+    @property
+    def charged(self) -> int:
+        return self.size * len(self.replicas)
+
+
+class Master:
+    """The master's state and request handler; :meth:`serve` starts its TCP server."""
+
+    def __init__(self, config: MasterConfig, tenants: TenantPolicy | None = None) -> None:
+        self.config = config
+        self.tenants = tenants or TenantPolicy.open_policy()
+        self.metrics = Metrics()
+        self._lock = threading.RLock()
+        self._nodes: dict[str, NodeInfo] = {}
+        self._objects: dict[tuple[str, str], ObjectMeta] = {}
+        self._pending: dict[tuple[str, str], ObjectMeta] = {}
+        self._ids = itertools.count((int(time.time()) << 32) + 1)
+        self._stop = threading.Event()
+        self._server: Server | None = None
+        self._started = time.time()
+        self._load_state()
+        self.metrics.add_gauges(self._gauges)
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def serve(self) -> Server:
+        """Start the TCP server and the background monitor; returns the server."""
+        self._server = Server(self, host=self.config.host, port=self.config.port,
+                              frame_timeout=self.config.frame_timeout_s).start()
+        threading.Thread(target=self._monitor, name="master-monitor", daemon=True).start()
+        logger.info("master listening on %s", self._server.address)
+        return self._server
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.stop()
+        with self._lock:
+            for node in self._nodes.values():
+                if node.conn is not None:
+                    node.conn.close()
+
+    def health(self) -> dict[str, Any]:
+        with self._lock:
+            return {"status": "ok", "role": "master", "nodes": len(self._nodes),
+                    "objects": len(self._objects), "uptime_s": time.time() - self._started}
+
+    def set_quota(self, tenant: str, quota: str) -> None:
+        """Change a quota at run time and persist it in ``state_dir``.
+
+        Raises:
+            TenantNotRegistered: unknown tenant.  InvalidParams: bad quota.
+        """
+        value = None if quota.lower() in ("none", "") else parse_size(quota, field="quota")
+        self.tenants.set_quota(tenant, value)
+        self._save_state()
+
+    # ---------------------------------------------------------------- request handler
+
+    def handle(self, ctx: ServerContext, op: int, meta: dict[str, Any],
+               payload: memoryview) -> tuple[dict[str, Any], list[Buffer]]:
+        started = time.perf_counter()
+        name = Op(op).name.lower() if op in Op._value2member_map_ else None
+        method = getattr(self, f"_op_{name}", None) if name else None
+        if method is None:
+            raise ProtocolError(f"unknown opcode {op} for the master (field opcode)")
+        if op not in (Op.PING, Op.HELLO) and op < Op.NODE_REGISTER and "tenant" not in ctx.state:
+            raise NotReady("send HELLO with a tenant and token first")
+        try:
+            out: dict[str, Any] = method(ctx, meta)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise InvalidParams(f"bad request for {name}: {type(exc).__name__}: {exc}") from exc
+        self.metrics.observe("op_latency_seconds", time.perf_counter() - started, f'op="{name}"')
+        return out, []
+
+    def disconnected(self, ctx: ServerContext) -> None:
+        """A client's pending puts stay until ``put_timeout_s`` lets another client take over."""
+
+    def _op_ping(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "role": "master"}
+
+    def _op_hello(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        tenant = self.tenants.authenticate(str(meta.get("tenant", "")), meta.get("token"))
+        ctx.state["tenant"] = tenant.name
+        ctx.state["ns"] = self.tenants.namespace(tenant.name)
+        ctx.state["client_id"] = uuid.uuid4().hex
+        return {"client_id": ctx.state["client_id"], "tenant": tenant.name,
+                "isolation": self.tenants.isolation, "lease_ttl_s": self.config.lease_ttl_s}
+
+    def _op_stats(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            nodes = {n.node_id: {"address": n.address, "capacity": n.capacity, "used": n.used}
+                     for n in self._nodes.values()}
+            mine = [o for o in self._objects.values() if o.tenant == ctx.state["tenant"]]
+            return {"nodes": nodes, "objects": len(mine),
+                    "bytes": sum(o.charged for o in mine),
+                    "tenants": self.tenants.quotas(),
+                    "evictions": self.metrics.counter("evictions_total")}
+
+    # ---------------------------------------------------------------- puts
+
+    def _op_put_start(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        keys, sizes = _keys(meta), meta["sizes"]
+        if not isinstance(sizes, list) or len(sizes) != len(keys):
+            raise InvalidParams("sizes must be a list as long as keys (field sizes)")
+        replicas = int(meta.get("replicas", 1))
+        pin = int(meta.get("pin", PIN_NONE))
+        if replicas < 1 or pin not in (PIN_NONE, PIN_SOFT, PIN_HARD):
+            raise InvalidParams("replicas must be >= 1 and pin 0, 1 or 2")
+        upsert = bool(meta.get("upsert", False))
+        results = []
+        with self._lock:
+            for key, size in zip(keys, sizes):
+                try:
+                    results.append(self._start_one(ctx, key, int(size), replicas, pin, upsert))
+                except StoreError as exc:
+                    results.append({"code": exc.code, "error": str(exc)})
+        return {"results": results}
+
+    def _start_one(self, ctx: ServerContext, key: str, size: int, replicas: int, pin: int,
+                   upsert: bool) -> dict[str, Any]:
+        if size <= 0:
+            raise InvalidParams(f"object {key!r}: size must be positive")
+        ident = (ctx.state["ns"], key)
+        if ident in self._objects and not upsert:
+            return {"code": 0, "exists": True}
+        self._take_over_stalled(ctx, ident)
+        if not self._nodes:
+            raise StoreFull("no storage node is registered")
+        count = min(replicas, len(self._nodes))
+        self._make_quota_room(ctx.state["tenant"], size * count)
+        chosen = self._place(size, count)
+        obj = ObjectMeta(ctx.state["tenant"], ctx.state["ns"], key, size, next(self._ids),
+                         [n.node_id for n in chosen], owner=ctx.state["client_id"],
+                         started=time.monotonic(), pin=pin)
+        for node in chosen:
+            node.used += size
+        self.tenants.charge(obj.tenant, obj.charged)
+        self._pending[ident] = obj
+        return {"code": 0, "object_id": obj.object_id, "ns": obj.ns, "tenant": obj.tenant,
+                "nodes": [n.address for n in chosen]}
+
+    def _take_over_stalled(self, ctx: ServerContext, ident: tuple[str, str]) -> None:
+        old = self._pending.get(ident)
+        if old is None:
+            return
+        if time.monotonic() - old.started < self.config.put_timeout_s:
+            raise ObjectAlreadyExists(f"object {ident[1]!r} is being put by another client")
+        logger.info("taking over a stalled put (object id %d)", old.object_id)
+        self.metrics.inc("put_takeovers_total")
+        del self._pending[ident]
+        self._drop(old)
+
+    def _op_put_end(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        codes = []
+        with self._lock:
+            for key in _keys(meta):
+                ident = (ctx.state["ns"], key)
+                obj = self._pending.get(ident)
+                if obj is None or obj.owner != ctx.state["client_id"]:
+                    codes.append(InvalidParams.code)  # not yours, or taken over
+                    continue
+                del self._pending[ident]
+                obj.owner, obj.last_access = None, time.monotonic()
+                old = self._objects.get(ident)
+                self._objects[ident] = obj
+                if old is not None:
+                    self._drop(old)
+                self.metrics.inc("put_bytes_total", obj.size)
+                self.metrics.inc("puts_total")
+                codes.append(0)
+        return {"codes": codes}
+
+    def _op_put_revoke(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        codes = []
+        with self._lock:
+            for key in _keys(meta):
+                ident = (ctx.state["ns"], key)
+                obj = self._pending.get(ident)
+                if obj is None or obj.owner != ctx.state["client_id"]:
+                    codes.append(InvalidParams.code)
+                    continue
+                del self._pending[ident]
+                self._drop(obj)
+                codes.append(0)
+        return {"codes": codes}
+
+    # ---------------------------------------------------------------- reads
+
+    def _op_locate(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        lease = bool(meta.get("lease", True))
+        now = time.monotonic()
+        results: list[dict[str, Any]] = []
+        tenant = ctx.state["tenant"]
+        with self._lock:
+            for key in _keys(meta):
+                obj = self._objects.get((ctx.state["ns"], key))
+                if obj is None:
+                    self.metrics.inc("misses_total", labels=f'tenant="{tenant}"')
+                    results.append({"code": ObjectNotFound.code})
+                    continue
+                if lease:
+                    obj.lease_until = now + self.config.lease_ttl_s
+                    obj.last_access = now
+                    self.metrics.inc("hits_total", labels=f'tenant="{tenant}"')
+                    self.metrics.inc("get_bytes_total", obj.size)
+                addrs = [self._nodes[n].address for n in obj.replicas if n in self._nodes]
+                results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
+                                "nodes": addrs, "lease_s": self.config.lease_ttl_s})
+        return {"results": results}
+
+    def _op_exists(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            return {"exists": [int((ctx.state["ns"], k) in self._objects) for k in _keys(meta)]}
+
+    def _op_list(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        ns = ctx.state["ns"]
+        with self._lock:
+            return {"keys": sorted(k for (n, k) in self._objects if n == ns)}
+
+    # ---------------------------------------------------------------- removal
+
+    def _op_remove(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        force = bool(meta.get("force", False))
+        codes = []
+        with self._lock:
+            for key in _keys(meta):
+                try:
+                    self._remove_one((ctx.state["ns"], key), force)
+                    codes.append(0)
+                except StoreError as exc:
+                    codes.append(exc.code)
+        return {"codes": codes}
+
+    def _remove_one(self, ident: tuple[str, str], force: bool) -> None:
+        obj = self._objects.get(ident)
+        if obj is None:
+            raise ObjectNotFound(f"no object {ident[1]!r}")
+        if not force and obj.lease_until > time.monotonic():
+            raise ObjectHasLease(f"object {ident[1]!r} is leased")
+        if not force and obj.pin == PIN_HARD:
+            raise PinnedObject(f"object {ident[1]!r} is hard-pinned")
+        del self._objects[ident]
+        self._drop(obj)
+
+    def _op_remove_all(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        force = bool(meta.get("force", False))
+        removed = 0
+        with self._lock:
+            for ident in [i for i in self._objects if i[0] == ctx.state["ns"]]:
+                try:
+                    self._remove_one(ident, force)
+                    removed += 1
+                except StoreError:
+                    continue
+        return {"removed": removed}
+
+    # ---------------------------------------------------------------- nodes
+
+    def _op_node_register(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        node_id, address = str(meta["node_id"]), str(meta["address"])
+        capacity = int(meta["capacity"])
+        try:
+            conn = Connection(address, timeout=5.0)
+        except StoreError as exc:
+            raise InvalidParams(f"cannot reach node data address {address}: {exc}") from exc
+        drop: list[int] = []
+        with self._lock:
+            old = self._nodes.pop(node_id, None)
+            if old is not None:
+                self._forget_node(old)
+            node = NodeInfo(node_id, address, capacity, time.monotonic(), conn=conn)
+            self._nodes[node_id] = node
+            for rec in meta.get("objects", []):
+                if not self._adopt(node, rec):
+                    drop.append(int(rec["object_id"]))
+        ctx.state["node_id"] = node_id
+        logger.info("node %s registered at %s with %d objects", node_id, address, len(meta.get("objects", [])))
+        return {"drop": drop}
+
+    def _adopt(self, node: NodeInfo, rec: dict[str, Any]) -> bool:
+        """Take a reported object into the table; False if the node should drop it."""
+        tenant, ns, key = str(rec["tenant"]), str(rec["ns"]), str(rec["key"])
+        oid, size = int(rec["object_id"]), int(rec["size"])
+        ident = (ns, key)
+        if tenant not in self.tenants.names() or ns != self.tenants.namespace(tenant):
+            return False
+        pending = self._pending.get(ident)
+        if pending is not None and pending.object_id == oid:
+            return True
+        cur = self._objects.get(ident)
+        if cur is not None and cur.object_id > oid:
+            return False
+        if cur is not None and cur.object_id == oid:
+            if node.node_id not in cur.replicas:
+                cur.replicas.append(node.node_id)
+                node.used += size
+                self.tenants.charge(tenant, size)
+            return True
+        if cur is not None:
+            self._drop(cur)
+        obj = ObjectMeta(tenant, ns, key, size, oid, [node.node_id], pin=int(rec.get("pin", 0)))
+        self._objects[ident] = obj
+        node.used += size
+        self.tenants.charge(tenant, size)
+        self._ids = itertools.count(max(next(self._ids), oid + 1))
+        return True
+
+    def _op_node_heartbeat(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            node = self._nodes.get(str(meta["node_id"]))
+            if node is None:
+                return {"known": False}
+            node.last_seen = time.monotonic()
+        return {"known": True}
+
+    def _forget_node(self, node: NodeInfo) -> None:
+        """Remove every replica on ``node`` from the tables (caller holds the lock)."""
+        for table in (self._objects, self._pending):
+            for ident, obj in list(table.items()):
+                if node.node_id in obj.replicas:
+                    obj.replicas.remove(node.node_id)
+                    self.tenants.refund(obj.tenant, obj.size)
+                    if not obj.replicas:
+                        del table[ident]
+        if node.conn is not None:
+            node.conn.close()
+
+    def _monitor(self) -> None:
+        while not self._stop.wait(min(0.5, self.config.node_ttl_s / 4)):
+            now = time.monotonic()
+            with self._lock:
+                for node in list(self._nodes.values()):
+                    if now - node.last_seen > self.config.node_ttl_s:
+                        logger.warning("node %s at %s stopped answering; dropping it",
+                                       node.node_id, node.address)
+                        self.metrics.inc("nodes_lost_total")
+                        del self._nodes[node.node_id]
+                        self._forget_node(node)
+                self._evict_to_watermark()
+
+    # ---------------------------------------------------------------- placement and eviction
+
+    def _place(self, size: int, count: int) -> list[NodeInfo]:
+        """Pick ``count`` distinct nodes with room, evicting if needed. Raises: StoreFull."""
+        while True:
+            fits = [n for n in self._nodes.values() if n.capacity - n.used >= size]
+            fits.sort(key=lambda n: n.capacity - n.used, reverse=True)
+            if len(fits) >= count:
+                return fits[:count]
+            victim = self._next_victim(None)
+            if victim is None:
+                if fits:
+                    return fits  # best effort: fewer replicas than asked
+                raise StoreFull(f"no node has {size} free bytes and nothing can be evicted")
+            self._evict(victim)
+
+    def _make_quota_room(self, tenant: str, need: int) -> None:
+        room = self.tenants.room(tenant)
+        while room is not None and room < need:
+            victim = self._next_victim(tenant)
+            if victim is None:
+                raise TenantQuotaExceeded(
+                    f"tenant {tenant!r} needs {need} bytes, {max(room, 0)} left under its quota")
+            self._evict(victim)
+            room = self.tenants.room(tenant)
+
+    def _next_victim(self, tenant: str | None) -> ObjectMeta | None:
+        now = time.monotonic()
+        best: ObjectMeta | None = None
+        for obj in self._objects.values():
+            if obj.pin == PIN_HARD or obj.lease_until > now:
+                continue
+            if tenant is not None and obj.tenant != tenant:
+                continue
+            if best is None or (obj.pin, obj.last_access) < (best.pin, best.last_access):
+                best = obj
+        return best
+
+    def _evict(self, obj: ObjectMeta) -> None:
+        del self._objects[(obj.ns, obj.key)]
+        self.metrics.inc("evictions_total")
+        self.metrics.inc("evicted_bytes_total", obj.size)
+        self._drop(obj)
+
+    def _evict_to_watermark(self) -> None:
+        capacity = sum(n.capacity for n in self._nodes.values())
+        used = sum(n.used for n in self._nodes.values())
+        if not capacity or used <= self.config.high_watermark * capacity:
+            return
+        while used > self.config.low_watermark * capacity:
+            victim = self._next_victim(None)
+            if victim is None:
+                return
+            used -= victim.charged
+            self._evict(victim)
+
+    def _drop(self, obj: ObjectMeta) -> None:
+        """Free an object's replicas on their nodes and refund its tenant (lock held)."""
+        self.tenants.refund(obj.tenant, obj.charged)
+        for node_id in obj.replicas:
+            node = self._nodes.get(node_id)
+            if node is None:
+                continue
+            node.used = max(0, node.used - obj.size)
+            if node.conn is None:
+                continue
+            try:
+                node.conn.call(Op.NODE_DELETE, {"ids": [obj.object_id]}, timeout=2.0)
+            except StoreError as exc:
+                logger.warning("could not delete object on node %s: %s", node_id, exc)
+
+    # ---------------------------------------------------------------- metrics and state
+
+    def _gauges(self) -> list[tuple[str, str, float]]:
+        with self._lock:
+            out = [("nodes", "", float(len(self._nodes))),
+                   ("objects", "", float(len(self._objects))),
+                   ("capacity_bytes", "", float(sum(n.capacity for n in self._nodes.values()))),
+                   ("used_bytes", "", float(sum(n.used for n in self._nodes.values())))]
+        for name, q in self.tenants.quotas().items():
+            out.append(("tenant_usage_bytes", f'tenant="{name}"', float(q["usage"] or 0)))
+            if q["quota"] is not None:
+                out.append(("tenant_quota_bytes", f'tenant="{name}"', float(q["quota"])))
+        return out
+
+    def _state_file(self) -> Path | None:
+        if not self.config.state_dir:
+            return None
+        Path(self.config.state_dir).mkdir(parents=True, exist_ok=True)
+        return Path(self.config.state_dir) / "quotas.json"
+
+    def _save_state(self) -> None:
+        path = self._state_file()
+        if path is None:
+            return
+        tmp = path.with_suffix(".tmp")
+        quotas = {n: q["quota"] for n, q in self.tenants.quotas().items()}
+        with open(tmp, "w") as fh:
+            json.dump(quotas, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+
+    def _load_state(self) -> None:
+        path = self._state_file()
+        if path is None or not path.exists():
+            return
+        try:
+            quotas = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            logger.error("ignoring unreadable state file %s: %s", path, exc)
+            return
+        for name, quota in quotas.items():
+            if name in self.tenants.names():
+                self.tenants.set_quota(name, quota)
+
+
+def _keys(meta: dict[str, Any]) -> list[str]:
+    keys = meta["keys"]
+    if not isinstance(keys, list):
+        raise InvalidParams("keys must be a list (field keys)")
+    for k in keys:
+        if not isinstance(k, str) or not k or len(k.encode()) > MAX_KEY_BYTES:
+            raise InvalidKey(f"keys must be non-empty strings of at most {MAX_KEY_BYTES} bytes")
+    return keys
+

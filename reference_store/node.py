@@ -1,0 +1,200 @@
+"""A storage node: holds object bytes for the master, serves them to clients directly.
+
+The node keeps objects in an :class:`~reference_store.embedded.EmbeddedStore` (host memory, plus
+a disk tier when configured) under their master-assigned object id, and remembers each object's
+tenant, namespace and key so that a restarted master can rebuild its table from the node's
+report. The master decides placement and eviction; the node only writes, reads and deletes.
+Object ids are never reused, so a read for an id can only ever return that object's bytes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from reference_store.errors import InvalidParams, ObjectNotFound, ProtocolError, StoreError
+from reference_store.transport.protocol import Buffer, Op
+from reference_store.transport.tcp import Connection, Server, ServerContext
+
+__all__ = ["NodeConfig", "Node"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeConfig:
+    """Node settings. ``advertise_host`` is the host clients use to reach this node."""
+
+    master: str
+    memory_bytes: int
+    disk_dir: str | None = None
+    disk_bytes: int = 0
+    host: str = "127.0.0.1"
+    port: int = 0
+    advertise_host: str | None = None
+    heartbeat_s: float = 1.0
+    node_id: str | None = None
+    frame_timeout_s: float = 30.0
+
+
+def _open_store(config: NodeConfig) -> Any:
+    from reference_store.embedded import EmbeddedStore, StoreConfig
+
+    return EmbeddedStore(StoreConfig(
+        device_bytes=0, host_bytes=config.memory_bytes, disk_dir=config.disk_dir,
+        disk_bytes=config.disk_bytes if config.disk_dir else 0, lease_ttl_s=0.0,
+        eviction="lru",
+    ))
+
+
+class Node:
+    """A storage node; :meth:`serve` starts its data server and its link to the master."""
+
+    def __init__(self, config: NodeConfig) -> None:
+        self.config = config
+        self.node_id = config.node_id or uuid.uuid4().hex
+        self._store = _open_store(config)
+        self._meta: dict[int, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._server: Server | None = None
+        self.registered = threading.Event()
+
+    @property
+    def capacity(self) -> int:
+        return self.config.memory_bytes + (self.config.disk_bytes if self.config.disk_dir else 0)
+
+    def serve(self) -> Server:
+        """Start serving data and registering with the master (retried until it answers)."""
+        self._server = Server(self, host=self.config.host, port=self.config.port,
+                              frame_timeout=self.config.frame_timeout_s).start()
+        threading.Thread(target=self._master_link, name="node-master-link", daemon=True).start()
+        return self._server
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.stop()
+        self._store.close()
+
+    @property
+    def address(self) -> str:
+        assert self._server is not None
+        host = self.config.advertise_host or self._server.host
+        return f"{host}:{self._server.port}"
+
+    # ---------------------------------------------------------------- data requests
+
+    def handle(self, ctx: ServerContext, op: int, meta: dict[str, Any],
+               payload: memoryview) -> tuple[dict[str, Any], list[Buffer]]:
+        try:
+            if op == Op.PING:
+                return {"ok": True, "role": "node", "node_id": self.node_id}, []
+            if op == Op.NODE_WRITE:
+                return self._write(meta, payload), []
+            if op == Op.NODE_READ:
+                return self._read(meta)
+            if op == Op.NODE_DELETE:
+                return self._delete(meta), []
+            if op == Op.NODE_LIST:
+                return {"objects": self._report()}, []
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise InvalidParams(f"bad node request: {type(exc).__name__}: {exc}") from exc
+        raise ProtocolError(f"unknown opcode {op} for a node (field opcode)")
+
+    def disconnected(self, ctx: ServerContext) -> None:
+        """Nothing to clean up per connection."""
+
+    def _write(self, meta: dict[str, Any], payload: memoryview) -> dict[str, Any]:
+        objects = meta["objects"]
+        if sum(int(o["size"]) for o in objects) != payload.nbytes:
+            raise InvalidParams("object sizes do not add up to the payload (field objects)")
+        codes, offset = [], 0
+        for rec in objects:
+            oid, size = int(rec["object_id"]), int(rec["size"])
+            try:
+                self._store.upsert(str(oid), payload[offset:offset + size])
+                with self._lock:
+                    self._meta[oid] = {"object_id": oid, "tenant": str(rec["tenant"]),
+                                       "ns": str(rec["ns"]), "key": str(rec["key"]),
+                                       "size": size, "pin": int(rec.get("pin", 0))}
+                codes.append(0)
+            except StoreError as exc:
+                logger.warning("write of object %d failed: %s", oid, exc)
+                codes.append(exc.code)
+            offset += size
+        return {"codes": codes}
+
+    def _read(self, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
+        ids, expected = meta["ids"], meta["sizes"]
+        sizes: list[int] = []
+        buffers: list[Buffer] = []
+        for oid, want in zip(ids, expected, strict=True):
+            with self._lock:
+                rec = self._meta.get(int(oid))
+            if rec is None or rec["size"] != int(want):
+                sizes.append(ObjectNotFound.code)
+                continue
+            buf = bytearray(rec["size"])
+            try:
+                self._store.get_into(str(oid), buf)
+            except StoreError as exc:
+                sizes.append(exc.code)
+                continue
+            sizes.append(rec["size"])
+            buffers.append(buf)
+        return {"sizes": sizes}, buffers
+
+    def _delete(self, meta: dict[str, Any]) -> dict[str, Any]:
+        removed = 0
+        for oid in meta["ids"]:
+            with self._lock:
+                known = self._meta.pop(int(oid), None) is not None
+            if known:
+                try:
+                    self._store.remove(str(oid), force=True)
+                    removed += 1
+                except ObjectNotFound:
+                    pass
+        return {"removed": removed}
+
+    def _report(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._meta.values())
+
+    # ---------------------------------------------------------------- link to the master
+
+    def _master_link(self) -> None:
+        while not self._stop.is_set():
+            conn: Connection | None = None
+            try:
+                conn = Connection(self.config.master, timeout=10.0)
+                self._register(conn)
+                while not self._stop.wait(self.config.heartbeat_s):
+                    reply = conn.call(Op.NODE_HEARTBEAT, {"node_id": self.node_id}, timeout=5.0)
+                    if not reply.meta.get("known"):
+                        self._register(conn)
+            except StoreError as exc:
+                self.registered.clear()
+                logger.warning("master %s unreachable (%s); retrying", self.config.master, exc)
+            finally:
+                if conn is not None:
+                    conn.close()
+            self._stop.wait(min(1.0, self.config.heartbeat_s))
+
+    def _register(self, conn: Connection) -> None:
+        reply = conn.call(Op.NODE_REGISTER, {
+            "node_id": self.node_id, "address": self.address, "capacity": self.capacity,
+            "objects": self._report(),
+        }, timeout=30.0)
+        drop = reply.meta.get("drop", [])
+        if drop:
+            self._delete({"ids": drop})
+        self.registered.set()
+        logger.info("registered with master %s as %s", self.config.master, self.node_id)
+

@@ -1,0 +1,190 @@
+"""``python -m reference_store.replay``: run replays, write traces and the trace schema, measure
+the break-even prefix length.
+
+Exit codes: 0 success, 1 a check failed (schema out of date), 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["main", "build_parser", "trace_schema", "write_run_outputs"]
+
+_EPILOG = """examples:
+  python -m reference_store.replay run examples/replay-coding-agent.yaml --out runs/demo
+  python -m reference_store.replay trace coding_agent --set sessions=8 --out trace.json
+  python -m reference_store.replay import-vllm conversations.json --out trace.json
+  python -m reference_store.replay schema --check schemas/trace.schema.json
+  python -m reference_store.replay break-even --rounds 5"""
+
+Out = Callable[[str], None]
+
+
+def trace_schema() -> dict[str, Any]:
+    """The JSON Schema of the trace format (what ``schemas/trace.schema.json`` holds)."""
+    from reference_store.replay.trace import Trace
+    body = Trace.model_json_schema(mode="validation")
+    head = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://kv-evidence-ledger.invalid/schemas/trace.schema.json",
+            "title": body.pop("title", "Trace"),
+            "description": "A replayable multi-turn workload: sessions of turns given as token "
+                           "counts (carried over, new, output) and tool delays."}
+    body.pop("description", None)
+    return head | body
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m reference_store.replay",
+                                description="Replay multi-turn traffic and measure a KV cache.",
+                                epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    r = sub.add_parser("run", help="run a replay config and print the summary table",
+                       epilog="example: python -m reference_store.replay run "
+                              "examples/replay-coding-agent.yaml --out runs/demo")
+    r.add_argument("config", type=Path)
+    r.add_argument("--out", type=Path, help="directory for results.json and PNG plots")
+    r.add_argument("--arm", action="append", help="run only this arm (repeatable)")
+    t = sub.add_parser("trace", help="write a generated trace as JSON",
+                       epilog="example: python -m reference_store.replay trace coding_agent "
+                              "--set sessions=8 --set seed=3")
+    t.add_argument("kind", choices=("coding_agent", "multi_tenant_chat", "long_document_qa",
+                                    "no_reuse"))
+    t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="generator parameter (YAML value)")
+    t.add_argument("--out", type=Path)
+    v = sub.add_parser("import-vllm", help="convert a vLLM multi-turn conversation file",
+                       epilog="example: python -m reference_store.replay import-vllm conv.json "
+                              "--out trace.json")
+    v.add_argument("file", type=Path)
+    v.add_argument("--out", type=Path)
+    s = sub.add_parser("schema", help="print the trace JSON Schema, or check a committed copy",
+                       epilog="example: python -m reference_store.replay schema --check "
+                              "schemas/trace.schema.json")
+    s.add_argument("--check", type=Path, help="exit 1 if this file differs from the model")
+    b = sub.add_parser("break-even", help="predict and measure the break-even prefix length",
+                       epilog="example: python -m reference_store.replay break-even --rounds 7")
+    b.add_argument("--rounds", type=int, default=5)
+    b.add_argument("--master", help="reference-store master HOST:PORT (default: embedded store)")
+    b.add_argument("--layers", type=int, default=2)
+    b.add_argument("--width", type=int, default=128)
+    return p
+
+
+def write_run_outputs(run: Any, out_dir: Path) -> list[Path]:
+    """results.json and the PNG plots of a replay run."""
+    from reference_store.replay.plots import plot_all
+    from reference_store.replay.report import run_document
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = out_dir / "results.json"
+    doc.write_text(json.dumps(run_document(run), indent=1))
+    return [doc, *plot_all(run, out_dir)]
+
+
+def _run(args: argparse.Namespace, out: Out) -> int:
+    from reference_store.replay.config import load_config
+    from reference_store.replay.report import summary_table
+    from reference_store.replay.runner import run_config
+    cfg = load_config(args.config)
+    run = run_config(cfg, base_dir=args.config.parent, only=args.arm)
+    out(summary_table(run))
+    if args.out:
+        for path in write_run_outputs(run, args.out):
+            out(f"wrote {path}")
+    return 0
+
+
+def _trace(args: argparse.Namespace, out: Out) -> int:
+    from pydantic import TypeAdapter
+
+    from reference_store.replay.generators import GeneratorParams, generate
+    params: dict[str, Any] = {"kind": args.kind}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+        params[key] = yaml.safe_load(value)
+    trace = generate(TypeAdapter(GeneratorParams).validate_python(params))
+    _emit(trace.model_dump_json(indent=1), args.out, out)
+    return 0
+
+
+def _import(args: argparse.Namespace, out: Out) -> int:
+    from reference_store.replay.vllm_import import load_conversations
+    _emit(load_conversations(args.file).model_dump_json(indent=1), args.out, out)
+    return 0
+
+
+def _schema(args: argparse.Namespace, out: Out) -> int:
+    text = json.dumps(trace_schema(), indent=2, ensure_ascii=False) + "\n"
+    if args.check is None:
+        out(text.rstrip("\n"))
+        return 0
+    try:
+        committed = args.check.read_text()
+    except OSError as exc:
+        raise ValueError(f"{args.check}: cannot read: {exc.strerror}") from None
+    if json.loads(committed) != json.loads(text):
+        out(f"{args.check}: out of date; regenerate with "
+            f"`python -m reference_store.replay schema > {args.check}`")
+        return 1
+    out(f"{args.check}: up to date")
+    return 0
+
+
+def _break_even(args: argparse.Namespace, out: Out) -> int:
+    from reference_store.replay.breakeven import measure_break_even
+    from reference_store.replay.model import ModelConfig, TinyTransformer
+    model = TinyTransformer(ModelConfig(layers=args.layers, width=args.width))
+    if args.master:
+        from reference_store.client import StoreClient
+        store: Any = StoreClient(args.master)
+    else:
+        from reference_store import EmbeddedStore, StoreConfig
+        store = EmbeddedStore(StoreConfig(host_bytes=512 << 20))
+    try:
+        res = measure_break_even(model, store, rounds=args.rounds)
+    finally:
+        store.close()
+    out(f"read path: {res.load_latency_s * 1e3:.3f} ms + {res.bandwidth_bytes_per_s / 1e9:.2f} "
+        f"GB/s; prefill fit a={res.prefill_fit['a']:.2e} b={res.prefill_fit['b']:.2e} "
+        f"c={res.prefill_fit['c']:.2e}")
+    out(f"{'prefix':>7} {'recompute ms':>13} {'load ms':>8} {'pred rec':>9} {'pred load':>9}")
+    for p in res.points:
+        out(f"{p.prefix_tokens:>7} {p.recompute_s * 1e3:>13.2f} {p.load_s * 1e3:>8.2f} "
+            f"{p.predicted_recompute_s * 1e3:>9.2f} {p.predicted_load_s * 1e3:>9.2f}")
+    out(f"break-even prefix: predicted {res.predicted_break_even_tokens}, measured "
+        f"{res.measured_break_even_tokens} tokens (suffix {res.suffix_tokens})")
+    return 0
+
+
+def _emit(text: str, path: Path | None, out: Out) -> None:
+    if path is None:
+        out(text)
+    else:
+        path.write_text(text + "\n")
+        out(f"wrote {path}")
+
+
+_COMMANDS = {"run": _run, "trace": _trace, "import-vllm": _import, "schema": _schema,
+             "break-even": _break_even}
+
+
+def main(argv: Sequence[str] | None = None,
+         out: Out = lambda s: sys.stdout.write(s + "\n")) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return _COMMANDS[args.command](args, out)
+    except (ValueError, OSError) as exc:  # ConfigError and format errors are ValueErrors
+        sys.stderr.write(f"error: {exc}\n")
+        return 2

@@ -1,0 +1,142 @@
+"""Serving instances (and, if asked, a reference-store cluster) as real local processes.
+
+Every child prints one ``READY ...`` line when it serves; we wait for that line with a deadline
+(never a fixed sleep) and always stop the children, even when the replay fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict
+from typing import Any
+
+import httpx
+
+from reference_store.replay.config import Arm, ReplayConfig
+from reference_store.replay.replayer import HttpBackend
+from reference_store.replay.trace import Trace
+
+__all__ = ["ChildProcess", "spawn", "store_cluster", "serving_instances", "run_with_processes",
+           "READY_TIMEOUT_S"]
+
+READY_TIMEOUT_S = 60.0
+
+
+class ChildProcess:
+    """A child started with ``python -m MODULE ARGS``; ``ready`` is its READY line's words."""
+
+    def __init__(self, module: str, args: Sequence[str], *,
+                 timeout_s: float = READY_TIMEOUT_S) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.popen = subprocess.Popen([sys.executable, "-m", module, *args],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, env=env)
+        self.lines: list[str] = []
+        self._q: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.ready = self._wait_ready(module, timeout_s)
+
+    def _pump(self) -> None:
+        assert self.popen.stdout is not None
+        for line in self.popen.stdout:
+            self.lines.append(line.rstrip("\n"))
+            self._q.put(line)
+        self._q.put(None)
+
+    def _wait_ready(self, module: str, timeout_s: float) -> list[str]:
+        deadline = time.monotonic() + timeout_s
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._q.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            if line.startswith("READY"):
+                return line.split()
+        self.stop()
+        tail = "\n".join(self.lines[-15:])
+        raise RuntimeError(f"{module} did not become ready within {timeout_s:.0f} s:\n{tail}")
+
+    def stop(self) -> None:
+        """Terminate (then kill after 5 s); safe to call twice."""
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(timeout=5)
+        if self.popen.stdout is not None:
+            self.popen.stdout.close()
+
+
+def spawn(stack: ExitStack, module: str, args: Sequence[str]) -> ChildProcess:
+    """Start a child whose stop is registered on ``stack``."""
+    child = ChildProcess(module, args)
+    stack.callback(child.stop)
+    return child
+
+
+@contextmanager
+def store_cluster(memory_bytes: int) -> Iterator[str]:
+    """A reference-store master and one node on loopback; yields the master address."""
+    with ExitStack() as stack:
+        master = spawn(stack, "reference_store", ["--log-level", "WARNING", "master",
+                                                  "--port", "0"])
+        address = master.ready[2]
+        spawn(stack, "reference_store", ["--log-level", "WARNING", "node", "--master", address,
+                                         "--memory", str(memory_bytes)])
+        yield address
+
+
+@contextmanager
+def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> Iterator[list[str]]:
+    """Start ``arm.instances.count`` completion servers; yields their base URLs."""
+    from reference_store.replay.runner import model_config
+    model_json = json.dumps(asdict(model_config(cfg)))
+    with ExitStack() as stack:
+        urls = []
+        for i in range(arm.instances.count):
+            args = ["--port", "0", "--name", f"instance{i}", "--model-json", model_json,
+                    "--local-cache-blocks", str(arm.instances.local_cache_blocks),
+                    "--isolation", arm.instances.isolation]
+            if store_master:
+                args += ["--store-master", store_master]
+            if cfg.model.torch_threads:
+                args += ["--torch-threads", str(cfg.model.torch_threads)]
+            child = spawn(stack, "reference_store.replay.server", args)
+            urls.append(f"http://127.0.0.1:{child.ready[1]}")
+        yield urls
+
+
+def _local_counters(urls: Sequence[str]) -> tuple[int, int]:
+    inserted = evicted = 0
+    for u in urls:
+        local = httpx.get(f"{u}/stats", timeout=10).json()["local"]
+        inserted += local["inserted"]
+        evicted += local["evicted"]
+    return inserted, evicted
+
+
+def run_with_processes(cfg: ReplayConfig, arm: Arm, trace: Trace,
+                       run_async: Callable[..., Any]) -> tuple[Any, tuple[int, int]]:
+    """Run one arm against server processes (and a store cluster for ``distributed``/auto)."""
+    with ExitStack() as stack:
+        master = None
+        if arm.store.mode == "distributed":
+            master = arm.store.address
+            if master == "auto":
+                master = stack.enter_context(store_cluster(arm.store.host_bytes))
+        urls = stack.enter_context(serving_instances(cfg, arm, master))
+        backend = HttpBackend(urls, model=cfg.model.name)
+        return asyncio.run(run_async(cfg, arm, trace, backend, lambda: _local_counters(urls)))

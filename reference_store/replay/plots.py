@@ -1,0 +1,81 @@
+"""PNG plots of a replay (matplotlib, Agg backend: no display needed).
+
+* ``ttft.png``: TTFT distribution (empirical CDF) of every arm, so cold vs warm and without vs
+  with the store sit on one axis;
+* ``hit_rate.png``: hit rate over the run (moving window) per arm;
+* ``cost.png``: cost per completed request meeting the SLO per arm (when a cost model is given).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+
+from reference_store.replay.runner import ReplayRun  # noqa: E402
+
+__all__ = ["plot_ttft", "plot_hit_rate", "plot_cost", "plot_all"]
+
+
+def plot_ttft(run: ReplayRun, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, a in run.arms.items():
+        ttft = sorted(r.ttft_s * 1e3 for r in a.records if r.ok and r.ttft_s is not None)
+        if ttft:
+            ax.step(ttft, [(i + 1) / len(ttft) for i in range(len(ttft))], where="post",
+                    label=f"{name} ({a.arm.warmth}, store={a.arm.store.mode})")
+    ax.set_xscale("log")
+    ax.set_xlabel("time to first token (ms, log scale)")
+    ax.set_ylabel("fraction of requests")
+    ax.set_title(f"TTFT: {run.config.name}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_hit_rate(run: ReplayRun, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, a in run.arms.items():
+        if a.hit_rate_over_time:
+            xs, ys = zip(*a.hit_rate_over_time)
+            ax.plot(xs, [y * 100 for y in ys], label=name)
+    ax.set_xlabel("time since start of replay (s)")
+    ax.set_ylabel("prefix hit rate, last 8 requests (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(f"Hit rate over time: {run.config.name}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_cost(run: ReplayRun, path: Path) -> Path | None:
+    arms = [(n, a.cost_per_completion) for n, a in run.arms.items()
+            if a.cost_per_completion is not None]
+    if not arms:
+        return None
+    currency = getattr(run.config.cost_model, "currency", "")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names, values = zip(*arms)
+    ax.bar(names, [v * 1000 for v in values])
+    ax.set_ylabel(f"cost per 1000 completions meeting SLO ({currency})")
+    ax.set_title(f"Cost per completion: {run.config.name}")
+    ax.grid(True, axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_all(run: ReplayRun, out_dir: Path) -> list[Path]:
+    """Write every plot into ``out_dir``; returns the files written."""
+    paths = [plot_ttft(run, out_dir / "ttft.png"), plot_hit_rate(run, out_dir / "hit_rate.png")]
+    cost = plot_cost(run, out_dir / "cost.png")
+    return paths + ([cost] if cost else [])

@@ -1,0 +1,238 @@
+"""Run a replay config: build the trace, model, store and instances for each arm, warm up if asked,
+replay, and reduce to figures (and a cost comparison of two arms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from reference_store.replay.config import Arm, ConfigError, ReplayConfig
+from reference_store.replay.cost import CostComparison, CostModel, Deployment, compare, hourly_cost
+from reference_store.replay.engine import InstanceConfig, KVStore, ServingInstance
+from reference_store.replay.generators import generate
+from reference_store.replay.metrics import (RequestRecord, Summary, hit_rate_over_time, per_turn,
+                                            summarise)
+from reference_store.replay.model import ModelConfig, TinyTransformer
+from reference_store.replay.replayer import Backend, Fault, InProcessBackend, replay
+from reference_store.replay.router import Router
+from reference_store.replay.trace import Trace, TurnRequest, prefix_tokens
+from reference_store.replay.vllm_import import load_conversations
+
+__all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "run_config", "run_arm"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ArmResult:
+    """What one arm measured."""
+
+    arm: Arm
+    summary: Summary
+    records: list[RequestRecord]
+    per_turn: dict[int, dict[str, float]]
+    hit_rate_over_time: list[tuple[float, float]]
+    deployment: Deployment
+    cost_per_hour: float | None = None
+    cost_per_completion: float | None = None
+    store_stats: dict[str, Any] = field(default_factory=dict)
+    faults_applied: int = 0
+
+
+@dataclass
+class ReplayRun:
+    """Every arm of one invocation, with the comparison the config asked for."""
+
+    config: ReplayConfig
+    trace: Trace
+    arms: dict[str, ArmResult]
+    started_at: float
+    ended_at: float
+    comparison: CostComparison | None = None
+
+
+def load_trace(cfg: ReplayConfig, base_dir: Path | None = None) -> Trace:
+    """The trace a config names (generated, read, or imported).
+
+    Raises:
+        ValueError: unreadable or invalid trace file.
+    """
+    sec = cfg.trace
+    if sec.generator is not None:
+        return generate(sec.generator)
+    raw = sec.file or sec.vllm_multiturn
+    assert raw is not None  # the config validator guarantees one source
+    path = Path(raw)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if sec.vllm_multiturn:
+        return load_conversations(path, vocab_size=cfg.model.vocab_size,
+                                  default_output_tokens=sec.vllm_output_tokens)
+    try:
+        return Trace.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise ValueError(f"trace.file {path}: cannot read: {exc.strerror}") from None
+
+
+def model_config(cfg: ReplayConfig) -> ModelConfig:
+    m = cfg.model
+    return ModelConfig(name=m.name, layers=m.layers, heads=m.heads, width=m.width,
+                       vocab_size=m.vocab_size, block_size=m.block_size, seed=m.seed,
+                       dtype=m.dtype)
+
+
+def _warm_requests(trace: Trace) -> list[TurnRequest]:
+    used = sorted({s.prefix_id for s in trace.sessions if s.prefix_id is not None})
+    out = []
+    for pid in used:
+        toks = prefix_tokens(trace, pid)
+        if toks:
+            out.append(TurnRequest(session_id=f"warm-{pid}", tenant="default", turn=0,
+                                   prompt=toks, output_tokens=1, tool_delay_s=0.0,
+                                   carried_tokens=len(toks), prefix_tokens=len(toks)))
+    return out
+
+
+async def _warm(backend: Backend, trace: Trace) -> None:
+    """Serve every shared prefix once on every instance (not measured)."""
+    for req in _warm_requests(trace):
+        for i in range(backend.size):
+            async for _ in backend.stream(i, req):
+                pass
+
+
+def _store_snapshot(store: Any) -> dict[str, Any]:
+    if store is None or not hasattr(store, "stats"):
+        return {}
+    s = store.stats()
+    if isinstance(s, dict):  # the cluster client reports the master's view
+        return {k: s[k] for k in ("objects", "evictions", "used_bytes", "capacity_bytes")
+                if isinstance(s.get(k), int)}
+    return {"objects": s.objects, "hits": s.hits, "misses": s.misses,
+            "evictions": s.evictions, "used_bytes": s.used_bytes,
+            "capacity_bytes": s.capacity_bytes}
+
+
+def _deployment(arm: Arm) -> Deployment:
+    gib = 1 << 30
+    if arm.store.mode == "none":
+        return Deployment(instances=arm.instances.count)
+    return Deployment(instances=arm.instances.count, store_memory_gib=arm.store.host_bytes / gib,
+                      store_disk_gib=arm.store.disk_bytes / gib)
+
+
+async def _run_arm_async(cfg: ReplayConfig, arm: Arm, trace: Trace, backend: Backend,
+                         evictions: Any) -> tuple[Any, tuple[int, int]]:
+    if arm.warmth == "warm":
+        await _warm(backend, trace)
+    before = evictions()
+    router = Router(arm.routing, backend.size, block_size=cfg.model.block_size)
+    faults = [Fault(after_requests=f.after_requests, instance=f.instance, action=f.action)
+              for f in arm.faults]
+    result = await replay(trace, backend, router, delay_scale=arm.delay_scale,
+                          max_concurrency=cfg.max_concurrency, faults=faults)
+    after = evictions()
+    await backend.aclose()
+    return result, (after[0] - before[0], after[1] - before[1])
+
+
+def _open_store(stack: ExitStack, arm: Arm) -> Any:
+    """The store in-process instances share (None for processes: they connect themselves)."""
+    if arm.store.mode == "embedded":
+        from reference_store.config import StoreConfig
+        from reference_store.embedded import EmbeddedStore
+        store = EmbeddedStore(StoreConfig(host_bytes=arm.store.host_bytes))
+        stack.callback(store.close)
+        return store
+    if arm.store.mode == "distributed" and arm.instances.mode == "in_process":
+        from reference_store.client import StoreClient
+        from reference_store.replay.cluster import store_cluster
+        address = arm.store.address
+        if address == "auto":
+            address = stack.enter_context(store_cluster(arm.store.host_bytes))
+        client = StoreClient(address)
+        stack.callback(client.close)
+        return client
+    return None
+
+
+def _in_process(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer,
+                store: Any) -> tuple[Any, tuple[int, int]]:
+    insts = [ServingInstance(model, InstanceConfig(
+        name=f"instance{i}", local_cache_blocks=arm.instances.local_cache_blocks,
+        isolation=arm.instances.isolation), store=store) for i in range(arm.instances.count)]
+
+    def evictions() -> tuple[int, int]:
+        ins = sum(i.local.stats.inserted for i in insts)
+        ev = sum(i.local.stats.evicted for i in insts)
+        snap = _store_snapshot(store)
+        store_ev = snap.get("evictions", 0)
+        return ins + snap.get("objects", 0) + store_ev, ev + store_ev
+
+    return asyncio.run(_run_arm_async(cfg, arm, trace, InProcessBackend(insts), evictions))
+
+
+def run_arm(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -> ArmResult:
+    """Replay ``trace`` once with the settings of ``arm`` (in-process or server processes)."""
+    with ExitStack() as stack:
+        store = _open_store(stack, arm)
+        if arm.instances.mode == "processes":
+            from reference_store.replay.cluster import run_with_processes
+            result, ev = run_with_processes(cfg, arm, trace, _run_arm_async)
+        else:
+            result, ev = _in_process(cfg, arm, trace, model, store)
+        summary = summarise(result.records, result.duration_s, cfg.slo, evictions=ev)
+        dep = _deployment(arm)
+        out = ArmResult(arm=arm, summary=summary, records=result.records,
+                        per_turn=per_turn(result.records),
+                        hit_rate_over_time=hit_rate_over_time(result.records),
+                        deployment=dep, store_stats=_store_snapshot(store),
+                        faults_applied=len(result.faults_applied))
+    if isinstance(cfg.cost_model, CostModel):
+        out.cost_per_hour = hourly_cost(cfg.cost_model, dep)
+        if summary.slo_met_per_hour > 0:
+            out.cost_per_completion = out.cost_per_hour / summary.slo_met_per_hour
+    return out
+
+
+def run_config(cfg: ReplayConfig, *, base_dir: Path | None = None,
+               only: Sequence[str] | None = None) -> ReplayRun:
+    """Run every arm of ``cfg`` (or those named in ``only``) on one trace, one after another."""
+    previous = torch.get_num_threads()
+    if cfg.model.torch_threads:
+        # one thread per process is far steadier than two on a small shared machine
+        torch.set_num_threads(cfg.model.torch_threads)
+    try:
+        return _run_arms(cfg, base_dir, only)
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | None) -> ReplayRun:
+    trace = load_trace(cfg, base_dir)
+    if trace.vocab_size > cfg.model.vocab_size:
+        raise ConfigError(f"trace vocab_size {trace.vocab_size} exceeds model.vocab_size "
+                          f"{cfg.model.vocab_size}: token ids would fall outside the model")
+    model = TinyTransformer(model_config(cfg))
+    started = time.time()
+    arms: dict[str, ArmResult] = {}
+    for a in cfg.arms:
+        if only and a.name not in only:
+            continue
+        logger.info("arm %s: replaying %d requests", a.name, trace.request_count)
+        arms[a.name] = run_arm(cfg, cfg.arm(a.name), trace, model)
+    run = ReplayRun(config=cfg, trace=trace, arms=arms, started_at=started, ended_at=time.time())
+    if cfg.compare and isinstance(cfg.cost_model, CostModel) and set(cfg.compare) <= set(arms):
+        ref, cand = (arms[n] for n in cfg.compare)
+        run.comparison = compare(cfg.cost_model, ref.deployment, ref.summary.slo_met_per_hour,
+                                 cand.deployment, cand.summary.slo_met_per_hour)
+    return run

@@ -1,0 +1,249 @@
+"""Tenants: who may connect, which namespace they see, and how many bytes they may hold.
+
+Policy file (YAML)::
+
+    version: 1
+    isolation: strict          # strict: identity is (tenant, key); off: one shared namespace
+    admin_token_env: REFSTORE_ADMIN_TOKEN   # optional; guards the quota admin endpoint
+    tenants:
+      - name: alice
+        quota: 200GB             # bytes, or a size with B/KB/MB/GB/TB (x1000) or KiB/MiB/GiB/TiB
+        token_env: ALICE_TOKEN   # the token is read from this environment variable, or
+      - name: bob
+        quota: 10GiB
+        token_file: /etc/refstore/bob.token   # from the first line of this file
+
+A literal ``token:`` is accepted too (for tests), but environment variables or files keep secrets
+out of policy files. Only SHA-256 digests of tokens are kept in memory; tokens are never logged.
+Without a policy file there is one open namespace, no tokens and no quotas (Mooncake's default).
+Quotas count stored bytes, replicas included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reference_store.errors import (
+    AuthenticationFailed,
+    InvalidParams,
+    TenantNotRegistered,
+)
+
+__all__ = ["DEFAULT_TENANT", "Tenant", "TenantPolicy", "parse_size", "format_size"]
+
+DEFAULT_TENANT = "default"
+_UNITS = {
+    "": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+    "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
+    "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40,
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_size(value: int | str, *, field: str = "size") -> int:
+    """Parse ``1048576``, ``"200GB"`` or ``"2GiB"`` into bytes.
+
+    Raises:
+        InvalidParams: the value is negative or not a size (the message names ``field``).
+    """
+    if isinstance(value, bool):
+        raise InvalidParams(f"{field}: expected a size, got {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise InvalidParams(f"{field}: size must not be negative, got {value}")
+        return value
+    match = _SIZE.match(str(value))
+    unit = match.group(2).upper() if match else None
+    if match is None or unit not in _UNITS:
+        raise InvalidParams(f"{field}: {value!r} is not a size like 200GB or 2GiB")
+    return int(float(match.group(1)) * _UNITS[unit])
+
+
+def format_size(nbytes: int) -> str:
+    """Render bytes with a binary unit, e.g. ``1.5GiB``."""
+    for unit, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= factor:
+            return f"{nbytes / factor:.4g}{unit}"
+    return f"{nbytes}B"
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass
+class Tenant:
+    """One tenant: its quota (None: unlimited), token digest, and bytes held now."""
+
+    name: str
+    quota: int | None
+    token_digest: bytes | None
+    usage: int = 0
+
+    def __repr__(self) -> str:  # never show the digest either
+        return f"Tenant(name={self.name!r}, quota={self.quota}, usage={self.usage})"
+
+
+class TenantPolicy:
+    """Tenants, their tokens and quotas, and byte accounting (thread-safe)."""
+
+    def __init__(
+        self, tenants: Mapping[str, Tenant] | None = None, *, isolation: bool = True,
+        admin_token_digest: bytes | None = None,
+    ) -> None:
+        self.open = tenants is None
+        self.isolation = isolation and not self.open
+        self._tenants: dict[str, Tenant] = dict(tenants or {})
+        self._admin = admin_token_digest
+        self._lock = threading.Lock()
+        if self.open:
+            self._tenants[DEFAULT_TENANT] = Tenant(DEFAULT_TENANT, None, None)
+
+    @classmethod
+    def open_policy(cls) -> "TenantPolicy":
+        """No tenants file: one namespace, no tokens, no quotas."""
+        return cls(None, isolation=False)
+
+    @classmethod
+    def from_file(cls, path: str | Path, env: Mapping[str, str] | None = None) -> "TenantPolicy":
+        """Load a policy file.
+
+        Raises:
+            InvalidParams: unreadable file or a bad field (the message names it).
+        """
+        try:
+            doc = yaml.safe_load(Path(path).read_text())
+        except (OSError, yaml.YAMLError) as exc:
+            raise InvalidParams(f"{path}: cannot read tenants file: {exc}") from exc
+        return cls.from_dict(doc, env=os.environ if env is None else env, source=str(path))
+
+    @classmethod
+    def from_dict(
+        cls, doc: Any, *, env: Mapping[str, str], source: str = "tenants",
+    ) -> "TenantPolicy":
+        """Build a policy from a parsed document (see the module docstring for the shape).
+
+        Raises:
+            InvalidParams: a bad or missing field, named with its location.
+        """
+        if not isinstance(doc, dict) or doc.get("version") != 1:
+            raise InvalidParams(f"{source}: /version must be 1")
+        isolation = doc.get("isolation", "strict")
+        if isinstance(isolation, bool):  # YAML 1.1 reads a bare off/on as a boolean
+            isolation = "strict" if isolation else "off"
+        if isolation not in ("strict", "off"):
+            raise InvalidParams(f"{source}: /isolation must be 'strict' or 'off'")
+        entries = doc.get("tenants")
+        if not isinstance(entries, list) or not entries:
+            raise InvalidParams(f"{source}: /tenants must be a non-empty list")
+        tenants: dict[str, Tenant] = {}
+        for i, entry in enumerate(entries):
+            tenant = _tenant_from(entry, env=env, where=f"{source}: /tenants/{i}")
+            if tenant.name in tenants:
+                raise InvalidParams(f"{source}: /tenants/{i}/name {tenant.name!r} is repeated")
+            tenants[tenant.name] = tenant
+        admin = _secret(doc, env=env, where=f"{source}: ", prefix="admin_token")
+        return cls(tenants, isolation=isolation == "strict",
+                   admin_token_digest=_digest(admin) if admin else None)
+
+    def authenticate(self, name: str, token: str | None) -> Tenant:
+        """Check a connecting client's tenant and token.
+
+        Raises:
+            TenantNotRegistered: no such tenant.
+            AuthenticationFailed: missing or wrong token.
+        """
+        if self.open:
+            return self._tenants[DEFAULT_TENANT]
+        tenant = self._tenants.get(name)
+        if tenant is None:
+            raise TenantNotRegistered(f"tenant {name!r} is not registered")
+        if tenant.token_digest is None or token is None or not hmac.compare_digest(
+            tenant.token_digest, _digest(token)
+        ):
+            raise AuthenticationFailed(f"missing or wrong token for tenant {name!r}")
+        return tenant
+
+    def check_admin(self, token: str | None) -> bool:
+        """True when admin calls are allowed with ``token`` (always, if no admin token is set)."""
+        if self._admin is None:
+            return True
+        return token is not None and hmac.compare_digest(self._admin, _digest(token))
+
+    def namespace(self, tenant: str) -> str:
+        """The namespace a tenant's keys live in ('' when isolation is off)."""
+        return tenant if self.isolation else ""
+
+    def get(self, name: str) -> Tenant:
+        """Raises: TenantNotRegistered."""
+        tenant = self._tenants.get(name)
+        if tenant is None:
+            raise TenantNotRegistered(f"tenant {name!r} is not registered")
+        return tenant
+
+    def names(self) -> list[str]:
+        return sorted(self._tenants)
+
+    def set_quota(self, name: str, quota: int | None) -> None:
+        """Change a tenant's quota at run time. Raises: TenantNotRegistered."""
+        with self._lock:
+            self.get(name).quota = quota
+
+    def room(self, name: str) -> int | None:
+        """Bytes the tenant may still add (None: unlimited)."""
+        tenant = self.get(name)
+        return None if tenant.quota is None else tenant.quota - tenant.usage
+
+    def charge(self, name: str, nbytes: int) -> None:
+        with self._lock:
+            self.get(name).usage += nbytes
+
+    def refund(self, name: str, nbytes: int) -> None:
+        with self._lock:
+            tenant = self.get(name)
+            tenant.usage = max(0, tenant.usage - nbytes)
+
+    def quotas(self) -> dict[str, dict[str, int | None]]:
+        """Quota and usage per tenant."""
+        return {t.name: {"quota": t.quota, "usage": t.usage} for t in self._tenants.values()}
+
+
+def _secret(entry: Mapping[str, Any], *, env: Mapping[str, str], where: str,
+            prefix: str = "token") -> str | None:
+    if f"{prefix}_env" in entry:
+        var = str(entry[f"{prefix}_env"])
+        if var not in env:
+            raise InvalidParams(f"{where}/{prefix}_env: environment variable {var} is not set")
+        return env[var]
+    if f"{prefix}_file" in entry:
+        try:
+            return Path(str(entry[f"{prefix}_file"])).read_text().splitlines()[0].strip()
+        except (OSError, IndexError) as exc:
+            raise InvalidParams(f"{where}/{prefix}_file: cannot read a token: {exc}") from exc
+    if prefix in entry:
+        return str(entry[prefix])
+    return None
+
+
+def _tenant_from(entry: Any, *, env: Mapping[str, str], where: str) -> Tenant:
+    if not isinstance(entry, dict):
+        raise InvalidParams(f"{where}: must be a mapping with name, quota and a token")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name or not name.isprintable():
+        raise InvalidParams(f"{where}/name: must be a non-empty string")
+    quota = entry.get("quota")
+    quota_bytes = None if quota is None else parse_size(quota, field=f"{where}/quota")
+    token = _secret(entry, env=env, where=where)
+    if not token:
+        raise InvalidParams(f"{where}: needs token_env, token_file or token")
+    return Tenant(name, quota_bytes, _digest(token))

@@ -1,0 +1,153 @@
+"""The tier interface and the byte views every tier copies through.
+
+A tier stores whole objects under string keys and never evicts on its own: when it has no room
+it raises :class:`StoreFull`, and the tiered store decides what to evict or demote. Callers'
+buffers are turned into byte views once, at the boundary:
+
+* a CPU object (bytes, bytearray, memoryview, numpy array, CPU tensor) becomes a flat
+  ``memoryview`` of format ``B`` over the same memory (no copy);
+* a CUDA tensor becomes a flat ``torch.uint8`` view of the same memory (no copy).
+"""
+
+from __future__ import annotations
+
+import abc
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from reference_store.errors import InvalidParams
+
+__all__ = ["Buffer", "ByteView", "Tier", "TierStats", "as_tensor", "byte_view", "view_nbytes"]
+
+Buffer = bytes | bytearray | memoryview | np.ndarray | torch.Tensor
+ByteView = memoryview | torch.Tensor
+
+
+def _tensor_view(value: torch.Tensor, field: str) -> ByteView:
+    tensor = value.detach()
+    if not tensor.is_contiguous():
+        raise InvalidParams(f"{field}: tensor must be contiguous (call .contiguous() first)")
+    flat = tensor.reshape(-1).view(torch.uint8) if tensor.numel() else torch.empty(0, dtype=torch.uint8)
+    if flat.device.type == "cpu":
+        return flat.numpy().data
+    return flat
+
+
+def byte_view(value: Any, *, writable: bool = False, field: str = "value") -> ByteView:
+    """A flat byte view of ``value`` sharing its memory.
+
+    Raises:
+        InvalidParams: unsupported type, non-contiguous memory, or a read-only buffer where
+            ``writable`` is required.
+    """
+    if isinstance(value, torch.Tensor):
+        view = _tensor_view(value, field)
+    elif isinstance(value, np.ndarray):
+        if not value.flags.c_contiguous:
+            raise InvalidParams(f"{field}: numpy array must be C-contiguous")
+        view = value.reshape(-1).view(np.uint8).data
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        view = memoryview(value)
+        if not view.c_contiguous:
+            raise InvalidParams(f"{field}: buffer must be C-contiguous")
+        view = view.cast("B") if (view.format != "B" or view.ndim != 1) else view
+    else:
+        raise InvalidParams(
+            f"{field}: expected bytes, bytearray, memoryview, numpy array or torch tensor, "
+            f"got {type(value).__name__}"
+        )
+    if writable and isinstance(view, memoryview) and view.readonly:
+        raise InvalidParams(f"{field}: buffer is read-only")
+    return view
+
+
+def view_nbytes(view: ByteView) -> int:
+    return view.nbytes if isinstance(view, memoryview) else int(view.numel())
+
+
+def as_tensor(view: ByteView) -> torch.Tensor:
+    """A uint8 tensor over the same memory as ``view`` (read-only views too)."""
+    if isinstance(view, torch.Tensor):
+        return view
+    if view.nbytes == 0:
+        return torch.empty(0, dtype=torch.uint8)
+    with warnings.catch_warnings():  # torch warns on read-only buffers; we only read from them
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.frombuffer(view, dtype=torch.uint8)
+
+
+@dataclass(frozen=True, slots=True)
+class TierStats:
+    """``used_bytes`` is what the objects occupy of ``capacity_bytes`` (alignment or file
+    headers included); ``payload_bytes`` is the sum of object sizes."""
+
+    name: str
+    capacity_bytes: int
+    used_bytes: int
+    payload_bytes: int
+    objects: int
+    fragmentation: float = 0.0
+
+
+class Tier(abc.ABC):
+    """One storage level. Not thread-safe: the store that owns it serialises calls."""
+
+    name: str
+    capacity: int
+
+    @abc.abstractmethod
+    def footprint(self, key: str, nbytes: int) -> int:
+        """Bytes of capacity an object of ``nbytes`` under ``key`` would occupy."""
+
+    @abc.abstractmethod
+    def can_fit(self, key: str, nbytes: int) -> bool:
+        """Whether :meth:`write` of that size would find room now."""
+
+    @abc.abstractmethod
+    def write(self, key: str, src: ByteView) -> None:
+        """Store ``src`` under ``key``, replacing any previous value only once the new one is in.
+
+        Raises:
+            StoreFull: no room (the tier never evicts by itself).
+        """
+
+    @abc.abstractmethod
+    def read_into(self, key: str, dest: ByteView) -> int:
+        """Copy the object into ``dest`` (at least ``size_of(key)`` bytes); return its size.
+
+        Raises:
+            ObjectNotFound, BufferTooSmall, ChecksumMismatch (disk).
+        """
+
+    @abc.abstractmethod
+    def read(self, key: str) -> bytes:
+        """The object's bytes. Raises ObjectNotFound (and ChecksumMismatch on disk)."""
+
+    def view(self, key: str) -> ByteView:
+        """A read-only view of the object, valid until the next write or delete."""
+        return memoryview(self.read(key))
+
+    @abc.abstractmethod
+    def delete(self, key: str) -> None:
+        """Drop ``key``. Raises ObjectNotFound."""
+
+    @abc.abstractmethod
+    def size_of(self, key: str) -> int:
+        """Object size in bytes. Raises ObjectNotFound."""
+
+    @abc.abstractmethod
+    def __contains__(self, key: object) -> bool: ...
+
+    @abc.abstractmethod
+    def keys(self) -> Iterator[str]: ...
+
+    @abc.abstractmethod
+    def stats(self) -> TierStats: ...
+
+    def close(self) -> None:
+        """Release resources; the tier is unusable afterwards."""

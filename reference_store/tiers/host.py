@@ -1,0 +1,163 @@
+"""Arena tiers: one preallocated byte tensor carved up by :class:`Allocator`.
+
+:class:`HostTier` keeps the arena in DRAM (page-locked when CUDA is present, so copies to and
+from the GPU can be DMA'd); :class:`reference_store.tiers.device.DeviceTier` keeps it on the
+accelerator. Data moves with exactly one copy between the arena and the caller's buffer: a
+``memoryview`` slice assignment (memcpy) when both sides are in CPU memory, ``Tensor.copy_``
+when either side is on a GPU.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import torch
+
+from reference_store.errors import BufferTooSmall, ObjectNotFound, StoreFull
+from reference_store.tiers.allocator import DEFAULT_ALIGNMENT, Allocator
+from reference_store.tiers.base import ByteView, Tier, TierStats, as_tensor, view_nbytes
+
+__all__ = ["ArenaTier", "HostTier"]
+
+logger = logging.getLogger(__name__)
+
+
+class ArenaTier(Tier):
+    """Objects in one contiguous ``torch.uint8`` arena on ``device``.
+
+    ``used_bytes`` counts aligned extents (what the allocator really holds).
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        *,
+        name: str,
+        device: torch.device | str = "cpu",
+        pin_memory: bool = False,
+        alignment: int = DEFAULT_ALIGNMENT,
+        placement: str = "best_fit",
+    ) -> None:
+        self.name = name
+        self._alloc = Allocator(capacity, alignment=alignment, placement=placement)
+        self.capacity = self._alloc.capacity
+        self.device = torch.device(device)
+        self.arena = torch.empty(self.capacity, dtype=torch.uint8, device=self.device,
+                                 pin_memory=pin_memory and self.device.type == "cpu")
+        self._mv: memoryview | None = self.arena.numpy().data if self.device.type == "cpu" else None
+        self._index: dict[str, tuple[int, int]] = {}  # key -> (offset, size)
+        self._payload = 0
+        logger.debug("%s tier: %d bytes on %s (pinned=%s)", name, self.capacity, self.device,
+                     self.arena.is_pinned() if self.device.type == "cpu" else False)
+
+    def footprint(self, key: str, nbytes: int) -> int:
+        return self._alloc.rounded(nbytes)
+
+    def can_fit(self, key: str, nbytes: int) -> bool:
+        return self._alloc.can_allocate(nbytes)
+
+    def _locate(self, key: str) -> tuple[int, int]:
+        try:
+            return self._index[key]
+        except KeyError:
+            raise ObjectNotFound(f"key: {key!r} is not in the {self.name} tier") from None
+
+    def _copy_in(self, offset: int, src: ByteView) -> None:
+        n = view_nbytes(src)
+        if n == 0:
+            return
+        if self._mv is not None and isinstance(src, memoryview):
+            self._mv[offset:offset + n] = src
+        else:
+            self.arena[offset:offset + n].copy_(as_tensor(src))
+
+    def write(self, key: str, src: ByteView) -> None:
+        n = view_nbytes(src)
+        offset = self._alloc.allocate(n)
+        if offset is None:
+            stats = self._alloc.stats()
+            raise StoreFull(
+                f"{self.name} tier: no free extent of {self._alloc.rounded(n)} bytes "
+                f"({stats.free} free in {stats.free_extents} extents, largest {stats.largest_free})"
+            )
+        try:
+            self._copy_in(offset, src)
+        except BaseException:
+            self._alloc.free(offset)
+            raise
+        old = self._index.get(key)
+        self._index[key] = (offset, n)
+        self._payload += n
+        if old is not None:
+            self._alloc.free(old[0])
+            self._payload -= old[1]
+
+    def read_into(self, key: str, dest: ByteView) -> int:
+        offset, n = self._locate(key)
+        room = view_nbytes(dest)
+        if room < n:
+            raise BufferTooSmall(f"dest: {room} bytes, object {key!r} needs {n}")
+        if n == 0:
+            return 0
+        if self._mv is not None and isinstance(dest, memoryview):
+            dest[:n] = self._mv[offset:offset + n]
+        else:
+            as_tensor(dest)[:n].copy_(self.arena[offset:offset + n])
+        return n
+
+    def read(self, key: str) -> bytes:
+        offset, n = self._locate(key)
+        if self._mv is not None:
+            return bytes(self._mv[offset:offset + n])
+        return self.arena[offset:offset + n].cpu().numpy().tobytes()
+
+    def view(self, key: str) -> ByteView:
+        offset, n = self._locate(key)
+        if self._mv is not None:
+            return self._mv[offset:offset + n].toreadonly()
+        return self.arena[offset:offset + n]
+
+    def delete(self, key: str) -> None:
+        offset, n = self._locate(key)
+        del self._index[key]
+        self._alloc.free(offset)
+        self._payload -= n
+
+    def size_of(self, key: str) -> int:
+        return self._locate(key)[1]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def keys(self) -> Iterator[str]:
+        return iter(list(self._index))
+
+    def extents(self) -> dict[str, tuple[int, int]]:
+        """``key -> (offset, size)`` of every object (for tests and diagnostics)."""
+        return dict(self._index)
+
+    def stats(self) -> TierStats:
+        a = self._alloc.stats()
+        return TierStats(self.name, self.capacity, a.allocated, self._payload, len(self._index), a.fragmentation)
+
+    def close(self) -> None:
+        self._index.clear()
+        self._mv = None
+        self.arena = torch.empty(0, dtype=torch.uint8)
+
+
+class HostTier(ArenaTier):
+    """A DRAM arena; page-locked when ``pin_memory`` is None and CUDA is available."""
+
+    def __init__(
+        self,
+        capacity: int,
+        *,
+        pin_memory: bool | None = None,
+        alignment: int = DEFAULT_ALIGNMENT,
+        placement: str = "best_fit",
+    ) -> None:
+        pin = torch.cuda.is_available() if pin_memory is None else pin_memory
+        super().__init__(capacity, name="host", device="cpu", pin_memory=pin,
+                         alignment=alignment, placement=placement)

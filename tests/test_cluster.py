@@ -1,0 +1,297 @@
+"""A real cluster on loopback (master + 2 nodes as processes, clients in this and other processes):
+the Mooncake Store test-suite scenarios that concern a single namespace."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import torch
+
+from cluster_fixtures import (
+    Cluster,
+    cluster,
+    expected_value,
+    spawn_worker,
+    wait_until,
+    worker_result,
+)
+from reference_store.client import PIN_HARD, PIN_SOFT, StoreClient
+from reference_store.errors import (
+    BufferTooSmall,
+    InvalidKey,
+    LeaseExpired,
+    NotReady,
+    ObjectAlreadyExists,
+    ObjectHasLease,
+    ObjectNotFound,
+    PinnedObject,
+)
+from reference_store.transport.protocol import Op
+from reference_store.transport.tcp import Connection
+
+MiB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def cl() -> Iterator[Cluster]:
+    # 2 x 8 MiB nodes, 1 s leases and put timeout, no background eviction (exact counts).
+    with cluster(nodes=2, memory="8MiB", master_args=(
+            "--lease-ttl", "1", "--put-timeout", "1", "--high-watermark", "1.0")) as c:
+        c.wait_nodes(2)
+        yield c
+
+
+@pytest.fixture
+def client(cl: Cluster) -> Iterator[StoreClient]:
+    c = cl.client()
+    wait_until(lambda: c.remove_all(force=True) >= 0 and not c.keys(), what="empty store")
+    yield c
+    c.close()
+
+
+def _http(port: int, path: str) -> tuple[int, str]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as resp:
+        return resp.status, resp.read().decode()
+
+
+def test_round_trip_and_duplicate_put_keeps_first_value(client: StoreClient) -> None:
+    client.put("k", b"first")
+    client.put("k", b"second value")
+    assert client.get("k") == b"first"
+    assert client.exists("k") and client.size_of("k") == 5
+    assert client.keys() == ["k"]
+    buf = bytearray(16)
+    assert client.get_into("k", buf) == 5 and bytes(buf[:5]) == b"first"
+    client.remove("k", force=True)
+    assert not client.exists("k")
+
+
+def test_upsert_new_same_size_and_new_size(client: StoreClient) -> None:
+    client.upsert("u", b"aaaa")
+    assert client.get("u") == b"aaaa"
+    client.upsert("u", b"bbbb")
+    assert client.get("u") == b"bbbb"
+    client.upsert("u", b"c" * 100_000)
+    assert client.get("u") == b"c" * 100_000
+    assert client.size_of("u") == 100_000
+
+
+def test_missing_key_in_every_call(client: StoreClient) -> None:
+    with pytest.raises(ObjectNotFound):
+        client.get("nope")
+    with pytest.raises(ObjectNotFound):
+        client.get_into("nope", bytearray(4))
+    with pytest.raises(ObjectNotFound):
+        client.size_of("nope")
+    with pytest.raises(ObjectNotFound):
+        client.remove("nope")
+    assert client.exists("nope") is False
+    assert client.batch_exists(["nope", "nope2"]) == [False, False]
+    assert isinstance(client.batch_get_into(["nope"], [bytearray(1)])[0], ObjectNotFound)
+
+
+def test_bad_input_is_a_clear_error(client: StoreClient) -> None:
+    with pytest.raises(InvalidKey):
+        client.put("", b"x")
+    client.put("big", b"x" * 100)
+    with pytest.raises(BufferTooSmall):
+        client.get_into("big", bytearray(10))
+
+
+def test_numpy_and_torch_buffers(client: StoreClient) -> None:
+    arr = np.arange(1000, dtype=np.float32)
+    client.put("np", arr)
+    out = np.zeros_like(arr)
+    assert client.get_into("np", out) == arr.nbytes and np.array_equal(arr, out)
+    t = torch.arange(256, dtype=torch.int64)
+    client.put("t", t)
+    dest = torch.zeros(256, dtype=torch.int64)
+    client.get_into("t", dest)
+    assert torch.equal(t, dest)
+
+
+def test_leased_object_cannot_be_removed_until_the_lease_ends(client: StoreClient) -> None:
+    client.put("leased", b"v")
+    client.get("leased")
+    with pytest.raises(ObjectHasLease):
+        client.remove("leased")
+    wait_until(lambda: client.batch_remove(["leased"])[0] is None, timeout=10,
+               what="lease end then remove")
+    assert not client.exists("leased")
+
+
+def test_exists_takes_no_lease(client: StoreClient) -> None:
+    client.put("probe", b"v")
+    assert client.exists("probe")
+    client.remove("probe")  # would raise ObjectHasLease if exists() had leased it
+
+
+def test_remove_all_skips_leased_objects(client: StoreClient) -> None:
+    for i in range(5):
+        client.put(f"r{i}", b"v")
+    client.get("r0")
+    assert client.remove_all() == 4
+    assert client.keys() == ["r0"]
+
+
+def test_batch_remove_with_duplicates_and_missing(client: StoreClient) -> None:
+    client.put("d", b"v")
+    results = client.batch_remove(["d", "d", "missing"])
+    assert results[0] is None
+    assert isinstance(results[1], ObjectNotFound) and isinstance(results[2], ObjectNotFound)
+
+
+def test_overfilling_memory_succeeds_through_eviction_oldest_first(client: StoreClient) -> None:
+    value = b"x" * MiB
+    keys = [f"e{i}" for i in range(16)]  # exactly fills 2 x 8 MiB
+    assert client.batch_put(keys, [value] * 16) == [None] * 16
+    before = client.stats()["evictions"]
+    client.put("e16", value)
+    assert client.stats()["evictions"] - before == 1
+    assert client.batch_exists(keys + ["e16"]) == [False] + [True] * 16
+    for b in range(6):  # 24 more MiB into 16 MiB: evicts as it goes, none fails
+        errs = client.batch_put([f"f{b}/{i}" for i in range(4)], [value] * 4)
+        assert errs == [None] * 4
+
+
+def test_leased_and_hard_pinned_objects_are_never_evicted(client: StoreClient) -> None:
+    value = b"p" * MiB
+    client.put("hard", value, pin=PIN_HARD)
+    client.put("soft", value, pin=PIN_SOFT)
+    client.put("plain", value)
+    client.put("leased", value)
+    client.get("leased")
+    assert client.batch_put([f"fill{i}" for i in range(13)], [value] * 13) == [None] * 13
+    assert client.batch_exists(["hard", "soft", "plain", "leased"]) == [True, True, False, True]
+    assert client.batch_put([f"more{i}" for i in range(8)], [value] * 8) == [None] * 8
+    assert client.exists("hard")
+    with pytest.raises(PinnedObject):
+        client.remove("hard")
+    assert client.stats()["evictions"] > 0
+
+
+def test_replicas_land_on_distinct_nodes(cl: Cluster, client: StoreClient) -> None:
+    used = {n: v["used"] for n, v in client.stats()["nodes"].items()}
+    client.put("rep", b"r" * 1000, replicas=2)
+    after = client.stats()["nodes"]
+    assert sorted(after[n]["used"] - used[n] for n in after) == [1000, 1000]
+    # asking for more replicas than nodes is best effort
+    client.put("rep3", b"r" * 500, replicas=3)
+    assert client.stats()["bytes"] == 2000 + 1000
+
+
+def test_stalled_put_is_taken_over_after_the_put_timeout(cl: Cluster, client: StoreClient) -> None:
+    stalled = Connection(cl.address, timeout=5.0)
+    try:
+        stalled.call(Op.HELLO, {"tenant": "default"})
+        started = stalled.call(Op.PUT_START, {"keys": ["stall"], "sizes": [10]}).meta["results"]
+        assert started[0]["code"] == 0
+        with pytest.raises(ObjectAlreadyExists):
+            client.put("stall", b"0123456789")
+        wait_until(lambda: client.batch_put(["stall"], [b"9876543210"])[0] is None, timeout=10,
+                   what="stalled put taken over")
+        assert client.get("stall") == b"9876543210"
+        # the first writer can no longer finish its put
+        assert stalled.call(Op.PUT_END, {"keys": ["stall"]}).meta["codes"] != [0]
+    finally:
+        stalled.close()
+
+
+def test_lease_expiring_mid_get_fails_the_read(client: StoreClient) -> None:
+    client.put("slow", b"s" * 1000)
+    loc = client._locate(["slow"], lease=True)[0]
+    assert not isinstance(loc, Exception)
+    wait_until(lambda: time.monotonic() > loc["deadline"], what="lease end")  # type: ignore[index]
+    result = client._read_located([loc], [memoryview(bytearray(1000))])[0]
+    assert isinstance(result, LeaseExpired)
+
+
+def test_eight_threads_put_then_get_all_correct(client: StoreClient) -> None:
+    failures: list[str] = []
+
+    def worker(t: int) -> None:
+        for i in range(20):
+            key = f"t{t}/{i}"
+            value = expected_value(key, 64 << 10)
+            client.put(key, value)
+            if client.get(key) != value:
+                failures.append(key)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert failures == []
+
+
+def test_remove_all_racing_with_reads_and_writes(client: StoreClient, cl: Cluster) -> None:
+    stop = threading.Event()
+    wrong: list[str] = []
+
+    def churn() -> None:
+        other = cl.client()
+        buf = bytearray(4096)
+        i = 0
+        while not stop.is_set():
+            key = f"race/{i % 50}"
+            other.batch_put([key], [expected_value(key, 4096)])
+            res = other.batch_get_into([key], [buf])[0]
+            if isinstance(res, int) and bytes(buf) != expected_value(key, 4096):
+                wrong.append(key)
+            i += 1
+
+    threads = [threading.Thread(target=churn) for _ in range(2)]
+    for th in threads:
+        th.start()
+    try:
+        for _ in range(20):
+            client.remove_all(force=True)
+    finally:
+        stop.set()
+        for th in threads:
+            th.join()
+    assert wrong == []
+
+
+def test_three_client_processes_share_the_store(cl: Cluster, client: StoreClient) -> None:
+    names = ["p0", "p1", "p2"]
+    procs = [spawn_worker(cl.address, n, 30, 32 << 10, [x for x in names if x != n])
+             for n in names]
+    results = [worker_result(p) for p in procs]
+    assert all(r["wrong"] == 0 and r["put_errors"] == 0 and r["read_errors"] == 0
+               for r in results), results
+    assert all(r["hits"] > 30 for r in results), results  # own keys at least
+    # cross-instance reuse: this process reads what the three children wrote
+    assert client.get("p1/29") == expected_value("p1/29", 32 << 10)
+
+
+def test_close_then_use_and_reconnect(cl: Cluster) -> None:
+    c = cl.client()
+    c.put("closing", b"v")
+    c.close()
+    with pytest.raises(NotReady):
+        c.get("closing")
+    again = cl.client()
+    assert again.get("closing") == b"v"
+
+
+def test_health_and_metrics(cl: Cluster, client: StoreClient) -> None:
+    client.put("m", b"v")
+    client.get("m")
+    with pytest.raises(ObjectNotFound):
+        client.get("m-missing")
+    status, body = _http(cl.metrics_port, "/health")
+    assert status == 200 and json.loads(body)["nodes"] == 2
+    status, text = _http(cl.metrics_port, "/metrics")
+    assert 'refstore_hits_total{tenant="default"}' in text
+    assert 'refstore_misses_total{tenant="default"}' in text
+    assert "refstore_op_latency_seconds_bucket" in text
+    assert 'refstore_tenant_usage_bytes{tenant="default"}' in text
+    assert client.ping()
