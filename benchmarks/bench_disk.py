@@ -70,7 +70,7 @@ def _dd_round(root: Path, payload: np.ndarray, count: int) -> tuple[float, float
     start = time.perf_counter()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     for _ in range(count):
-        view = memoryview(payload)
+        view = payload.data
         while view:
             view = view[os.write(fd, view):]
     os.fsync(fd)
@@ -81,7 +81,7 @@ def _dd_round(root: Path, payload: np.ndarray, count: int) -> tuple[float, float
     start = time.perf_counter()
     with open(path, "rb", buffering=0) as f:
         for dest in dests:
-            got = f.readinto(memoryview(dest))
+            got = f.readinto(dest.data)
             assert got == payload.nbytes
     read_s = time.perf_counter() - start
     assert all(np.array_equal(d, payload) for d in dests)

@@ -75,6 +75,19 @@ def bench_size(obj_bytes: int, total: int, rounds: int, dest_kind: str) -> tuple
     return tuple(statistics.median(results[k]) for k in ("store", "numpy", "torch"))  # type: ignore[return-value]
 
 
+def churn_fragmentation(placement: str, puts: int = 3000) -> tuple[float, float]:
+    """Fill a 64 MiB arena with mixed sizes under LRU eviction; return (fragmentation, fill)."""
+    rng = np.random.default_rng(7)
+    store = EmbeddedStore(StoreConfig(host_bytes=64 * MB, placement=placement, lease_ttl_s=0.0))
+    payload = bytes(2 * MB)
+    for i in range(puts):
+        size = int(rng.choice([16 << 10, 64 << 10, 256 << 10, 1 * MB, 2 * MB]))
+        store.put(f"c{i}", memoryview(payload)[:size])
+    host = store.stats().tier("host")
+    store.close()
+    return host.fragmentation, host.used_bytes / host.capacity_bytes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--total", type=int, default=256, help="MiB read per round (default 256)")
@@ -91,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         label = f"{size // MB}M" if size >= MB else f"{size // 1024}K"
         print(f"{label:>8} {store_bw:11.2f} {numpy_bw:11.2f} {torch_bw:11.2f} "
               f"{store_bw / numpy_bw:12.2f} {store_bw / torch_bw:12.2f}")
+    print("allocator after 3000 mixed-size puts (16K-2M) into 64 MiB with LRU eviction:")
+    for placement in ("best_fit", "first_fit"):
+        frag, fill = churn_fragmentation(placement)
+        print(f"  {placement:>9}: fragmentation {frag:.2f} (1 - largest free / free), arena filled {fill:.1%}")
     return 0
 
 

@@ -26,6 +26,9 @@ COMMAND_MODULES = [
     "ledger.commands.store",
     "ledger.commands.audit",
     "ledger.commands.runs",
+    "ledger.commands.impact",
+    "ledger.commands.sources",
+    "ledger.commands.replay",
 ]
 
 _EPILOG = """examples:

@@ -22,9 +22,10 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from .errors import DatabaseError, LedgerError, UsageError
+from .errors import DatabaseError, LedgerError, NotFound, UsageError
 from .log import Appender, AuditResult, TreeHead, audit_log, lock_head, utc_now
 from .migrations import LATEST, current_version, migrate
+from .projections import ProjectionCheck
 
 from . import articles, runs
 from .articles import ArticleVersion, IngestResult
@@ -122,6 +123,13 @@ def translate_errors(action: str, url: str = "") -> Iterator[None]:
         raise DatabaseError(f"{action} failed{where}: {detail}") from exc
 
 
+def _require_sqlite_file(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        if not Path(parsed.database).is_file():
+            raise NotFound(f"no ledger at {parsed.database} (`ledger ingest` creates one)")
+
+
 class Ledger:
     """An open ledger database. Use :meth:`open`; close it (or use ``with``) when done.
 
@@ -133,16 +141,25 @@ class Ledger:
         self.engine, self.url = engine, url
 
     @classmethod
-    def open(cls, url: str | None = None, *, migrate_to: int = LATEST) -> "Ledger":
+    def open(cls, url: str | None = None, *, create: bool = True,
+             migrate_to: int = LATEST) -> "Ledger":
         """Open (creating and upgrading as needed) the ledger at ``url`` (default ``ledger.db``).
 
+        With ``create=False`` a missing or empty database is an error rather than a new
+        ledger (so that auditing a mistyped path cannot report an empty, valid log).
+
         Raises :class:`UsageError` for a malformed URL, :class:`MigrationError` for a ledger
-        newer than this code, :class:`DatabaseError` when the database cannot be reached.
+        newer than this code, :class:`NotFound` when ``create`` is False and there is no
+        ledger, :class:`DatabaseError` when the database cannot be reached.
         """
         url = normalise_url(url or DEFAULT_URL)
+        if not create:
+            _require_sqlite_file(url)
         engine = create_ledger_engine(url)
         try:
             with translate_errors("opening the ledger", url), engine.begin() as conn:
+                if not create and current_version(conn) == 0:
+                    raise NotFound(f"no ledger at {redact(url)} (`ledger ingest` creates one)")
                 applied = migrate(conn, target=migrate_to, now=utc_now())
         except LedgerError:
             engine.dispose()
@@ -189,9 +206,16 @@ class Ledger:
     # --- the log --------------------------------------------------------------------------
 
     def audit(self, checkpoint: TreeHead | None = None) -> AuditResult:
-        """Recompute every hash (see :func:`ledger.log.audit_log`); never raises for a bad log."""
+        """Recompute every hash (see :func:`ledger.log.audit_log`) and check that the query
+        tables agree with the log (:mod:`ledger.projections`); never raises for a bad log."""
+        check = ProjectionCheck()
         with self.read() as conn:
-            return audit_log(conn, checkpoint)
+            result = audit_log(conn, checkpoint, visit=check.visit)
+            if result.ok:
+                found = check.finish(conn)
+                if found is not None:
+                    result.bad_entry, result.problem = found
+        return result
 
     def tree_head(self) -> TreeHead:
         """The current tree head, after an audit of every entry.

@@ -22,20 +22,20 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from enum import Enum
-from typing import Iterator
+from functools import lru_cache
 
 __all__ = [
-    "FigureKind",
+    "MONTHS",
+    "NUMBER_WORDS",
     "Figure",
+    "FigureKind",
     "extract_figures",
     "masked_spans",
     "quantize",
-    "MONTHS",
-    "NUMBER_WORDS",
-    "trace_figures",
 ]
 
 
@@ -44,7 +44,7 @@ class FigureKind(str, Enum):
     percent = "percent"
     points = "percentage_points"
     multiplier = "multiplier"
-    count = "count"
+    noun_count = "count"  # not `count`: that would shadow str.count
     quantity = "quantity"
     money = "money"
     range = "range"
@@ -119,7 +119,7 @@ _TENS = {
 }
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 #: Words that state a multiplier or a fraction by themselves.
-_MULTIPLIER_WORDS = {
+_MULTIPLIER_WORDS: dict[str, int | Decimal] = {
     "double": 2, "doubles": 2, "doubled": 2, "doubling": 2, "twice": 2,
     "triple": 3, "triples": 3, "tripled": 3, "tripling": 3, "thrice": 3,
     "quadruple": 4, "quadruples": 4, "quadrupled": 4,
@@ -286,7 +286,7 @@ def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, 
         return FigureKind.quantity, unit
     noun = _NOUN_RE.match(text, m.end())
     if noun and value == value.to_integral_value() and _looks_like_count_noun(noun.group("noun")):
-        return FigureKind.count, noun.group("noun")
+        return FigureKind.noun_count, noun.group("noun")
     digits = m.group("n")
     if re.fullmatch(r"(?:19|20)\d{2}", digits):
         return FigureKind.year, None
@@ -338,7 +338,8 @@ def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
             kind = (FigureKind.multiplier if m.group("mult")
                     else FigureKind.percent if m.group("pct") else FigureKind.number)
         claimed.take(*m.span())
-        yield Figure(m.group(), m.start(), m.end(), kind, value, 0, spelled=True,
+        decimals = max(0, -int(value.normalize().as_tuple().exponent))  # half -> 0.5, 1 place
+        yield Figure(m.group(), m.start(), m.end(), kind, value, decimals, spelled=True,
                      unit="%" if kind is FigureKind.percent else None)
 
 
@@ -347,12 +348,19 @@ def extract_figures(text: str) -> list[Figure]:
 
     Never raises for any input string; text without figures gives an empty list.
     """
+    return list(_extract(text))
+
+
+@lru_cache(maxsize=4096)
+def _extract(text: str) -> tuple[Figure, ...]:
+    # The checks ask for the figures of the same body and sentences many times; figures are
+    # frozen, so one cached tuple per text is safe to share.
     claimed = _Claimed(len(text))
     for start, end in masked_spans(text):
         claimed.take(start, end)
     figures = [*_dates(text, claimed), *_money(text, claimed), *_ranges(text, claimed),
                *_numbers(text, claimed), *_words(text, claimed)]
-    return sorted(figures, key=lambda f: f.start)
+    return tuple(sorted(figures, key=lambda f: f.start))
 
 
 def __getattr__(name: str) -> object:

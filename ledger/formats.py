@@ -1,9 +1,9 @@
 """Report formats for CI: SARIF 2.1.0 (GitHub code scanning), JUnit XML, GitHub annotations.
 
 Every format renders the same :class:`~ledger.report.Report`, so the exit code, the summary and
-each format agree. Locations: a body finding points into the JSON file itself
-(``file_line``/``file_column``, filled by ``ledger verify``); any other finding points at line 1
-of its file and names its JSON pointer in the message.
+each format agree. Locations point into the JSON file as written (``file_line``/``file_column``,
+filled by ``ledger verify``): a body finding at its span inside the escaped body string, any
+other finding at the value its JSON pointer names (the pointer is also in the message).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from .report import Finding, Report, Severity
 
-__all__ = ["RULES", "SARIF_SCHEMA", "to_sarif", "to_junit", "to_github"]
+__all__ = ["RULES", "SARIF_SCHEMA", "to_github", "to_junit", "to_sarif"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_URI = "https://kv-evidence-ledger.invalid/docs/verify"
@@ -63,7 +63,7 @@ def _relative(path: str) -> str:
 
 
 def _message(f: Finding) -> str:
-    where = f" (at {f.pointer})" if f.pointer and f.file_line is None else ""
+    where = f" (at {f.pointer})" if f.pointer and f.pointer != "/body" else ""
     return f.message + where
 
 

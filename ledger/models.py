@@ -200,14 +200,14 @@ class ComputationStep(Model):
 
     name: Name
     expression: NonEmpty
-    result: float
+    result: int | float
     unit: str | None = None
 
 
 class Computation(Model):
     """The arithmetic behind an inference, recomputed by ``ledger verify``."""
 
-    inputs: dict[Name, float] = Field(default_factory=dict)
+    inputs: dict[Name, int | float] = Field(default_factory=dict)
     steps: list[ComputationStep] = Field(min_length=1)
     tolerance: float = Field(default=1e-9, ge=0, description="Absolute tolerance on each result.")
 
@@ -225,7 +225,7 @@ class ForbiddenLabelRule(Model):
     """A figure (by value, or by the reported metric it traces to) must not be called ``forbidden``."""
 
     kind: Literal["forbidden_label"]
-    value: float | None = None
+    value: int | float | None = None
     metric: str | None = Field(default=None, description="Name in benchmark_scope.reported_metrics.")
     forbidden: list[NonEmpty] = Field(min_length=1)
     scope: Literal["clause", "sentence"] = "clause"
@@ -233,7 +233,7 @@ class ForbiddenLabelRule(Model):
 
 class ExperimentSpec(Model):
     name: NonEmpty
-    values: list[float] = Field(default_factory=list, description="Figures that identify it.")
+    values: list[int | float] = Field(default_factory=list, description="Figures that identify it.")
     terms: list[NonEmpty] = Field(default_factory=list, description="Words that identify it.")
 
 
@@ -320,7 +320,7 @@ class Measurement(Model):
 
     id: MeasurementId
     metric: NonEmpty
-    value: float
+    value: int | float
     unit: NonEmpty
     run_id: RunId
     measured_at: dt.date

@@ -56,6 +56,12 @@ class StoreStats:
     hits_per_tier: dict[str, int] = field(default_factory=dict)
 
     @property
+    def hit_rate(self) -> float:
+        """Hits / reads (0.0 before the first read)."""
+        reads = self.hits + self.misses
+        return self.hits / reads if reads else 0.0
+
+    @property
     def used_bytes(self) -> int:
         return sum(t.used_bytes for t in self.tiers)
 
@@ -124,7 +130,7 @@ class EmbeddedStore:
             raise InvalidKey(f"key: must be a string, got {type(key).__name__}")
         if not key:
             raise InvalidKey("key: must not be empty")
-        if len(key.encode("utf-8", "surrogatepass")) > self.config.max_key_bytes:
+        if len(key) * 4 > self.config.max_key_bytes and len(key.encode("utf-8", "surrogatepass")) > self.config.max_key_bytes:
             raise InvalidKey(f"key: longer than {self.config.max_key_bytes} bytes")
         return key
 
@@ -249,6 +255,14 @@ class EmbeddedStore:
         self._check_key(key)
         with self._lock:
             return key in self._store().entries
+
+    def batch_exists(self, keys: Sequence[str]) -> list[bool]:
+        """:meth:`exists` for each key (no lease). Raises InvalidKey, NotReady."""
+        for key in keys:
+            self._check_key(key)
+        with self._lock:
+            entries = self._store().entries
+            return [key in entries for key in keys]
 
     def size_of(self, key: str) -> int:
         """Size of the value in bytes. Raises ObjectNotFound, NotReady."""

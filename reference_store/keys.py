@@ -14,9 +14,13 @@ The seed is a parameter, never read from the environment here: pass the value of
 draws a random NONE_HASH when no seed is set, so such keys cannot be shared between processes;
 :func:`none_hash` refuses that case instead of inventing a seed.
 
-Namespace fields (model, tenant, ranks, KV group, dtype/layout) never enter the hash; they live
-in :class:`ObjectKey`, whose string form is vLLM MooncakeStoreConnector's
-``[{prefix}@]{model}@tp_rank:{r}@pcp{r}@dcp{r}@pp_rank:{r}@group:{g}@{block_hash_hex}``.
+Namespace fields (model, tenant, ranks, KV group, payload layout) never enter the hash; they
+live in :class:`ObjectKey`, whose string form is vLLM 0.33 MooncakeStoreConnector's pool key
+``[{cache_prefix}@]{model}{store_namespace}@tp_rank:{r}@pcp{r}@dcp{r}@pp_rank:{r}@group:{g}@{hex}``.
+
+Checked against the vLLM 0.33.0 wheel's source (``vllm/v1/core/kv_cache_utils.py``,
+``vllm/utils/hashing.py``, ``.../mooncake/store/data.py``); vLLM's optional hash lookahead
+(``num_hash_lookahead_tokens``) is not modelled.
 """
 
 from __future__ import annotations
@@ -200,7 +204,7 @@ def block_extra_keys(
     keys: list[tuple[Any, ...]] = []
     if lora is not None:
         keys.append(("lora", lora.name, lora.path))
-    for item in mm_items:
+    for item in sorted(mm_items, key=lambda i: i.offset):  # vLLM keeps items in offset order
         if item.offset < end and item.offset + item.length > start:
             keys.append(("mm", item.identifier, item.offset - start))
     if cache_salt is not None and block_index == 0:
@@ -277,9 +281,11 @@ def block_hashes(
 # Object key
 # ---------------------------------------------------------------------------------------------
 
+_LAYOUT_RE = re.compile(r"(?:@store_[a-z_]+:[^@]*)+")
 _KEY_RE = re.compile(
-    r"^(?:(?P<prefix>[^@]*)@)?(?P<model>[^@]+)@tp_rank:(?P<tp>\d+)@pcp(?P<pcp>\d+)"
-    r"@dcp(?P<dcp>\d+)@pp_rank:(?P<pp>\d+)@group:(?P<group>\d+)@(?P<hash>[0-9a-f]+)$"
+    r"^(?:(?P<prefix>[^@]+)@)?(?P<model>(?!store_)[^@]+)(?P<layout>(?:@store_[a-z_]+:[^@]*)*)"
+    r"@tp_rank:(?P<tp>\d+)@pcp(?P<pcp>\d+)@dcp(?P<dcp>\d+)@pp_rank:(?P<pp>\d+)"
+    r"@group:(?P<group>\d+)@(?P<hash>[0-9a-f]+)$"
 )
 
 
@@ -287,14 +293,18 @@ _KEY_RE = re.compile(
 class ObjectKey:
     """Where one KV block lives: the block hash plus namespace fields kept outside the hash.
 
-    ``str(key)`` is vLLM MooncakeStoreConnector's format. The connector's optional
-    ``cache_prefix`` slot carries ``tenant`` and ``layout`` as ``{tenant}`` or
-    ``{tenant}#{layout}`` (no prefix at all when both are empty), so a plain vLLM key parses
-    with ``tenant`` set to its cache prefix.
+    ``str(key)`` is vLLM 0.33 MooncakeStoreConnector's pool key
+    (``PoolKey.to_string``): ``[{cache_prefix}@]{model}{store_namespace}@tp_rank:{r}@pcp{r}``
+    ``@dcp{r}@pp_rank:{r}@group:{g}@{block_hash_hex}``. ``tenant`` is the connector's
+    ``cache_prefix`` (one namespace per deployment or tenant) and ``layout`` its
+    ``store_namespace``: empty for the historical format, else e.g.
+    ``"@store_tp:8@store_pp:1@store_format:tp_sharded"`` (the payload layout: how KV heads
+    are sharded, which decides whether two writers' bytes are interchangeable).
 
     Raises:
-        InvalidKey: a field that would make the string form ambiguous (``@`` anywhere, ``#`` in
-            the tenant, an empty model, negative ranks, an empty or odd-length hash).
+        InvalidKey: a field that would make the string form ambiguous (``@`` in model or
+            tenant, a model starting with ``store_``, a malformed layout, negative ranks,
+            an empty hash).
     """
 
     model: str
@@ -309,13 +319,14 @@ class ObjectKey:
 
     def __post_init__(self) -> None:
         for name in ("model", "tenant", "layout"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or "@" in value:
-                raise InvalidKey(f"{name}: must be a string without '@', got {value!r}")
-        if not self.model:
-            raise InvalidKey("model: must not be empty")
-        if "#" in self.tenant:
-            raise InvalidKey(f"tenant: must not contain '#', got {self.tenant!r}")
+            if not isinstance(getattr(self, name), str):
+                raise InvalidKey(f"{name}: must be a string, got {getattr(self, name)!r}")
+        if not self.model or "@" in self.model or self.model.startswith("store_"):
+            raise InvalidKey(f"model: must be non-empty, without '@', not starting 'store_'; got {self.model!r}")
+        if "@" in self.tenant:
+            raise InvalidKey(f"tenant: must not contain '@', got {self.tenant!r}")
+        if self.layout and not _LAYOUT_RE.fullmatch(self.layout):
+            raise InvalidKey(f"layout: must be '' or like '@store_tp:8@store_pp:1@store_format:x', got {self.layout!r}")
         for name in ("tp_rank", "pcp_rank", "dcp_rank", "pp_rank", "kv_group"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -323,16 +334,11 @@ class ObjectKey:
         if not isinstance(self.block_hash, bytes) or not self.block_hash:
             raise InvalidKey(f"block_hash: must be non-empty bytes, got {self.block_hash!r}")
 
-    @property
-    def prefix(self) -> str:
-        """The connector's ``cache_prefix`` slot ("" when there is none)."""
-        return f"{self.tenant}#{self.layout}" if self.layout else self.tenant
-
     def __str__(self) -> str:
-        head = f"{self.prefix}@" if self.prefix else ""
+        head = f"{self.tenant}@" if self.tenant else ""
         return (
-            f"{head}{self.model}@tp_rank:{self.tp_rank}@pcp{self.pcp_rank}@dcp{self.dcp_rank}"
-            f"@pp_rank:{self.pp_rank}@group:{self.kv_group}@{self.block_hash.hex()}"
+            f"{head}{self.model}{self.layout}@tp_rank:{self.tp_rank}@pcp{self.pcp_rank}"
+            f"@dcp{self.dcp_rank}@pp_rank:{self.pp_rank}@group:{self.kv_group}@{self.block_hash.hex()}"
         )
 
     @classmethod
@@ -347,13 +353,12 @@ class ObjectKey:
         match = _KEY_RE.match(text)
         if match is None or len(match["hash"]) % 2:
             raise InvalidKey(
-                f"key: {text!r} is not '[prefix@]model@tp_rank:N@pcpN@dcpN@pp_rank:N@group:N@hexhash'"
+                f"key: {text!r} is not '[prefix@]model[@store_...]@tp_rank:N@pcpN@dcpN@pp_rank:N@group:N@hexhash'"
             )
-        tenant, _, layout = (match["prefix"] or "").partition("#")
         return cls(
-            model=match["model"], block_hash=bytes.fromhex(match["hash"]), tenant=tenant,
+            model=match["model"], block_hash=bytes.fromhex(match["hash"]), tenant=match["prefix"] or "",
             tp_rank=int(match["tp"]), pcp_rank=int(match["pcp"]), dcp_rank=int(match["dcp"]),
-            pp_rank=int(match["pp"]), kv_group=int(match["group"]), layout=layout,
+            pp_rank=int(match["pp"]), kv_group=int(match["group"]), layout=match["layout"],
         )
 
     def with_hash(self, block_hash: bytes) -> ObjectKey:

@@ -96,7 +96,7 @@ class Node:
             if op == Op.NODE_WRITE:
                 return self._write(meta, payload), []
             if op == Op.NODE_READ:
-                return self._read(meta)
+                return self._read(ctx, meta)
             if op == Op.NODE_DELETE:
                 return self._delete(meta), []
             if op == Op.NODE_LIST:
@@ -130,7 +130,21 @@ class Node:
             offset += size
         return {"codes": codes}
 
-    def _read(self, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
+    @staticmethod
+    def _read_buffer(ctx: ServerContext, size: int) -> memoryview:
+        """Slices of a per-connection arena, reused by the next read on the connection (the
+        response is sent before that read starts), so large reads fault in no fresh pages."""
+        arena: bytearray = ctx.state.setdefault("_read_arena", bytearray(0))
+        used: int = ctx.state.get("_read_used", 0)
+        if used + size > len(arena):
+            arena = bytearray(max(used + size, 2 * len(arena)))
+            ctx.state["_read_arena"] = arena
+            used = 0
+        ctx.state["_read_used"] = used + size
+        return memoryview(arena)[used:used + size]
+
+    def _read(self, ctx: ServerContext, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
+        ctx.state["_read_used"] = 0
         ids, expected = meta["ids"], meta["sizes"]
         sizes: list[int] = []
         buffers: list[Buffer] = []
@@ -140,7 +154,7 @@ class Node:
             if rec is None or rec["size"] != int(want):
                 sizes.append(ObjectNotFound.code)
                 continue
-            buf = bytearray(rec["size"])
+            buf = self._read_buffer(ctx, rec["size"])
             try:
                 self._store.get_into(str(oid), buf)
             except StoreError as exc:

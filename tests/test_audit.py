@@ -12,6 +12,9 @@ from ledger.cli import main
 from ledger.db import Ledger
 from ledger.log import GENESIS, chain_hash, leaf_hash
 from ledger.models import Article
+from ledger.runs import RunRecorder
+
+PARTS = ["sources", "facts", "inferences", "guardrails", "measurements", "figures", "dependencies"]
 
 
 def _build(url: str, n: int = 6) -> None:
@@ -82,6 +85,10 @@ def test_truncation_that_rewinds_the_head_needs_the_checkpoint(
     (chain,) = execute(url, "SELECT chain_hash FROM log_entries WHERE seq = 3")[0]
     execute(url, "DELETE FROM log_entries WHERE seq >= 4")
     execute(url, "UPDATE log_head SET size = 4, chain_hash = :c", c=chain)
+    for table in PARTS:
+        execute(url, f"DELETE FROM {table} WHERE article_pk IN "
+                     "(SELECT pk FROM articles WHERE entry_seq >= 4)")
+    execute(url, "DELETE FROM articles WHERE entry_seq >= 4")
     assert _audit(url, capsys)[0] == 0  # consistent on its own: only the checkpoint knows
     code, data = _audit(url, capsys, "--checkpoint", str(checkpoint))
     assert code == 3 and data["bad_entry"] == 4 and "checkpoint" in data["problem"]
@@ -104,6 +111,24 @@ def test_rewritten_history_with_recomputed_hashes_fails_against_the_checkpoint(
     assert code == 3 and "does not extend the checkpoint" in data["problem"]
 
 
+def test_edited_query_tables_are_named(built: tuple[str, Path],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    url, _ = built
+    execute(url, "UPDATE articles SET version = 7 WHERE entry_seq = 2")
+    code, data = _audit(url, capsys)
+    assert code == 3 and data["bad_entry"] == 2 and "table articles" in data["problem"]
+
+
+def test_edited_run_metric_is_named(ledger_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with Ledger.open(ledger_url) as ledger:
+        with RunRecorder(ledger, command=["x"]) as rec:
+            rec.metric("ttft", 10.0, unit="ms", aggregation="p50", sample_count=5)
+    assert _audit(ledger_url, capsys)[0] == 0
+    execute(ledger_url, "UPDATE run_metrics SET value = 5.0")
+    code, data = _audit(ledger_url, capsys)
+    assert code == 3 and data["bad_entry"] == 1 and "run_metrics" in data["problem"]
+
+
 def test_checkpoint_refuses_to_vouch_for_a_broken_log(
         built: tuple[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     url, checkpoint = built
@@ -123,7 +148,11 @@ def test_audit_cli_process_exit_codes(tmp_path: Path) -> None:
     execute(url, "UPDATE log_entries SET payload = payload || ' ' WHERE seq = 1")
     bad = run_cli("audit", "--db", url)
     assert bad.returncode == 3 and "FAILED at entry 1" in bad.stdout
+
+
+def test_malformed_checkpoint_is_a_usage_error(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"size": 1}')
-    usage = run_cli("audit", "--db", url, "--checkpoint", str(broken))
-    assert usage.returncode == 2 and "'root'" in usage.stderr
+    assert main(["audit", "--db", str(tmp_path / "l.db"), "--checkpoint", str(broken)]) == 2
+    assert "field 'root'" in capsys.readouterr().err

@@ -78,6 +78,17 @@ def test_unknown_ids_are_not_found(ledger_url: str) -> None:
             ledger.entry(5)
 
 
+def test_read_commands_never_create_a_ledger(ledger_url: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(NotFound, match="no ledger at"):
+        Ledger.open(ledger_url, create=False)
+    missing = tmp_path / "typo.db"
+    assert main(["audit", "--db", str(missing)]) == 2
+    assert "no ledger at" in capsys.readouterr().err and not missing.exists()
+    Ledger.open(ledger_url).close()
+    Ledger.open(ledger_url, create=False).close()
+
+
 def test_url_resolution() -> None:
     assert resolve_url(None, {}) == DEFAULT_URL
     assert resolve_url(None, {"LEDGER_DB_URL": "x.db"}) == "sqlite:///x.db"

@@ -205,6 +205,8 @@ def test_batch_calls_and_lookup_prefix(store: EmbeddedStore) -> None:
     assert got[:5] == [10] * 5 and isinstance(got[5], BufferTooSmall)
     assert all(bytes(d) == bytes([i]) * 10 for i, d in enumerate(dests[:5]))
     assert store.lookup_prefix(["b0", "b1", "missing", "b3"]) == 2
+    assert store.batch_exists(["b0", "missing", "b4"]) == [True, False, True]
+    assert store.stats().hit_rate == 1.0
     assert store.lookup_prefix([]) == 0
 
 

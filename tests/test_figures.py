@@ -30,7 +30,7 @@ def one(text: str):
     ("forty-six runs", "forty-six", FigureKind.number, "46"),
     ("rose 62.5% overall", "62.5%", FigureKind.percent, "62.5"),
     ("up 5 percentage points", "5 percentage points", FigureKind.points, "5"),
-    ("on 60 GPUs", "60", FigureKind.count, "60"),
+    ("on 60 GPUs", "60", FigureKind.noun_count, "60"),
     ("took 45 minutes", "45", FigureKind.quantity, "45"),
     ("priced at $1.2M a year", "$1.2M", FigureKind.money, "1.2"),
     ("1,000 requests", "1,000", FigureKind.quantity, "1000"),
@@ -44,7 +44,7 @@ def test_kinds_and_values(text: str, surface: str, kind: FigureKind, value: str)
 
 def test_count_with_a_digit_name_in_between() -> None:
     f = one("on 12 GB200 GPUs using")
-    assert (f.text, f.kind, f.unit) == ("12", FigureKind.count, "GB200 GPUs")
+    assert (f.text, f.kind, f.unit) == ("12", FigureKind.noun_count, "GB200 GPUs")
 
 
 def test_range_keeps_both_ends_and_unit() -> None:
@@ -91,7 +91,7 @@ def test_spans_in_a_longer_text_are_exact() -> None:
 def test_precision_and_half_up_rounding() -> None:
     assert one("62.5%").decimals == 1
     assert quantize(Decimal("0.625") * 100, 1) == Decimal("62.5")
-    assert quantize(Decimal("2.5"), 0) == Decimal("3")  # half-up, not banker's rounding
+    assert quantize(Decimal("2.5"), 0) == Decimal(3)  # half-up, not banker's rounding
 
 
 def test_seed_body_figures(seed_body: str) -> None:

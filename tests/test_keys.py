@@ -3,15 +3,23 @@
 Expected values are derived here from the published rules, independently of keys.py: CBOR bytes
 come from a small canonical encoder written in this file, pickle bytes are checked against a
 hand-assembled protocol-5 stream and then produced with pickle.dumps directly.
-vLLM itself is not installed in this environment (it pins its own torch), so it cannot be
-called for a live comparison; the two published vectors are the ground truth.
+vLLM itself is not installed in this environment (its wheel pins its own torch build). When
+``VLLM_SRC_DIR`` points at the ``vllm/`` folder of an unpacked vLLM wheel,
+``test_chains_match_vllm_source`` runs vLLM's own hashing functions (pulled out of
+``kv_cache_utils.py`` with ``ast``, no vLLM import) against ours; otherwise it is skipped.
 """
 
 from __future__ import annotations
 
+import ast
+import collections.abc
 import hashlib
+import os
 import pickle
 import struct
+import typing
+from pathlib import Path
+from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
@@ -221,10 +229,14 @@ def test_object_key_vllm_format() -> None:
     assert str(parsed) == vllm_with_prefix
 
 
-_name = st.text(st.characters(blacklist_characters="@#", blacklist_categories=("Cs",)), max_size=12)
+_name = st.text(st.characters(blacklist_characters="@", blacklist_categories=("Cs",)), max_size=12)
+_layout = st.one_of(st.just(""), st.builds(
+    lambda tp, pp, fmt: f"@store_tp:{tp}@store_pp:{pp}@store_format:{fmt}",
+    st.integers(1, 64), st.integers(1, 8), st.sampled_from(["tp_sharded", "tp_shared_mqa"])))
 
 
-@given(model=_name.filter(bool), tenant=_name, layout=_name, h=st.binary(min_size=1, max_size=32),
+@given(model=_name.filter(lambda m: bool(m) and not m.startswith("store_")), tenant=_name,
+       layout=_layout, h=st.binary(min_size=1, max_size=32),
        ranks=st.lists(st.integers(0, 10_000), min_size=5, max_size=5))
 def test_object_key_round_trip(model: str, tenant: str, layout: str, h: bytes, ranks: list[int]) -> None:
     key = ObjectKey(model=model, block_hash=h, tenant=tenant, layout=layout, tp_rank=ranks[0],
@@ -232,8 +244,18 @@ def test_object_key_round_trip(model: str, tenant: str, layout: str, h: bytes, r
     assert ObjectKey.parse(str(key)) == key
 
 
+def test_object_key_with_vllm_store_namespace() -> None:
+    # vLLM 0.33 PoolKey: [cache_prefix@]{model}{store_namespace}@tp_rank:...; namespace opt-in
+    text = "dep1@Qwen/Qwen3-8B@store_tp:8@store_pp:1@store_format:tp_sharded@tp_rank:3@pcp0@dcp0@pp_rank:0@group:1@00ff"
+    key = ObjectKey.parse(text)
+    assert (key.tenant, key.model, key.layout) == ("dep1", "Qwen/Qwen3-8B", "@store_tp:8@store_pp:1@store_format:tp_sharded")
+    assert (key.tp_rank, key.kv_group, key.block_hash) == (3, 1, b"\x00\xff")
+    assert str(key) == text
+
+
 @pytest.mark.parametrize("kwargs,field", [
-    ({"model": "a@b"}, "model"), ({"model": ""}, "model"), ({"tenant": "x#y"}, "tenant"),
+    ({"model": "a@b"}, "model"), ({"model": ""}, "model"), ({"model": "store_x"}, "model"),
+    ({"tenant": "x@y"}, "tenant"), ({"layout": "fp8"}, "layout"),
     ({"tp_rank": -1}, "tp_rank"), ({"block_hash": b""}, "block_hash"),
 ])
 def test_object_key_rejects_ambiguous_fields(kwargs: dict, field: str) -> None:
@@ -294,3 +316,56 @@ def test_prefix_with_object_keys_and_bad_store() -> None:
     assert res.cached_blocks == 2
     with pytest.raises(InvalidParams, match="store"):
         longest_cached_prefix(TOKENS + [1] * 16, object())
+
+
+# --- optional: vLLM's own code ---------------------------------------------------------------
+
+_VLLM_SRC = os.environ.get("VLLM_SRC_DIR", "")
+_VLLM_FUNCS = {"_gen_mm_extra_hash_keys", "_gen_lora_extra_hash_keys", "_gen_prompt_embeds_extra_hash_keys",
+               "generate_block_hash_extra_keys", "hash_block_tokens", "resolve_none_hash_seed"}
+
+
+def _load_vllm(src: Path) -> tuple[dict, dict]:
+    hashing: dict = {}
+    exec((src / "utils" / "hashing.py").read_text(), hashing)  # noqa: S102 - vLLM's own module
+    tree = ast.parse((src / "v1" / "core" / "kv_cache_utils.py").read_text())
+    body = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in _VLLM_FUNCS]
+    ns = {"hashlib": hashlib, "os": os, "Any": typing.Any, "Callable": collections.abc.Callable,
+          "Sequence": collections.abc.Sequence, "Request": object, "BlockHash": bytes,
+          "tensor_data": lambda t: t.flatten().cpu().contiguous().view(torch.uint8).numpy().data,
+          "_NON_CRYPTO_HASH_FUNCTIONS": frozenset({hashing["xxhash"], hashing["xxhash_cbor"]}),
+          "DEFAULT_NONE_HASH_SEED": "vllm-none-hash"}
+    exec(compile(ast.Module(body=body, type_ignores=[]), "kv_cache_utils", "exec"), ns)  # noqa: S102
+    return hashing, ns
+
+
+@pytest.mark.skipif(not _VLLM_SRC, reason="set VLLM_SRC_DIR to an unpacked vLLM wheel's vllm/ folder")
+def test_chains_match_vllm_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    hashing, ns = _load_vllm(Path(_VLLM_SRC))
+    tokens = list(range(1000, 1100))
+    embeds = torch.randn(100, 8, dtype=torch.bfloat16)
+    cases = [{}, {"salt": "tenant-a"}, {"lora": LoraRef("sql", "/a/sql")},
+             {"mm": [MultiModalItem("img1", 5, 30), MultiModalItem("img2", 40, 3)]},
+             {"salt": "s", "lora": LoraRef("x", "/x"), "mm": [MultiModalItem("a", 0, 16)], "embeds": embeds}]
+    for algo in ("sha256", "sha256_cbor", "xxhash", "xxhash_cbor"):
+        for seed in ("0", "123") if algo.startswith("xxhash") else (None, "0"):
+            if seed is None:
+                monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+            else:
+                monkeypatch.setenv("PYTHONHASHSEED", seed)
+            fn = hashing[algo]
+            ns["NONE_HASH"] = fn(ns["resolve_none_hash_seed"](fn))
+            for case in cases:
+                mm = case.get("mm", [])
+                req = NS(mm_features=[NS(identifier=i.identifier, mm_position=NS(offset=i.offset, length=i.length))
+                                      for i in mm],
+                         lora_request=NS(lora_name=case["lora"].name, lora_path=case["lora"].path) if "lora" in case else None,
+                         cache_salt=case.get("salt"), prompt_embeds=case.get("embeds"), _prompt_embeds_per_block_hashes={})
+                want, parent, mm_idx = [], None, 0
+                for start in range(0, len(tokens) - 15, 16):
+                    extra, mm_idx = ns["generate_block_hash_extra_keys"](req, start, start + 16, mm_idx)
+                    parent = ns["hash_block_tokens"](fn, parent, tokens[start:start + 16], extra)
+                    want.append(parent)
+                got = block_hashes(tokens, 16, algo, hash_seed=seed, cache_salt=case.get("salt"),
+                                   lora=case.get("lora"), mm_items=mm, prompt_embeds=case.get("embeds"))
+                assert got == want, (algo, seed, sorted(case))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from verify_fixtures import SECOND, SEED, load
 
 from ledger.models import Article, DatedStatusRule, ForbiddenLabelRule, SeparateExperimentsRule
 from ledger.verify import verify_article, verify_file
@@ -16,7 +17,6 @@ from ledger.verify.consistency import word_count
 from ledger.verify.guardrails import rule_from_prose
 from ledger.verify.locate import body_locator
 from ledger.verify.tracing import trace_figures
-from verify_fixtures import SECOND, SEED, load
 
 
 def article(doc: dict[str, Any]) -> Article:
@@ -222,3 +222,48 @@ def test_body_offsets_map_into_escaped_json() -> None:
     assert locate is not None
     line, column = locate(body.index("46x"))
     assert text.splitlines()[line - 1][column - 1:column + 2] == "46x"
+
+
+# --- robustness -------------------------------------------------------------------------------
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger.verify.locate import pointer_positions
+
+_PROSE = st.lists(st.sampled_from(
+    list("abcdefgxyz ,;:.-%×$[]()\n") + ["46", "3.8", "May 6", " times", "-fold", " GPUs",
+                                         "throughput", "[S4]", "disk offload", "June 24, 2024",
+                                         " two", " doubles", "the authors", "12.8-13.0"]),
+    max_size=60).map("".join)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_PROSE)
+def test_any_body_gives_findings_never_an_exception(body: str) -> None:
+    if not body.strip():
+        return
+    for finding in verify_article(with_body(body)):
+        if finding.pointer == "/body":
+            assert finding.line is not None and finding.column is not None
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_JSON, st.sampled_from([None, 0, 2]))
+def test_pointer_positions_find_every_value(value: Any, indent: int | None) -> None:
+    text = json.dumps({"root": value}, indent=indent)
+    lines = text.splitlines(keepends=True)
+    decoder = json.JSONDecoder()
+    for pointer, (line, column) in pointer_positions(text).items():
+        offset = sum(len(x) for x in lines[:line - 1]) + column - 1
+        node: Any = {"root": value}
+        for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        assert decoder.raw_decode(text, offset)[0] == node

@@ -4,12 +4,12 @@ it (a mutation whose target text disappears fails loudly instead of passing vacu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
-
 from verify_fixtures import at, replace_body, span, verify_mutant
 
 Doc = dict[str, Any]

@@ -22,8 +22,9 @@ def add_db_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["text", "json"], default="text")
 
 
-def open_ledger(args: argparse.Namespace) -> Ledger:
-    return Ledger.open(resolve_url(args.db, os.environ))
+def open_ledger(args: argparse.Namespace, *, create: bool = False) -> Ledger:
+    """The ledger named by ``--db`` / ``$LEDGER_DB_URL``; only ``create=True`` makes a new one."""
+    return Ledger.open(resolve_url(args.db, os.environ), create=create)
 
 
 def dumps(data: Any) -> str:

@@ -7,14 +7,14 @@ import json
 
 from ..errors import DocumentError
 from ..schema import load_article
-from ..verify.tracing import TracedFigure, trace_figures
 from ..verify.text import line_col
+from ..verify.tracing import TracedFigure, trace_figures
 from ._common import add_command, write_output
 
 __all__ = ["register", "render_table"]
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(
         subparsers, "figures",
         "List every figure in an article's body with its span, kind, value and the evidence it "

@@ -78,7 +78,7 @@ def _ingest_text(results: list[dict[str, Any]]) -> str:
 
 def _ingest(args: argparse.Namespace) -> int:
     paths = [str(p) for p in expand_paths(args.paths)]
-    with open_ledger(args) as ledger:
+    with open_ledger(args, create=True) as ledger:
         results = [_ingest_one(ledger, p, args.allow_errors) for p in paths]
     emit(args, results, _ingest_text)
     outcomes = {r["outcome"] for r in results}

@@ -6,7 +6,6 @@ adding a family is one line here.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -19,7 +18,7 @@ from .body import check_body
 from .consistency import check_consistency
 from .dates import check_dates
 from .integrity import check_integrity
-from .locate import body_locator
+from .locate import locate_findings
 
 __all__ = ["CHECKS", "Check", "verify_article", "verify_file", "verify_paths", "expand_paths"]
 
@@ -50,32 +49,12 @@ def verify_file(path: str | Path) -> FileResult:
     result.findings.extend(findings)
     if article is not None:
         result.article_id = article.id
-        result.findings.extend(_locate_in_file(path, article, verify_article(article)))
+        result.findings.extend(verify_article(article))
+    if result.findings:  # point every finding into the file as written
+        text = Path(path).read_text(encoding="utf-8")
+        result.findings = locate_findings(text, article.body if article else None,
+                                          result.findings)
     return result
-
-
-def _locate_in_file(path: str | Path, article: Article, findings: list[Finding]) -> list[Finding]:
-    """Fill ``file_line``/``file_column`` of body findings: where the span sits in the file."""
-    if not any(f.pointer == "/body" and f.line is not None for f in findings):
-        return findings
-    locate = body_locator(Path(path).read_text(encoding="utf-8"), article.body)
-    if locate is None:
-        return findings
-    out = []
-    for f in findings:
-        if f.pointer == "/body" and f.line is not None and f.column is not None:
-            offset = _body_offset(article.body, f.line, f.column)
-            line, column = locate(offset)
-            f = replace(f, file_line=line, file_column=column)
-        out.append(f)
-    return out
-
-
-def _body_offset(body: str, line: int, column: int) -> int:
-    start = 0
-    for _ in range(line - 1):
-        start = body.index("\n", start) + 1
-    return start + column - 1
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:

@@ -20,14 +20,15 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Callable, Mapping
+from itertools import pairwise
 
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article, Computation, Inference
 from ..report import Finding, Severity
 
-__all__ = ["ArithmeticError_", "evaluate", "equations", "check_arithmetic"]
+__all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate"]
 
 
 class ArithmeticError_(ValueError):
@@ -44,7 +45,8 @@ _MAX_EXPONENT = 64
 def _eval(node: ast.AST, names: Mapping[str, float]) -> float:
     if isinstance(node, ast.Expression):
         return _eval(node.body, names)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(
+            node.value, bool):
         return float(node.value)
     if isinstance(node, ast.Name):
         if node.id not in names:
@@ -88,14 +90,15 @@ def _decimals(text: str) -> int | None:
     return None if m is None else len(m.group(1) or "")
 
 
-def _agrees(computed: float, stated_text: str | float, tolerance: float = 1e-9) -> bool:
-    stated = float(stated_text)
-    if abs(computed - stated) <= tolerance + 1e-12 * abs(stated):
+def _agrees(computed: float, stated: str | float, tolerance: float = 1e-9) -> bool:
+    """Equal within ``tolerance``, or equal at the printed precision of a stated literal."""
+    value = float(stated)
+    if abs(computed - value) <= tolerance + 1e-12 * abs(value):
         return True
-    decimals = _decimals(stated_text) if isinstance(stated_text, str) else None
-    if decimals is None:
+    if not isinstance(stated, str) or _decimals(stated) is None:
         return False
-    return quantize(Decimal(repr(computed)), decimals) == Decimal(stated_text.strip())
+    decimals = _decimals(stated) or 0
+    return quantize(Decimal(repr(computed)), decimals) == Decimal(stated.strip())
 
 
 _ARITH_RE = re.compile(r"[-+]?\(*\s*\d[\d.,]*(?:\s*[-+*/×÷^]\s*\(*\s*[\d.,]+\s*\)*)*\)*")
@@ -118,7 +121,7 @@ def equations(text: str) -> list[tuple[str, str]]:
     out = []
     for part in re.split(r";|\.\s", text):
         sides = part.split("=")
-        for left, right in zip(sides, sides[1:]):
+        for left, right in pairwise(sides):
             lhs, rhs = _side(left, last=True), _side(right, last=False)
             if lhs and rhs:
                 out.append((lhs, rhs))

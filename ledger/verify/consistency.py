@@ -16,7 +16,7 @@ import re
 from ..models import INDEPENDENT_EVIDENCE, Article
 from ..report import Finding, Severity
 
-__all__ = ["WORD_COUNT_RULE", "word_count", "check_consistency"]
+__all__ = ["WORD_COUNT_RULE", "check_consistency", "word_count"]
 
 WORD_COUNT_RULE = "white-space tokens of the body, not counting tokens made only of [S#] markers"
 _MARKERS_ONLY = re.compile(r"(?:\[S[0-9]+\])+")

@@ -34,11 +34,11 @@ from ..models import (
 )
 from ..report import Finding, Severity
 from .labels import Experiment, conflations, metric_family, vocabularies
-from .prose import Span, clauses, enclosing, find_terms, paragraphs, sentences
+from .prose import clauses, enclosing, find_terms, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
-__all__ = ["rule_from_prose", "check_guardrails", "guardrail_rules"]
+__all__ = ["check_guardrails", "guardrail_rules", "rule_from_prose"]
 
 _LABEL_RE = re.compile(
     r"^\s*Do not (?:label|call|describe|present|report) (?P<fig>.+?) as (?P<labels>[^;.]+)",

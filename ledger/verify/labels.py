@@ -30,13 +30,13 @@ from .tracing import TracedFigure
 
 __all__ = [
     "DEFAULT_VOCABULARY",
-    "Experiment",
     "SEPARATION_RE",
+    "Experiment",
+    "check_labels",
+    "conflations",
+    "experiments_of",
     "metric_family",
     "vocabularies",
-    "experiments_of",
-    "conflations",
-    "check_labels",
 ]
 
 #: Words that name each family of metric; a metric's family comes from its name.
@@ -208,7 +208,7 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
 
     Only figures identify an experiment unless ``use_terms``; at least one side must be a figure.
     """
-    out = []
+    out: list[tuple[int, int, Experiment, Experiment]] = []
     if len(experiments) < 2:
         return out
     for sentence in sentences(article.body):

@@ -1,4 +1,5 @@
-"""Map a place in the decoded body to the same place in the JSON file (inside the string).
+"""Map findings to places in the JSON file: body spans inside the escaped string, pointers to
+the value they name.
 
 SARIF and editors point into the file as written, where the body is one escaped JSON string:
 ``\\n`` takes two characters, ``\\u00e9`` six. :func:`body_locator` finds the body's string in
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import replace
 
-__all__ = ["body_locator", "file_line_col"]
+from ..report import Finding
+
+__all__ = ["body_locator", "file_line_col", "locate_findings", "pointer_positions"]
 
 _BODY_KEY_RE = re.compile(r'"body"\s*:\s*"')
 
@@ -52,3 +56,80 @@ def body_locator(file_text: str, body: str) -> Callable[[int], tuple[int, int]] 
             offsets = _raw_offsets(file_text, m.end())
             return lambda offset: file_line_col(file_text, offsets[min(offset, len(offsets) - 1)])
     return None
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _walk(text: str, i: int, pointer: str, out: dict[str, int],
+          decoder: json.JSONDecoder) -> int:
+    """Record the start of the value at ``text[i:]`` (and of every value inside it)."""
+    i = _skip(text, i)
+    out[pointer] = i
+    opener = text[i]
+    if opener not in "{[":
+        return decoder.raw_decode(text, i)[1]
+    closer, index, i = ("}" if opener == "{" else "]"), 0, _skip(text, i + 1)
+    while text[i] != closer:
+        if opener == "{":
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+            i = _skip(text, i) + 1  # the colon
+            child = f"{pointer}/{_escape(key)}"
+        else:
+            child, index = f"{pointer}/{index}", index + 1
+        i = _skip(text, _walk(text, i, child, out, decoder))
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return i + 1
+
+
+def pointer_positions(file_text: str) -> dict[str, tuple[int, int]]:
+    """JSON pointer -> 1-based (line, column) where that value starts in ``file_text``.
+
+    Returns an empty mapping for text that is not valid JSON.
+    """
+    starts: dict[str, int] = {}
+    try:
+        _walk(file_text, 0, "", starts, json.JSONDecoder())
+    except (ValueError, IndexError):
+        return {}
+    return {p: file_line_col(file_text, i) for p, i in starts.items()}
+
+
+def _body_offset(body: str, line: int, column: int) -> int:
+    start = 0
+    for _ in range(line - 1):
+        start = body.index("\n", start) + 1
+    return start + column - 1
+
+
+def _nearest_pointer(pointer: str, positions: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    while pointer not in positions and pointer:
+        pointer = pointer.rsplit("/", 1)[0]
+    return positions.get(pointer, (1, 1))
+
+
+def locate_findings(file_text: str, body: str | None, findings: list[Finding]) -> list[Finding]:
+    """Fill ``file_line``/``file_column``: body spans inside the escaped string, other findings
+    at the value their pointer names (or its nearest existing parent)."""
+    if not findings:
+        return findings
+    positions = pointer_positions(file_text)
+    locate = body_locator(file_text, body) if body is not None else None
+    out = []
+    for f in findings:
+        if f.file_line is None:
+            if f.pointer == "/body" and f.line and f.column and locate is not None:
+                line, column = locate(_body_offset(body or "", f.line, f.column))
+            else:
+                line, column = _nearest_pointer(f.pointer, positions)
+            f = replace(f, file_line=line, file_column=column)
+        out.append(f)
+    return out

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-__all__ = ["Span", "paragraphs", "sentences", "clauses", "enclosing", "find_terms"]
+__all__ = ["Span", "clauses", "enclosing", "find_terms", "paragraphs", "sentences"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,12 @@ def enclosing(spans: list[Span], start: int, end: int) -> Span | None:
     return None
 
 
+@lru_cache(maxsize=2048)
+def _term_pattern(term: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(term) + r"(?:s|es|ed|ing|'s)?(?![\w])",
+                      re.IGNORECASE)
+
+
 def find_terms(text: str, terms: list[str], offset: int = 0) -> list[tuple[int, int, str]]:
     """Case-insensitive whole-word occurrences of ``terms`` (longest first, no overlaps).
 
@@ -76,9 +83,7 @@ def find_terms(text: str, terms: list[str], offset: int = 0) -> list[tuple[int, 
     found: list[tuple[int, int, str]] = []
     taken = bytearray(len(text))
     for term in sorted(set(terms), key=len, reverse=True):
-        pattern = re.compile(r"(?<![\w-])" + re.escape(term) + r"(?:s|es|ed|ing|'s)?(?![\w])",
-                             re.IGNORECASE)
-        for m in pattern.finditer(text):
+        for m in _term_pattern(term).finditer(text):
             if any(taken[m.start():m.end()]):
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())

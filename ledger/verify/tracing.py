@@ -22,9 +22,9 @@ reports ``untraced-figure`` for each figure that traces to nothing.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Iterable, Iterator
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
@@ -32,15 +32,15 @@ from ..report import Finding, Severity
 from .text import body_span
 
 __all__ = [
-    "Trace",
-    "TracedFigure",
-    "EvidenceNumber",
     "EvidenceDate",
     "EvidenceIndex",
+    "EvidenceNumber",
+    "Trace",
+    "TracedFigure",
     "build_index",
-    "trace_figures",
-    "trace_figure",
     "check_tracing",
+    "trace_figure",
+    "trace_figures",
 ]
 
 
@@ -128,7 +128,7 @@ class EvidenceIndex:
                 self.add_number(value, trace, percent=fig.kind in (
                     FigureKind.percent, FigureKind.points) or fig.unit == "%")
 
-    def add_number(self, value: float | int | Decimal, trace: Trace, *, percent: bool = False
+    def add_number(self, value: float | Decimal, trace: Trace, *, percent: bool = False
                    ) -> None:
         number = value if isinstance(value, Decimal) else Decimal(str(value))
         self.numbers.append(EvidenceNumber(number, trace, percent))

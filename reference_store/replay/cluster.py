@@ -35,7 +35,7 @@ class ChildProcess:
     """A child started with ``python -m MODULE ARGS``; ``ready`` is its READY line's words."""
 
     def __init__(self, module: str, args: Sequence[str], *,
-                 timeout_s: float = READY_TIMEOUT_S) -> None:
+                 timeout_s: float = READY_TIMEOUT_S, wait: bool = True) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.popen = subprocess.Popen([sys.executable, "-m", module, *args],
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -43,7 +43,16 @@ class ChildProcess:
         self.lines: list[str] = []
         self._q: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
-        self.ready = self._wait_ready(module, timeout_s)
+        self.module, self.timeout_s = module, timeout_s
+        self.ready: list[str] = []
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> list[str]:
+        """Block until the READY line (or raise RuntimeError after the deadline)."""
+        if not self.ready:
+            self.ready = self._wait_ready(self.module, self.timeout_s)
+        return self.ready
 
     def _pump(self) -> None:
         assert self.popen.stdout is not None
@@ -80,9 +89,10 @@ class ChildProcess:
             self.popen.stdout.close()
 
 
-def spawn(stack: ExitStack, module: str, args: Sequence[str]) -> ChildProcess:
+def spawn(stack: ExitStack, module: str, args: Sequence[str], *,
+          wait: bool = True) -> ChildProcess:
     """Start a child whose stop is registered on ``stack``."""
-    child = ChildProcess(module, args)
+    child = ChildProcess(module, args, wait=wait)
     stack.callback(child.stop)
     return child
 
@@ -105,7 +115,7 @@ def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> 
     from reference_store.replay.runner import model_config
     model_json = json.dumps(asdict(model_config(cfg)))
     with ExitStack() as stack:
-        urls = []
+        children = []
         for i in range(arm.instances.count):
             args = ["--port", "0", "--name", f"instance{i}", "--model-json", model_json,
                     "--local-cache-blocks", str(arm.instances.local_cache_blocks),
@@ -114,9 +124,9 @@ def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> 
                 args += ["--store-master", store_master]
             if cfg.model.torch_threads:
                 args += ["--torch-threads", str(cfg.model.torch_threads)]
-            child = spawn(stack, "reference_store.replay.server", args)
-            urls.append(f"http://127.0.0.1:{child.ready[1]}")
-        yield urls
+            # all start at once: their imports overlap instead of queueing
+            children.append(spawn(stack, "reference_store.replay.server", args, wait=False))
+        yield [f"http://127.0.0.1:{c.wait_ready()[1]}" for c in children]
 
 
 def _local_counters(urls: Sequence[str]) -> tuple[int, int]:

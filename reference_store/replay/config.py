@@ -33,7 +33,7 @@ from reference_store.replay.metrics import SLO
 from reference_store.replay.router import RoutingPolicy
 
 __all__ = ["ConfigError", "ModelSection", "TraceSection", "InstancesSection", "StoreSection",
-           "FaultSection", "ArmSection", "ReplayConfig", "Arm", "load_config", "parse_config"]
+           "FaultSection", "ReproduceSection", "ArmSection", "ReplayConfig", "Arm", "load_config", "parse_config"]
 
 
 class ConfigError(ValueError):
@@ -95,6 +95,16 @@ class FaultSection(_Section):
     action: Literal["restart_instance"] = "restart_instance"
 
 
+class ReproduceSection(_Section):
+    """What ``ledger reproduce`` requires of a rerun: ratios within ``ratio_tolerance``
+    (relative), rates within ``rate_tolerance`` (absolute), for the metrics named in ``metrics``
+    (shell-style patterns; default: every ratio and rate)."""
+
+    ratio_tolerance: float = Field(default=0.35, gt=0)
+    rate_tolerance: float = Field(default=0.05, gt=0)
+    metrics: list[str] | None = None
+
+
 class ArmSection(_Section):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     routing: RoutingPolicy | None = None
@@ -122,9 +132,7 @@ class ReplayConfig(_Section):
     arms: list[ArmSection] = Field(default_factory=lambda: [ArmSection(name="main")])
     compare: tuple[str, str] | None = Field(
         default=None, description="Arm names (reference, candidate) for the cost comparison.")
-    tolerances: dict[str, float] = Field(
-        default_factory=lambda: {"ratio": 0.35, "rate": 0.05},
-        description="For `ledger reproduce`: relative tolerance on ratios, absolute on rates.")
+    reproduce: ReproduceSection = ReproduceSection()
 
     @model_validator(mode="after")
     def _check(self) -> ReplayConfig:
@@ -187,7 +195,11 @@ def parse_config(data: Any, *, base_dir: Path | None = None) -> ReplayConfig:
         path = Path(cfg.cost_model)
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
-        cfg = cfg.model_copy(update={"cost_model": CostModel.load(path)})
+        try:
+            cost = CostModel.load(path)
+        except ValueError as exc:
+            raise ConfigError(f"cost_model: {exc}") from None
+        cfg = cfg.model_copy(update={"cost_model": cost})
     return cfg
 
 

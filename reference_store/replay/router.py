@@ -4,8 +4,9 @@
 * ``least_loaded``: the instance with the fewest requests in flight (lowest index on ties).
 * ``prefix_affinity``: the instance that already holds the longest prefix of the prompt's blocks
   (as far as this router has seen: it remembers the block hashes it sent to each instance), unless
-  that instance has ``balance_threshold`` more requests in flight than the least loaded one; a
-  prompt no instance knows goes to the least loaded. This is the cache-aware policy of
+  that instance has more than ``balance_threshold`` requests in flight beyond the least loaded
+  one; a prompt no instance knows goes to the least loaded (then the one that has been sent the
+  fewest blocks). This is the cache-aware policy of
   production routers, kept small.
 """
 
@@ -61,14 +62,18 @@ class Router:
     def done(self, instance: int) -> None:
         """The request sent to ``instance`` finished."""
         with self._lock:
-            self.inflight[instance] -= 1
+            self.inflight[instance] = max(0, self.inflight[instance] - 1)
 
     def _least_loaded(self) -> int:
         return min(range(self.n), key=lambda i: (self.inflight[i], i))
 
+    def _emptiest(self) -> int:
+        """Least loaded, ties broken by the fewest blocks sent there (spreads new prompts)."""
+        return min(range(self.n), key=lambda i: (self.inflight[i], len(self._seen[i]), i))
+
     def _affinity(self, prompt: Sequence[int]) -> int:
         hashes = block_hashes(list(prompt), self.block_size, "xxhash_cbor", hash_seed="router")
-        best, best_len = self._least_loaded(), 0
+        best, best_len = self._emptiest(), 0
         for i, seen in enumerate(self._seen):
             length = 0
             for h in hashes:

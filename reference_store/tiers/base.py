@@ -50,7 +50,8 @@ def byte_view(value: Any, *, writable: bool = False, field: str = "value") -> By
     elif isinstance(value, np.ndarray):
         if not value.flags.c_contiguous:
             raise InvalidParams(f"{field}: numpy array must be C-contiguous")
-        view = value.reshape(-1).view(np.uint8).data
+        flat = value if value.ndim == 1 and value.dtype == np.uint8 else value.reshape(-1).view(np.uint8)
+        view = flat.data
     elif isinstance(value, (bytes, bytearray, memoryview)):
         view = memoryview(value)
         if not view.c_contiguous:

@@ -230,7 +230,8 @@ class TieredStore:
             self._forget_corrupt(key)
             raise
         self._touch(key, entry)
-        self._promote(key)
+        if entry.tier:
+            self._promote(key)
         return n
 
     def read(self, key: str) -> bytes:

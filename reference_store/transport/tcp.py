@@ -330,6 +330,22 @@ class Connection:
 # server side
 
 
+def _linger(sock: socket.socket, limit: int = 1 << 20, timeout: float = 1.0) -> None:
+    """Half-close, then drain what the peer still sends, so that closing with unread bytes
+    does not reset the connection and destroy the error reply before the peer reads it."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(timeout)
+        scratch = bytearray(65536)
+        while limit > 0:
+            n = sock.recv_into(scratch)
+            if n == 0:
+                return
+            limit -= n
+    except OSError:
+        return
+
+
 @dataclass
 class ServerContext:
     """Per-connection state a handler may use (``state`` holds e.g. the tenant after HELLO)."""
@@ -344,7 +360,11 @@ class Handler(Protocol):
     def handle(
         self, ctx: ServerContext, op: int, meta: dict[str, Any], payload: memoryview,
     ) -> tuple[dict[str, Any], Sequence[Buffer]]:
-        """Answer one request; raise a StoreError to answer with an error."""
+        """Answer one request; raise a StoreError to answer with an error.
+
+        ``payload`` is only valid during the call (the server reuses it); the returned buffers
+        must stay unchanged until the response is sent, which happens on the calling thread
+        before the connection's next request is read."""
         ...
 
     def disconnected(self, ctx: ServerContext) -> None:
@@ -364,12 +384,13 @@ class Server:
     def __init__(
         self, handler: Handler, *, host: str = "127.0.0.1", port: int = 0,
         max_payload: int = DEFAULT_MAX_PAYLOAD, frame_timeout: float = DEFAULT_FRAME_TIMEOUT_S,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = 512 << 20,
     ) -> None:
         self._handler = handler
         self._max_payload = max_payload
         self._frame_timeout = frame_timeout
         self._idle_timeout = idle_timeout
+        self._keep_scratch = keep_scratch
         self._listener = socket.create_server((host, port), reuse_port=False)
         self._listener.settimeout(0.5)
         self.host, self.port = self._listener.getsockname()[:2]
@@ -449,7 +470,7 @@ class Server:
             header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
             meta_raw = bytearray(header.meta_len)
             recv_exact_into(sock, memoryview(meta_raw))
-            payload = memoryview(bytearray(header.payload_len))
+            payload = self._payload_buffer(ctx, header.payload_len)
             recv_exact_into(sock, payload)
             meta = decode_meta(meta_raw, header.meta_crc)
             _check_hash(header, [payload])
@@ -458,10 +479,21 @@ class Server:
             return False
         except (ProtocolError, ChecksumMismatch) as exc:
             self._reply_error(sock, header, exc)
+            _linger(sock)
             return False
         sock.settimeout(self._frame_timeout)
         self._dispatch(sock, ctx, header, meta, payload)
         return True
+
+    def _payload_buffer(self, ctx: ServerContext, nbytes: int) -> memoryview:
+        """A per-connection buffer reused across requests (no fresh pages to fault in for every
+        large write). Handlers must copy what they keep: it is overwritten by the next request."""
+        scratch: bytearray | None = ctx.state.get("_scratch")
+        if scratch is None or len(scratch) < nbytes:
+            scratch = bytearray(nbytes)
+            if nbytes <= self._keep_scratch:
+                ctx.state["_scratch"] = scratch
+        return memoryview(scratch)[:nbytes]
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],

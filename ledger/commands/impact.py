@@ -1,0 +1,79 @@
+"""``ledger impact ID`` and ``ledger export --format prov-json``"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import UsageError
+from ..impact import changed_sources, impact
+from ..provenance import export_prov_json
+from ._common import add_command, write_output
+from ._ledger import add_db_options, emit, open_ledger
+
+__all__ = ["register"]
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = add_command(
+        subparsers, "impact",
+        "List every figure, fact, inference, measurement and article that depends on a "
+        "source, fact, run or metric, transitively: the sentences to re-check. ID is S4 (in "
+        "every article), ARTICLE_ID:S4, F4, a run id, or RUN_ID/METRIC. With --changed, do "
+        "this for every source whose latest fetch changed.",
+        "ledger impact pct-2026-11-04-spotlight-mooncake-store:S4")
+    p.add_argument("id", nargs="?", metavar="ID")
+    p.add_argument("--changed", action="store_true",
+                   help="every source whose latest snapshot differs from the one before")
+    add_db_options(p)
+    p.set_defaults(func=_impact)
+
+    p = add_command(subparsers, "export",
+                    "Write the provenance graph (runs as activities, figures as entities).",
+                    "ledger export --format prov-json --output ledger.prov.json")
+    p.add_argument("--db", metavar="URL", help="ledger database (default: $LEDGER_DB_URL, "
+                   "else ./ledger.db)")
+    p.add_argument("--format", choices=["prov-json"], default="prov-json")
+    p.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    p.set_defaults(func=_export)
+
+
+def _impact_text(results: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in results:
+        lines.append(f"{r['target']}: {r['figure_count']} figure(s) to re-check")
+        for snap in r["snapshots"]:
+            state = "CHANGED" if snap["changed"] else "unchanged"
+            lines.append(f"  source {snap['article_id']}:{snap['source_id']} {state} at "
+                         f"{snap['retrieved_at']} (sha256 {str(snap['sha256'])[:16]})")
+        for a in r["articles"]:
+            lines.append(f"  {a['article_id']} version {a['version']}")
+            for kind in ("sources", "facts", "inferences", "measurements"):
+                if a.get(kind):
+                    lines.append(f"    {kind}: {', '.join(a[kind])}")
+            for f in a["figures"]:
+                lines.append(f"    body {f['line']}:{f['column']} {f['text']!r}: {f['sentence']}")
+    return "\n".join(lines) or "no changed sources"
+
+
+def _impact(args: argparse.Namespace) -> int:
+    if bool(args.id) == bool(args.changed):
+        raise UsageError("give either an ID or --changed")
+    with open_ledger(args) as ledger, ledger.read() as conn:
+        if args.changed:
+            targets = [f"{s['article_id']}:{s['source_id']}" for s in changed_sources(conn)]
+        else:
+            targets = [args.id]
+        results = [impact(conn, t).to_dict() for t in targets]
+    emit(args, results if args.changed else results[0],
+         lambda d: _impact_text(d if isinstance(d, list) else [d]))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger, ledger.read() as conn:
+        text = export_prov_json(conn)
+    write_output(text, args.output)
+    return 0
+
+

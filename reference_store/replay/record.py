@@ -1,0 +1,99 @@
+"""What a replay contributes to a ledger run: the seed's ``agent_fields`` and the metric rows.
+
+No ledger import here: the ``ledger run`` command turns these plain values into a sealed
+:class:`ledger.models.Run` through the ledger's own recorder.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from reference_store.replay.cost import CostModel
+from reference_store.replay.report import MetricRow, flat_metrics
+from reference_store.replay.runner import ReplayRun
+
+__all__ = ["AGENT_FIELDS", "agent_fields", "metric_rows", "ENGINE_NAME"]
+
+#: The fields the seed article asks every measurement to carry, in its order.
+AGENT_FIELDS = (
+    "model_and_revision", "serving_engine_revision", "cache_connector_revision",
+    "hardware_and_gpu_count", "prefill_decode_topology", "cache_capacity_by_tier",
+    "tenant_isolation_policy", "request_mix", "routing_policy", "cache_warmth",
+    "prefix_reuse_rate", "transfer_latency", "eviction_rate", "p50_ttft", "p99_ttft",
+    "end_to_end_latency", "completed_requests_meeting_slo_per_hour",
+    "total_infrastructure_cost_per_hour", "currency", "source_url", "retrieved_at",
+)
+ENGINE_NAME = "reference_store.replay (tiny torch transformer, CPU)"
+
+_CONNECTOR = {"none": "none (local prefix cache only)",
+              "embedded": "reference_store EmbeddedStore (in-process)",
+              "distributed": "reference_store StoreClient over TCP"}
+
+
+def _per_arm(run: ReplayRun, fn: Any) -> dict[str, Any]:
+    return {name: fn(a) for name, a in run.arms.items()}
+
+
+def _capacity(run: ReplayRun) -> dict[str, Any]:
+    block = run.config.model
+    from reference_store.replay.runner import model_config
+    nbytes = model_config(run.config).block_nbytes
+
+    def one(a: Any) -> dict[str, Any]:
+        return {"local_blocks_per_instance": a.arm.instances.local_cache_blocks,
+                "local_bytes_per_instance": a.arm.instances.local_cache_blocks * nbytes,
+                "block_tokens": block.block_size,
+                "store_host_bytes": a.arm.store.host_bytes if a.arm.store.mode != "none" else 0,
+                "store_disk_bytes": a.arm.store.disk_bytes if a.arm.store.mode != "none" else 0}
+    return _per_arm(run, one)
+
+
+def agent_fields(run: ReplayRun, *, engine_revision: str, environment: dict[str, Any],
+                 source: str, retrieved_at: dt.datetime) -> dict[str, Any]:
+    """Every seed agent field for a replay run; per-arm values are keyed by arm name."""
+    m, cost = run.config.model, run.config.cost_model
+    slo = run.config.slo
+    gpus = environment.get("gpus") or []
+    return {
+        "model_and_revision": f"{m.name} (random weights, seed {m.seed}; {m.layers} layers, "
+                              f"{m.heads} heads, width {m.width}, {m.dtype})",
+        "serving_engine_revision": f"{ENGINE_NAME} @ {engine_revision}",
+        "cache_connector_revision": _per_arm(
+            run, lambda a: f"{_CONNECTOR[a.arm.store.mode]} @ {engine_revision}"),
+        "hardware_and_gpu_count": f"{environment.get('cpu', 'unknown CPU')} x"
+                                  f"{environment.get('cpu_count', '?')} CPUs, {len(gpus)} GPUs",
+        "prefill_decode_topology": _per_arm(
+            run, lambda a: f"{a.arm.instances.count} aggregated instances (prefill and decode "
+                           f"on the same instance), {a.arm.instances.mode.replace('_', '-')}"),
+        "cache_capacity_by_tier": _capacity(run),
+        "tenant_isolation_policy": _per_arm(
+            run, lambda a: "cache_salt per tenant" if a.arm.instances.isolation == "salt"
+            else "shared namespace (no isolation)"),
+        "request_mix": {"trace": run.trace.name, "kind": run.trace.kind,
+                        "requests": run.trace.request_count,
+                        "sessions": len(run.trace.sessions),
+                        "generator": (run.config.trace.generator.model_dump()
+                                      if run.config.trace.generator else None)},
+        "routing_policy": _per_arm(run, lambda a: a.arm.routing),
+        "cache_warmth": _per_arm(run, lambda a: a.arm.warmth),
+        "prefix_reuse_rate": _per_arm(run, lambda a: a.summary.hit_rate),
+        "transfer_latency": _per_arm(run, lambda a: {"p50_s": a.summary.p50_transfer_s,
+                                                     "total_s": a.summary.transfer_s_total}),
+        "eviction_rate": _per_arm(run, lambda a: a.summary.eviction_rate),
+        "p50_ttft": _per_arm(run, lambda a: a.summary.p50_ttft_s),
+        "p99_ttft": _per_arm(run, lambda a: a.summary.p99_ttft_s),
+        "end_to_end_latency": _per_arm(run, lambda a: {"p50_s": a.summary.p50_e2e_s,
+                                                       "p99_s": a.summary.p99_e2e_s}),
+        "completed_requests_meeting_slo_per_hour": {
+            "slo": slo.model_dump(), **_per_arm(run, lambda a: a.summary.slo_met_per_hour)},
+        "total_infrastructure_cost_per_hour": _per_arm(run, lambda a: a.cost_per_hour),
+        "currency": cost.currency if isinstance(cost, CostModel) else None,
+        "source_url": source,
+        "retrieved_at": retrieved_at.isoformat(),
+    }
+
+
+def metric_rows(run: ReplayRun) -> list[MetricRow]:
+    """The run's figures as ledger metric rows (name, value, unit, aggregation, samples)."""
+    return flat_metrics(run)

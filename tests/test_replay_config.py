@@ -1,0 +1,65 @@
+"""Replay config files: examples load, errors name the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reference_store.replay.config import ConfigError, load_config, parse_config
+from reference_store.replay.cost import CostModel
+
+ROOT = Path(__file__).resolve().parents[1]
+MIN = {"name": "x", "trace": {"generator": {"kind": "no_reuse"}}}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("replay-*.yaml")),
+                         ids=lambda p: p.name)
+def test_example_configs_load(path: Path) -> None:
+    cfg = load_config(path)
+    assert cfg.arms
+    assert isinstance(cfg.cost_model, CostModel)  # the relative cost model path was resolved
+
+
+def test_arm_overrides_apply() -> None:
+    cfg = parse_config({**MIN, "routing": "least_loaded", "warmth": "cold",
+                        "arms": [{"name": "a"}, {"name": "b", "warmth": "warm",
+                                                 "store": {"mode": "embedded"}}]})
+    a, b = cfg.arm("a"), cfg.arm("b")
+    assert (a.warmth, a.store.mode, a.routing) == ("cold", "none", "least_loaded")
+    assert (b.warmth, b.store.mode, b.routing) == ("warm", "embedded", "least_loaded")
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"routing": "random"}, "routing"),
+    ({"trace": {"generator": {"kind": "nope"}}}, "trace.generator"),
+    ({"trace": {}}, "trace"),
+    ({"instances": {"count": 0}}, "instances.count"),
+    ({"arms": [{"name": "a"}, {"name": "a"}]}, "arm names must be unique"),
+    ({"arms": [{"name": "a"}], "compare": ["a", "b"]}, "compare: unknown arm 'b'"),
+    ({"arms": [{"name": "a", "store": {"mode": "embedded"},
+                "instances": {"mode": "processes"}}]}, "arms.a"),
+    ({"arms": [{"name": "a", "store": {"mode": "distributed"}}]}, "arms.a.store.address"),
+    ({"colour": "red"}, "colour"),
+])
+def test_invalid_configs_name_the_field(change: dict[str, object], field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({**MIN, **change})
+    assert field in str(info.value)
+
+
+def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(bad)
+    js = tmp_path / "c.json"
+    js.write_text('{"name": "x", "trace": {"generator": {"kind": "no_reuse"}}, '
+                  '"cost_model": "nowhere.yaml"}')
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(js)
