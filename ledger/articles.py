@@ -16,42 +16,51 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import Connection
 
-from .errors import NotFound
+from .errors import DatabaseError, NotFound
 from .log import Appender, canonical_json
 from .models import Article
 from .tables import (
-    ArticleRow, DependencyRow, FactRow, FigureRow, GuardrailRow, InferenceRow, LogEntry,
-    MeasurementRow, SourceRow,
+    ArticleRow,
+    DependencyRow,
+    FactRow,
+    FigureRow,
+    GuardrailRow,
+    InferenceRow,
+    LogEntry,
+    MeasurementRow,
+    SourceRow,
+    sql_table,
 )
-from .verify.tracing import TracedFigure, trace_figures
 from .verify.text import line_col
+from .verify.tracing import TracedFigure, trace_figures
 
 if TYPE_CHECKING:
     from .db import Ledger
 
 __all__ = [
-    "IngestResult",
     "ArticleVersion",
-    "document_digest",
-    "ingest_article",
-    "get_article",
+    "IngestResult",
     "article_history",
+    "document_digest",
+    "figure_node",
+    "get_article",
+    "ingest_article",
+    "json_diff",
     "list_articles",
     "load_entry",
-    "json_diff",
-    "paragraph_citations",
-    "figure_node",
-    "run_node",
     "metric_node",
+    "paragraph_citations",
+    "run_node",
 ]
 
-_ARTICLES = ArticleRow.__table__
+_ARTICLES = sql_table(ArticleRow)
 _CITATION = re.compile(r"\[(S[0-9]+)\]")
 
 
@@ -115,7 +124,7 @@ def _latest_row(conn: Connection, article_id: str) -> Any:
                         .order_by(t.c.version.desc()).limit(1)).first()
 
 
-def ingest_article(ledger: "Ledger", article: Article) -> IngestResult:
+def ingest_article(ledger: Ledger, article: Article) -> IngestResult:
     """Store ``article`` as its next version; an identical document is not stored again.
 
     The caller decides whether an article with verification errors may be stored.
@@ -140,12 +149,15 @@ def _project(app: Appender, article: Article, version: int, seq: int, digest: st
         article_id=article.id, version=version, entry_seq=seq, digest=digest,
         title=article.title, status=article.status.value, as_of_date=article.as_of_date,
         publication_date=article.publication_date, recorded_at=_entry_time(conn, seq)))
-    key = {"article_pk": result.inserted_primary_key[0], "article_id": article.id,
+    inserted = result.inserted_primary_key
+    if inserted is None:  # pragma: no cover - every supported dialect returns the key
+        raise DatabaseError("the database did not return the new article row's key")
+    key = {"article_pk": inserted[0], "article_id": article.id,
            "version": version}
     rows = _part_rows(article)
     traced = trace_figures(article)
-    rows[FigureRow.__table__] = [_figure_row(article, i, t) for i, t in enumerate(traced, 1)]
-    rows[DependencyRow.__table__] = [{"node": a, "depends_on": b}
+    rows[sql_table(FigureRow)] = [_figure_row(article, i, t) for i, t in enumerate(traced, 1)]
+    rows[sql_table(DependencyRow)] = [{"node": a, "depends_on": b}
                                      for a, b in sorted(_edges(article, traced))]
     for table, values in rows.items():
         if values:
@@ -153,27 +165,27 @@ def _project(app: Appender, article: Article, version: int, seq: int, digest: st
 
 
 def _entry_time(conn: Connection, seq: int) -> str:
-    t = LogEntry.__table__
+    t = sql_table(LogEntry)
     return str(conn.execute(sa.select(t.c.recorded_at).where(t.c.seq == seq)).scalar_one())
 
 
 def _part_rows(article: Article) -> dict[sa.Table, list[dict[str, Any]]]:
     return {
-        SourceRow.__table__: [
+        sql_table(SourceRow): [
             {"source_id": s.id, "url": s.url, "title": s.title, "publisher": s.publisher,
              "published_at": s.published_at, "retrieved_at": s.retrieved_at,
              "is_primary": s.primary} for s in article.sources],
-        FactRow.__table__: [
+        sql_table(FactRow): [
             {"fact_id": f.id, "claim": f.claim, "evidence_type": f.evidence_type.value,
              "source_ids": json.dumps(f.source_ids)} for f in article.facts],
-        InferenceRow.__table__: [
+        sql_table(InferenceRow): [
             {"inference_id": i.id, "claim": i.claim, "label": i.label,
              "basis_fact_ids": json.dumps(i.basis_fact_ids)} for i in article.inferences],
-        GuardrailRow.__table__: [
+        sql_table(GuardrailRow): [
             {"ordinal": n, "guardrail_id": c.id, "status": c.status.value,
              "rule_kind": c.rule.kind if c.rule else None, "text": c.text}
             for n, c in enumerate(article.corrections, 1)],
-        MeasurementRow.__table__: [
+        sql_table(MeasurementRow): [
             {"measurement_id": m.id, "metric": m.metric, "value": m.value, "unit": m.unit,
              "run_id": m.run_id, "measured_at": m.measured_at}
             for m in article.measurements or []],
@@ -201,7 +213,7 @@ def _figure_row(article: Article, ordinal: int, traced: TracedFigure) -> dict[st
     first = next((t for t in traced.traces if t.fact_id), None)
     sources = sorted({s for t in traced.traces for s in t.source_ids}
                      | set(paragraph_citations(article.body, fig.start)))
-    pick = lambda attr: next((getattr(t, attr) for t in traced.traces if getattr(t, attr)), None)  # noqa: E731
+    pick = lambda attr: next((getattr(t, attr) for t in traced.traces if getattr(t, attr)), None)
     return {"ordinal": ordinal, "text": fig.text, "kind": fig.kind.value,
             "value": float(fig.value) if fig.value is not None else None,
             "span_start": fig.start, "span_end": fig.end, "line_no": line, "col_no": col,
@@ -234,7 +246,7 @@ def _edges(article: Article, traced: list[TracedFigure]) -> set[tuple[str, str]]
 
 def load_entry(conn: Connection, seq: int) -> dict[str, Any]:
     """The decoded payload of log entry ``seq``. Raises :class:`NotFound`."""
-    t = LogEntry.__table__
+    t = sql_table(LogEntry)
     payload = conn.execute(sa.select(t.c.payload).where(t.c.seq == seq)).scalar_one_or_none()
     if payload is None:
         raise NotFound(f"no log entry {seq}")

@@ -13,34 +13,34 @@ have modules of their own whose functions the facade's methods call.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Self
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from . import articles, runs
+from .articles import ArticleVersion, IngestResult
 from .errors import DatabaseError, LedgerError, NotFound, UsageError
 from .log import Appender, AuditResult, TreeHead, audit_log, lock_head, utc_now
 from .migrations import LATEST, current_version, migrate
-from .projections import ProjectionCheck
-
-from . import articles, runs
-from .articles import ArticleVersion, IngestResult
 from .models import Article, Run, RunMetric, RunStatus
+from .projections import ProjectionCheck
 
 __all__ = [
     "DEFAULT_URL",
     "ENV_VAR",
     "SQLITE_BUSY_TIMEOUT_S",
-    "resolve_url",
+    "Ledger",
+    "create_ledger_engine",
     "normalise_url",
     "redact",
-    "create_ledger_engine",
+    "resolve_url",
     "translate_errors",
-    "Ledger",
 ]
 
 logger = logging.getLogger(__name__)
@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_URL = "sqlite:///ledger.db"
 #: The environment variable the CLI reads for the URL (the library never reads it).
 ENV_VAR = "LEDGER_DB_URL"
+_READ_ONLY = "ledger_read_only"
 #: How long a SQLite writer waits for another writer's lock before failing.
 SQLITE_BUSY_TIMEOUT_S = 120.0
 
@@ -96,7 +97,9 @@ def _sqlite_setup(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # Readers take a WAL snapshot without blocking writers; writers lock at once.
+        read_only = conn.get_execution_options().get(_READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN DEFERRED" if read_only else "BEGIN IMMEDIATE")
 
 
 def create_ledger_engine(url: str) -> Engine:
@@ -125,9 +128,11 @@ def translate_errors(action: str, url: str = "") -> Iterator[None]:
 
 def _require_sqlite_file(url: str) -> None:
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        if not Path(parsed.database).is_file():
-            raise NotFound(f"no ledger at {parsed.database} (`ledger ingest` creates one)")
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
+        return
+    if not Path(str(database)).is_file():
+        raise NotFound(f"no ledger at {database} (`ledger ingest` creates one)")
 
 
 class Ledger:
@@ -142,7 +147,7 @@ class Ledger:
 
     @classmethod
     def open(cls, url: str | None = None, *, create: bool = True,
-             migrate_to: int = LATEST) -> "Ledger":
+             migrate_to: int = LATEST) -> Ledger:
         """Open (creating and upgrading as needed) the ledger at ``url`` (default ``ledger.db``).
 
         With ``create=False`` a missing or empty database is an error rather than a new
@@ -171,7 +176,7 @@ class Ledger:
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -184,9 +189,15 @@ class Ledger:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A connection for queries (one transaction)."""
-        with translate_errors("reading the ledger", self.url), self.engine.begin() as conn:
-            yield conn
+        """A connection for queries: one transaction that sees one consistent snapshot
+        (REPEATABLE READ on PostgreSQL, a WAL read snapshot on SQLite), so an audit running
+        beside writers never sees half of a later append."""
+        with translate_errors("reading the ledger", self.url), self.engine.connect() as conn:
+            conn.execution_options(**{_READ_ONLY: True})
+            if conn.dialect.name == "postgresql":
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                yield conn
 
     @contextmanager
     def write(self) -> Iterator[Appender]:

@@ -36,6 +36,7 @@ __all__ = [
     "extract_figures",
     "masked_spans",
     "quantize",
+    "word_value",
 ]
 
 
@@ -85,9 +86,9 @@ class Figure:
             "text": self.text, "start": self.start, "end": self.end, "kind": self.kind.value,
         }
         if self.value is not None:
-            data["value"] = str(self.value)
+            data["value"] = format(self.value, "f")
         if self.upper is not None:
-            data["upper"] = str(self.upper)
+            data["upper"] = format(self.upper, "f")
         if self.unit:
             data["unit"] = self.unit
         if self.date is not None:
@@ -148,8 +149,6 @@ _NAME_RE = re.compile(
     r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b)[A-Za-z]{2,}\w*)"
     r"(?<=[\w+])"
 )
-#: Multiplier forms that look like names to _NAME_RE but are figures: ``x2``? No: only ``46x``.
-_NOT_NAME_RE = re.compile(r"^\d+(?:\.\d+)?[x×]$")
 
 _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"), "iso"),
@@ -168,8 +167,11 @@ _RANGE_RE = re.compile(
     rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})(?![\w-])(?P<pct>%)?"
 )
 _NUMBER_RE = re.compile(
-    rf"(?<![\w.,])(?P<n>{_NUM})(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
+    rf"(?<![\w.,])(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
+    rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
+#: ``25K tokens``: a magnitude letter written onto the number multiplies it.
+_MAGNITUDE = {"K": 3, "M": 6, "B": 9}
 _WORD_RE = re.compile(
     rf"\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
     rf"|\b(?P<mw>{'|'.join(_MULTIPLIER_WORDS)})\b",
@@ -183,8 +185,14 @@ _NOUN_RE = re.compile(r"(?:\s+|-)(?P<noun>(?:[A-Za-z][\w-]*\d[\w-]*\s+)?[A-Za-z]
 
 
 def quantize(value: Decimal, decimals: int) -> Decimal:
-    """``value`` rounded half-up to ``decimals`` places (the comparison used for tracing)."""
-    return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    """``value`` rounded half-up to ``decimals`` places (the comparison used for tracing).
+
+    A value too long for the decimal context (over 28 digits) is returned unchanged.
+    """
+    try:
+        return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return value
 
 
 def _decimal(text: str) -> tuple[Decimal, int]:
@@ -197,9 +205,7 @@ def masked_spans(text: str) -> list[tuple[int, int]]:
     """Spans that are never figures: citation markers, URLs and names that contain digits."""
     spans = [m.span() for m in _CITATION_RE.finditer(text)]
     spans += [m.span() for m in _URL_RE.finditer(text)]
-    for m in _NAME_RE.finditer(text):
-        if not _NOT_NAME_RE.match(m.group()):
-            spans.append(m.span())
+    spans += [m.span() for m in _NAME_RE.finditer(text)]
     return sorted(spans)
 
 
@@ -306,6 +312,11 @@ def _numbers(text: str, claimed: _Claimed) -> Iterator[Figure]:
             value, decimals = _decimal(m.group("n"))
         except InvalidOperation:
             continue
+        if m.group("mag"):  # 25K = 25000, printed to the nearest thousand
+            shift = _MAGNITUDE[m.group("mag")]
+            value, decimals = value.scaleb(shift), decimals - shift
+            if value == value.to_integral_value():
+                value = value.quantize(Decimal(1))
         kind, unit = _classify(text, m, value)
         claimed.take(*m.span())
         yield Figure(m.group(), m.start(), m.end(), kind, value, decimals, unit=unit)

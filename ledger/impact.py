@@ -6,7 +6,8 @@ backwards from the target and returns every figure (with its line, column and se
 things to re-check), fact, inference, measurement and article it reaches.
 
 Targets: ``S4`` / ``F4`` / ``I1`` / ``M1`` (in every article that has it, or in one article with
-``ARTICLE_ID:S4``), a run id (or ``run:<id>``), and ``<run id>/<metric>`` for one metric.
+``ARTICLE_ID:S4``), a run id (or ``run:<id>``), ``<run id>/<metric>`` for one run metric, and
+``scope:<metric>`` for a metric of an article's benchmark scope.
 """
 
 from __future__ import annotations
@@ -23,12 +24,20 @@ from sqlalchemy import Connection
 from .articles import list_articles, metric_node, run_node
 from .errors import NotFound
 from .tables import (
-    ArticleRow, DependencyRow, FigureRow, MeasurementRow, RunRow, SourceRow, SourceSnapshotRow,
+    ArticleRow,
+    DependencyRow,
+    FigureRow,
+    MeasurementRow,
+    RunRow,
+    SourceRow,
+    SourceSnapshotRow,
+    sql_table,
 )
 
-__all__ = ["ArticleImpact", "Impact", "impact", "changed_sources"]
+__all__ = ["ArticleImpact", "Impact", "changed_sources", "impact"]
 
 _LOCAL = re.compile(r"^[SFIMG][1-9][0-9]*$")
+_GLOBAL = ("run:", "metric:", "scope:")
 
 
 @dataclass
@@ -68,10 +77,10 @@ class Impact:
 def _node_for(conn: Connection, target: str) -> tuple[str, str | None]:
     """``(node, article_id or None)`` for a target as the user wrote it."""
     if ":" in target and _LOCAL.match(target.rsplit(":", 1)[1]) and not target.startswith(
-            ("run:", "metric:")):
+            _GLOBAL):
         article_id, node = target.rsplit(":", 1)
         return node, article_id
-    if _LOCAL.match(target) or target.startswith(("run:", "metric:")):
+    if _LOCAL.match(target) or target.startswith(_GLOBAL):
         return target, None
     if "/" in target:
         run_id, metric = target.split("/", 1)
@@ -104,7 +113,7 @@ def _exists(conn: Connection, article_pk: int, node: str, edges: list[tuple[str,
     if any(node in edge for edge in edges):
         return True
     if node.startswith("S"):
-        t = SourceRow.__table__
+        t = sql_table(SourceRow)
         return conn.execute(sa.select(t.c.pk).where(
             t.c.article_pk == article_pk, t.c.source_id == node)).first() is not None
     return False
@@ -114,7 +123,7 @@ def _figures(conn: Connection, article_pk: int, nodes: list[str]) -> list[dict[s
     ordinals = [int(n.split(":")[1]) for n in nodes if n.startswith("fig:")]
     if not ordinals:
         return []
-    t = FigureRow.__table__
+    t = sql_table(FigureRow)
     rows = conn.execute(sa.select(t).where(t.c.article_pk == article_pk, t.c.ordinal.in_(ordinals))
                         .order_by(t.c.ordinal)).all()
     return [{"ordinal": r.ordinal, "text": r.text, "kind": r.kind, "line": r.line_no,
@@ -125,11 +134,11 @@ def _figures(conn: Connection, article_pk: int, nodes: list[str]) -> list[dict[s
 
 def _target_known(conn: Connection, node: str) -> bool:
     if node.startswith("run:"):
-        t = RunRow.__table__
+        t = sql_table(RunRow)
         return conn.execute(sa.select(t.c.pk).where(t.c.run_id == node[4:])).first() is not None
     if node.startswith("metric:"):
         run_id, metric = node[7:].split("/", 1)
-        t = MeasurementRow.__table__
+        t = sql_table(MeasurementRow)
         return conn.execute(sa.select(t.c.pk).where(t.c.run_id == run_id,
                                                     t.c.metric == metric)).first() is not None
     return False
@@ -144,7 +153,7 @@ def impact(conn: Connection, target: str) -> Impact:
     result = Impact(target)
     latest = {v.article_id: v for v in list_articles(conn)}
     pks = _latest_pks(conn)
-    d = DependencyRow.__table__
+    d = sql_table(DependencyRow)
     for article_id, version in latest.items():
         if only_article is not None and article_id != only_article:
             continue
@@ -167,7 +176,7 @@ def impact(conn: Connection, target: str) -> Impact:
 
 
 def _latest_pks(conn: Connection) -> dict[str, int]:
-    t = ArticleRow.__table__
+    t = sql_table(ArticleRow)
     latest = (sa.select(t.c.article_id, sa.func.max(t.c.version).label("version"))
               .group_by(t.c.article_id).subquery())
     rows = conn.execute(sa.select(t.c.article_id, t.c.pk).join(latest, sa.and_(
@@ -177,7 +186,7 @@ def _latest_pks(conn: Connection) -> dict[str, int]:
 
 def changed_sources(conn: Connection, *, include_unchanged: bool = False) -> list[dict[str, Any]]:
     """The latest snapshot of each fetched source; only those marked changed by default."""
-    t = SourceSnapshotRow.__table__
+    t = sql_table(SourceSnapshotRow)
     latest = (sa.select(sa.func.max(t.c.pk).label("pk"))
               .group_by(t.c.article_id, t.c.source_id).subquery())
     rows = conn.execute(sa.select(t).where(t.c.pk.in_(sa.select(latest.c.pk)))

@@ -19,34 +19,35 @@ import datetime as dt
 import hashlib
 import json
 import logging
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import rfc8785
 from sqlalchemy import Connection, insert, select, update
 
 from .errors import IntegrityError, UsageError
-from .tables import LogEntry, LogHead
+from .tables import LogEntry, LogHead, sql_table
 
 __all__ = [
     "GENESIS",
-    "TreeHead",
     "Appender",
     "AuditResult",
-    "canonical_json",
-    "leaf_hash",
-    "node_hash",
-    "chain_hash",
-    "merkle_root",
-    "inclusion_proof",
-    "verify_inclusion",
-    "consistency_proof",
-    "verify_consistency",
-    "utc_now",
-    "read_head",
-    "lock_head",
-    "audit_log",
+    "TreeHead",
     "Visitor",
+    "audit_log",
+    "canonical_json",
+    "chain_hash",
+    "consistency_proof",
+    "inclusion_proof",
+    "leaf_hash",
+    "lock_head",
+    "merkle_root",
+    "node_hash",
+    "read_head",
+    "utc_now",
+    "verify_consistency",
+    "verify_inclusion",
 ]
 
 logger = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ GENESIS = bytes(32)
 
 def utc_now() -> str:
     """The current time as RFC 3339 UTC with microseconds (``2026-11-29T20:31:02.123456Z``)."""
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def canonical_json(value: Any) -> bytes:
@@ -194,7 +195,7 @@ class TreeHead:
                 "chain": self.chain, "time": self.time}
 
     @classmethod
-    def from_dict(cls, data: Any, where: str = "checkpoint") -> "TreeHead":
+    def from_dict(cls, data: Any, where: str = "checkpoint") -> TreeHead:
         """Raises :class:`UsageError` naming the field that is missing or malformed."""
         if not isinstance(data, dict):
             raise UsageError(f"{where}: a checkpoint must be a JSON object")
@@ -226,7 +227,7 @@ def _is_hex(text: str) -> bool:
 
 def read_head(conn: Connection, *, for_update: bool = False) -> tuple[int, bytes]:
     """The head row as ``(size, chain)``, created empty if missing; locked when ``for_update``."""
-    table = LogHead.__table__
+    table = sql_table(LogHead)
     query = select(table.c.size, table.c.chain_hash).where(table.c.id == 1)
     if for_update:
         query = query.with_for_update()
@@ -237,7 +238,7 @@ def read_head(conn: Connection, *, for_update: bool = False) -> tuple[int, bytes
     return int(row.size), bytes.fromhex(row.chain_hash)
 
 
-def lock_head(conn: Connection) -> "Appender":
+def lock_head(conn: Connection) -> Appender:
     """Lock the log for this transaction and return an appender positioned at its end."""
     size, chain = read_head(conn, for_update=True)
     return Appender(conn, size, chain)
@@ -260,7 +261,7 @@ class Appender:
             {"seq": seq, "kind": kind, "subject": subject, "recorded_at": when, "data": data})
         leaf = leaf_hash(payload)
         self.chain = chain_hash(self.chain, leaf)
-        self.conn.execute(insert(LogEntry.__table__).values(
+        self.conn.execute(insert(sql_table(LogEntry)).values(
             seq=seq, kind=kind, subject=subject, recorded_at=when,
             payload=payload.decode("utf-8"), leaf_hash=leaf.hex(), chain_hash=self.chain.hex()))
         self.size += 1
@@ -270,7 +271,7 @@ class Appender:
     def close(self) -> None:
         if not self.appended:
             return
-        table = LogHead.__table__
+        table = sql_table(LogHead)
         self.conn.execute(update(table).where(table.c.id == 1).values(
             size=self.size, chain_hash=self.chain.hex(), updated_at=utc_now()))
         logger.debug("appended entries %s", self.appended)
@@ -313,7 +314,7 @@ class AuditResult:
 
 
 def _iter_entries(conn: Connection, batch: int = 5000) -> Iterator[Any]:
-    table = LogEntry.__table__
+    table = sql_table(LogEntry)
     last = -1
     while True:
         rows = conn.execute(select(table).where(table.c.seq > last)

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import Connection
 
-from .tables import ArticleRow, RunMetricRow, RunRow, SourceSnapshotRow
+from .tables import ArticleRow, RunMetricRow, RunRow, SourceSnapshotRow, sql_table
 
 __all__ = ["ProjectionCheck"]
 
@@ -44,8 +44,8 @@ class ProjectionCheck:
 
     def finish(self, conn: Connection) -> tuple[int, str] | None:
         """``(entry, problem)`` for the first disagreement, or None."""
-        a, r, s, m = (ArticleRow.__table__, RunRow.__table__, SourceSnapshotRow.__table__,
-                      RunMetricRow.__table__)
+        a, r, s, m = (sql_table(ArticleRow), sql_table(RunRow), sql_table(SourceSnapshotRow),
+                      sql_table(RunMetricRow))
         checks = [
             ("article", "articles", sa.select(a.c.entry_seq, a.c.article_id, a.c.version, a.c.digest)),
             ("run", "runs", sa.select(r.c.entry_seq, r.c.run_id, r.c.revision, r.c.status)),

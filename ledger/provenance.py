@@ -19,7 +19,7 @@ from prov.model import PROV_TYPE, ProvDocument
 from sqlalchemy import Connection
 
 from .runs import list_runs
-from .tables import ArticleRow, FigureRow, SourceRow, SourceSnapshotRow
+from .tables import ArticleRow, FigureRow, SourceRow, SourceSnapshotRow, sql_table
 
 __all__ = ["NAMESPACE", "build_document", "export_prov_json"]
 
@@ -51,7 +51,7 @@ def _add_runs(doc: ProvDocument, conn: Connection) -> None:
 
 
 def _latest_articles(conn: Connection) -> list[Any]:
-    t = ArticleRow.__table__
+    t = sql_table(ArticleRow)
     latest = (sa.select(t.c.article_id, sa.func.max(t.c.version).label("version"))
               .group_by(t.c.article_id).subquery())
     return list(conn.execute(sa.select(t).join(latest, sa.and_(
@@ -64,7 +64,7 @@ def _add_article(doc: ProvDocument, conn: Connection, row: Any) -> None:
     article = doc.entity(f"ledger:article/{aid}/v{row.version}", {
         PROV_TYPE: "prov:Collection", "ledger:title": row.title,
         "ledger:digest": f"sha256:{row.digest}", "ledger:log_entry": row.entry_seq})
-    s, f = SourceRow.__table__, FigureRow.__table__
+    s, f = sql_table(SourceRow), sql_table(FigureRow)
     for src in conn.execute(sa.select(s).where(s.c.article_pk == row.pk)).all():
         doc.entity(f"ledger:source/{aid}/{src.source_id}", {
             "prov:location": src.url, "ledger:title": src.title,
@@ -81,7 +81,7 @@ def _add_article(doc: ProvDocument, conn: Connection, row: Any) -> None:
 
 
 def _add_snapshots(doc: ProvDocument, conn: Connection) -> None:
-    t = SourceSnapshotRow.__table__
+    t = sql_table(SourceSnapshotRow)
     for snap in conn.execute(sa.select(t).where(t.c.sha256.is_not(None)).order_by(t.c.pk)):
         entity = doc.entity(f"ledger:snapshot/{snap.pk}", {
             "ledger:sha256": snap.sha256, "ledger:retrieved_at": snap.retrieved_at,

@@ -39,10 +39,11 @@ import secrets
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Self
 
 import sqlalchemy as sa
 from pydantic import ValidationError
@@ -51,25 +52,25 @@ from sqlalchemy import Connection
 from .errors import NotFound, SealedRunError, UsageError
 from .log import Appender
 from .models import Run, RunMetric, RunStatus, VerificationLevel
-from .tables import LogEntry, RunMetricRow, RunRow
+from .tables import LogEntry, RunMetricRow, RunRow, sql_table
 
 if TYPE_CHECKING:
     from .db import Ledger
 
 __all__ = [
     "DEFAULT_PACKAGES",
-    "new_run_id",
-    "digest_file",
-    "digest_bytes",
-    "capture_environment",
-    "git_state",
-    "record_run",
+    "RunRecorder",
     "add_metrics",
+    "capture_environment",
+    "diff_runs",
+    "digest_bytes",
+    "digest_file",
     "finish_run",
     "get_run",
+    "git_state",
     "list_runs",
-    "diff_runs",
-    "RunRecorder",
+    "new_run_id",
+    "record_run",
 ]
 
 logger = logging.getLogger(__name__)
@@ -80,12 +81,12 @@ DEFAULT_PACKAGES = (
     "mooncake-transfer-engine-non-cuda", "mooncake-transfer-engine", "vllm", "sglang", "lmcache",
     "transformers",
 )
-_RUN_TABLE, _METRIC_TABLE = RunRow.__table__, RunMetricRow.__table__
+_RUN_TABLE, _METRIC_TABLE = sql_table(RunRow), sql_table(RunMetricRow)
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:
     """``run-20261129T203100Z-1a2b3c4d``: sortable by time, unique by its random tail."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     return f"run-{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(4)}"
 
 
@@ -110,7 +111,8 @@ def digest_file(path: str | Path) -> str:
 
 def _run_quiet(args: Sequence[str], cwd: str | Path | None = None) -> str | None:
     try:
-        done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=10)
+        done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=10,
+                              check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -203,7 +205,7 @@ def _latest(conn: Connection, run_id: str) -> Any:
 
 
 def _load(conn: Connection, row: Any) -> Run:
-    entries = LogEntry.__table__
+    entries = sql_table(LogEntry)
     payload = conn.execute(sa.select(entries.c.payload)
                            .where(entries.c.seq == row.entry_seq)).scalar_one_or_none()
     if payload is None:
@@ -228,7 +230,7 @@ def _store(app: Appender, run: Run, revision: int, new_metrics: Sequence[RunMetr
 def _rfc3339(value: dt.datetime | None) -> str | None:
     if value is None:
         return None
-    return value.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def _revalidate(run: Run, **changes: Any) -> Run:
@@ -254,7 +256,7 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def record_run(ledger: "Ledger", run: Run) -> str:
+def record_run(ledger: Ledger, run: Run) -> str:
     """Store a new run (any status; a finished or failed one is sealed at once); returns its id.
 
     Raises :class:`SealedRunError` if a sealed run with this id exists, :class:`UsageError` if a
@@ -271,7 +273,7 @@ def record_run(ledger: "Ledger", run: Run) -> str:
     return run.id
 
 
-def _change(ledger: "Ledger", run_id: str, new_metrics: Sequence[RunMetric], **changes: Any) -> Run:
+def _change(ledger: Ledger, run_id: str, new_metrics: Sequence[RunMetric], **changes: Any) -> Run:
     with ledger.write() as app:
         row = _latest(app.conn, run_id)
         if row is None:
@@ -284,13 +286,13 @@ def _change(ledger: "Ledger", run_id: str, new_metrics: Sequence[RunMetric], **c
     return updated
 
 
-def add_metrics(ledger: "Ledger", run_id: str, metrics: Sequence[RunMetric]) -> Run:
+def add_metrics(ledger: Ledger, run_id: str, metrics: Sequence[RunMetric]) -> Run:
     """Append metrics to a running run. Raises :class:`SealedRunError`, :class:`NotFound`,
     :class:`UsageError` (a metric with the same name and aggregation is already recorded)."""
     return _change(ledger, run_id, metrics)
 
 
-def finish_run(ledger: "Ledger", run_id: str, *, status: RunStatus = RunStatus.finished,
+def finish_run(ledger: Ledger, run_id: str, *, status: RunStatus = RunStatus.finished,
                ended_at: dt.datetime | None = None, metrics: Sequence[RunMetric] = (),
                **changes: Any) -> Run:
     """Seal a running run as ``finished`` (or ``failed``), optionally adding metrics and other
@@ -300,7 +302,7 @@ def finish_run(ledger: "Ledger", run_id: str, *, status: RunStatus = RunStatus.f
     """
     if status is RunStatus.running:
         raise UsageError("finish_run needs a final status: finished or failed")
-    ended = ended_at or dt.datetime.now(dt.timezone.utc)
+    ended = ended_at or dt.datetime.now(dt.UTC)
     return _change(ledger, run_id, metrics, status=status.value, ended_at=ended.isoformat(),
                    **changes)
 
@@ -366,7 +368,7 @@ class RunRecorder:
     to fill in. Raises what :func:`record_run` and :func:`finish_run` raise.
     """
 
-    def __init__(self, ledger: "Ledger", *, command: Sequence[str] | None = None,
+    def __init__(self, ledger: Ledger, *, command: Sequence[str] | None = None,
                  parameters: dict[str, Any] | None = None, run_id: str | None = None,
                  seed: int | None = None, description: str | None = None,
                  inputs: dict[str, str] | None = None,
@@ -387,11 +389,11 @@ class RunRecorder:
         self._pending: list[RunMetric] = []
         self.run: Run | None = None
 
-    def __enter__(self) -> "RunRecorder":
+    def __enter__(self) -> Self:
         commit, dirty = git_state(self.cwd)
         self.run = Run(
             id=self.run_id, status=RunStatus.running,
-            started_at=dt.datetime.now(dt.timezone.utc), git_commit=commit, git_dirty=dirty,
+            started_at=dt.datetime.now(dt.UTC), git_commit=commit, git_dirty=dirty,
             command=self.command, parameters=self.parameters,
             environment=capture_environment(self.packages), inputs=self.inputs,
             agent_fields=self.agent_fields, verification_level=self.verification_level,

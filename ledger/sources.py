@@ -18,9 +18,10 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import sqlalchemy as sa
@@ -28,7 +29,7 @@ from sqlalchemy import Connection
 
 from .errors import UsageError
 from .log import utc_now
-from .tables import ArticleRow, SourceRow, SourceSnapshotRow
+from .tables import ArticleRow, SourceRow, SourceSnapshotRow, sql_table
 
 if TYPE_CHECKING:
     from .db import Ledger
@@ -38,15 +39,15 @@ __all__ = [
     "FetchConfig",
     "FetchResult",
     "SnapshotStore",
-    "fetch_url",
     "fetch_sources",
+    "fetch_url",
 ]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_SNAPSHOT_DIR = "ledger-snapshots"
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-_SNAPSHOTS = SourceSnapshotRow.__table__
+_SNAPSHOTS = sql_table(SourceSnapshotRow)
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def fetch_url(client: httpx.Client, url: str, config: FetchConfig = FetchConfig(
 
 
 def _sources(conn: Connection, article_id: str | None) -> list[Any]:
-    a, s = ArticleRow.__table__, SourceRow.__table__
+    a, s = sql_table(ArticleRow), sql_table(SourceRow)
     latest = (sa.select(a.c.article_id, sa.func.max(a.c.version).label("version"))
               .group_by(a.c.article_id).subquery())
     query = (sa.select(s.c.article_id, s.c.source_id, s.c.url)
@@ -204,7 +205,7 @@ def _previous_sha(conn: Connection, article_id: str, source_id: str) -> str | No
         .order_by(t.c.pk.desc()).limit(1)).scalar_one_or_none()
 
 
-def _record(ledger: "Ledger", article_id: str, source_id: str, result: FetchResult) -> dict[str, Any]:
+def _record(ledger: Ledger, article_id: str, source_id: str, result: FetchResult) -> dict[str, Any]:
     with ledger.write() as app:
         previous = _previous_sha(app.conn, article_id, source_id)
         changed = result.ok and previous is not None and previous != result.sha256
@@ -220,7 +221,7 @@ def _record(ledger: "Ledger", article_id: str, source_id: str, result: FetchResu
     return data | {"entry_seq": seq}
 
 
-def fetch_sources(ledger: "Ledger", article_id: str | None = None, *,
+def fetch_sources(ledger: Ledger, article_id: str | None = None, *,
                   snapshot_dir: str | Path = DEFAULT_SNAPSHOT_DIR,
                   config: FetchConfig = FetchConfig(),
                   transport: httpx.BaseTransport | None = None) -> list[dict[str, Any]]:

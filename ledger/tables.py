@@ -14,28 +14,31 @@ in the same process can collide with them. The DDL that creates them is in
 from __future__ import annotations
 
 import datetime as dt
+from typing import cast
 
+import sqlalchemy as sa
 from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
+    "ArticleRow",
+    "DependencyRow",
+    "FactRow",
+    "FigureRow",
+    "GuardrailRow",
+    "InferenceRow",
+    "LogEntry",
+    "LogHead",
+    "MeasurementRow",
+    "RunMetricRow",
+    "RunRow",
+    "SchemaVersion",
+    "SourceRow",
+    "SourceSnapshotRow",
     "Table",
     "metadata",
-    "SchemaVersion",
-    "LogHead",
-    "LogEntry",
-    "ArticleRow",
-    "SourceRow",
-    "FactRow",
-    "InferenceRow",
-    "GuardrailRow",
-    "MeasurementRow",
-    "FigureRow",
-    "DependencyRow",
-    "RunRow",
-    "RunMetricRow",
-    "SourceSnapshotRow",
+    "sql_table",
 ]
 
 
@@ -234,3 +237,8 @@ class SourceSnapshotRow(Table, table=True):
     previous_sha256: str | None = None
     error: str | None = Field(default=None, sa_column=_text_null())
     entry_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+def sql_table(model: type[Table]) -> sa.Table:
+    """The SQLAlchemy Core table of a table model (typed, for queries)."""
+    return cast(sa.Table, model.__table__)  # type: ignore[attr-defined]

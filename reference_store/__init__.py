@@ -30,6 +30,10 @@ from reference_store.keys import (
     longest_cached_prefix,
     none_hash,
 )
+from reference_store.client import StoreClient
+from reference_store.master import Master, MasterConfig
+from reference_store.node import Node, NodeConfig
+from reference_store.tenants import TenantPolicy
 
 __all__ = [
     "BufferTooSmall",
@@ -56,4 +60,11 @@ __all__ = [
     "hash_block_tokens",
     "longest_cached_prefix",
     "none_hash",
+    # cluster (issue 6)
+    "StoreClient",
+    "Master",
+    "MasterConfig",
+    "Node",
+    "NodeConfig",
+    "TenantPolicy",
 ]

@@ -6,6 +6,7 @@ Exit codes: 0 clean stop, 2 usage or input error (bad size, unreadable tenants f
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import signal
 import sys
@@ -18,7 +19,7 @@ from reference_store.metrics import MetricsServer
 from reference_store.node import Node, NodeConfig
 from reference_store.tenants import TenantPolicy, parse_size
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     n.add_argument("--port", type=int, default=0, help="data port (default: a free one)")
     n.add_argument("--advertise-host", help="host clients use to reach this node")
+    n.add_argument("--no-prefault", action="store_true",
+                   help="do not touch the memory arena at start (faster start, slower first writes)")
     n.add_argument("--heartbeat", type=float, default=1.0, help="heartbeat seconds (1)")
     n.add_argument("--frame-timeout", type=float, default=30.0,
                    help="seconds a peer may take to finish sending a frame (30)")
@@ -86,6 +89,7 @@ def _run_master(args: argparse.Namespace) -> int:
         high_watermark=args.high_watermark, low_watermark=args.low_watermark,
     ), policy)
     server = master.serve()
+    gc.freeze()  # start-up objects (torch is imported by the package) leave the GC's scans
     http = None
     if args.metrics_port is not None:
         http = MetricsServer(master, host=args.host, port=args.metrics_port).start()
@@ -104,8 +108,10 @@ def _run_node(args: argparse.Namespace) -> int:
         disk_dir=args.disk, disk_bytes=parse_size(args.disk_size, field="--disk-size"),
         host=args.host, port=args.port, advertise_host=args.advertise_host,
         heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
+        prefault=not args.no_prefault,
     ))
     node.serve()
+    gc.freeze()
     print(f"READY node {node.address} id {node.node_id}", flush=True)
     _wait_for_signal()
     node.stop()

@@ -14,7 +14,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import torch
@@ -34,11 +34,13 @@ from reference_store.master import PIN_HARD, PIN_NONE, PIN_SOFT
 from reference_store.transport.protocol import Op
 from reference_store.transport.tcp import DEFAULT_TIMEOUT_S, Connection
 
-__all__ = ["StoreClient", "PIN_NONE", "PIN_SOFT", "PIN_HARD", "DEFAULT_MAX_FRAME_BYTES"]
+__all__ = ["DEFAULT_MAX_FRAME_BYTES", "PIN_HARD", "PIN_NONE", "PIN_SOFT", "StoreClient"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
+DEFAULT_STREAMS = 1
+MIN_FRAME_BYTES = 4 << 20
 _Located = dict[str, Any]
 
 
@@ -77,7 +79,7 @@ class StoreClient:
     def __init__(
         self, master: str, *, tenant: str = "default", token: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S, replicas: int = 1,
-        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, streams: int = DEFAULT_STREAMS,
     ) -> None:
         self.master_address = master
         self.tenant = tenant
@@ -85,6 +87,7 @@ class StoreClient:
         self.timeout = timeout
         self.replicas = replicas
         self.max_frame_bytes = max_frame_bytes
+        self.streams = max(1, streams)
         self._lock = threading.Lock()
         self._nodes: dict[str, Connection] = {}
         self._master: Connection | None = None
@@ -95,7 +98,7 @@ class StoreClient:
     def __repr__(self) -> str:
         return f"StoreClient(master={self.master_address!r}, tenant={self.tenant!r})"
 
-    def __enter__(self) -> "StoreClient":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -131,12 +134,15 @@ class StoreClient:
                 conn = self._connect_master()
             return conn.call(op, meta).meta
 
-    def _node(self, address: str) -> Connection:
+    def _node(self, address: str, stream: int = 0) -> Connection:
+        """Connection number ``stream`` to a node (several let the node copy one frame while
+        the next one is still arriving)."""
+        slot = f"{address}#{stream % self.streams}"
         with self._lock:
-            conn = self._nodes.get(address)
+            conn = self._nodes.get(slot)
             if conn is None or conn.closed:
                 conn = Connection(address, timeout=self.timeout)
-                self._nodes[address] = conn
+                self._nodes[slot] = conn
             return conn
 
     def close(self) -> None:
@@ -200,12 +206,12 @@ class StoreClient:
         failed: set[int] = set()
         inflight = []
         for address, idxs in plan.items():
-            for chunk in self._chunks(idxs, [views[i].nbytes for i in idxs]):
+            for n, chunk in enumerate(self._chunks(idxs, [views[i].nbytes for i in idxs])):
                 objects = [{"object_id": started[i]["object_id"], "ns": started[i]["ns"],
                             "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
                             "pin": pin} for i in chunk]
                 try:
-                    conn = self._node(address)
+                    conn = self._node(address, n)
                     rid, pending = conn.submit(Op.NODE_WRITE, {"objects": objects},
                                                [views[i] for i in chunk])
                     inflight.append((conn, rid, pending, chunk))
@@ -240,10 +246,14 @@ class StoreClient:
             self._call_master(Op.PUT_REVOKE, {"keys": [keys[i] for i in failed]})
 
     def _chunks(self, idxs: list[int], sizes: list[int]) -> list[list[int]]:
+        """Split a node's share into frames: at most ``max_frame_bytes``, and small enough that
+        every stream gets about two frames (so that transfer and copying overlap)."""
+        cap = min(self.max_frame_bytes,
+                  max(MIN_FRAME_BYTES, -(-sum(sizes) // (2 * self.streams))))
         chunks: list[list[int]] = [[]]
         total = 0
         for i, size in zip(idxs, sizes):
-            if chunks[-1] and total + size > self.max_frame_bytes:
+            if chunks[-1] and total + size > cap:
                 chunks.append([])
                 total = 0
             chunks[-1].append(i)
@@ -332,11 +342,11 @@ class StoreClient:
         retry: list[int] = []
         inflight = []
         for address, idxs in plan.items():
-            for chunk in self._chunks(idxs, [located[i]["size"] for i in idxs]):
+            for n, chunk in enumerate(self._chunks(idxs, [located[i]["size"] for i in idxs])):
                 meta = {"ids": [located[i]["object_id"] for i in chunk],
                         "sizes": [located[i]["size"] for i in chunk]}
                 try:
-                    conn = self._node(address)
+                    conn = self._node(address, n)
                     rid, pending = conn.submit(Op.NODE_READ, meta,
                                                into=[views[i] for i in chunk])
                     inflight.append((conn, rid, pending, chunk))

@@ -41,6 +41,7 @@ from reference_store.errors import (
     ProtocolError,
     StoreError,
     StoreFull,
+    TenantNotEmpty,
     TenantQuotaExceeded,
 )
 from reference_store.metrics import Metrics
@@ -48,7 +49,7 @@ from reference_store.tenants import TenantPolicy, parse_size
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
-__all__ = ["MasterConfig", "Master", "PIN_NONE", "PIN_SOFT", "PIN_HARD"]
+__all__ = ["PIN_HARD", "PIN_NONE", "PIN_SOFT", "Master", "MasterConfig"]
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,17 @@ class Master:
         """
         value = None if quota.lower() in ("none", "") else parse_size(quota, field="quota")
         self.tenants.set_quota(tenant, value)
+        self._save_state()
+
+    def delete_quota(self, tenant: str) -> None:
+        """Remove a tenant's quota (Mooncake's DELETE of a tenant quota).
+
+        Raises:
+            TenantNotRegistered: unknown tenant.  TenantNotEmpty: it still holds objects.
+        """
+        if self.tenants.get(tenant).usage > 0:
+            raise TenantNotEmpty(f"tenant {tenant!r} still holds objects")
+        self.tenants.set_quota(tenant, None)
         self._save_state()
 
     # ---------------------------------------------------------------- request handler
@@ -289,23 +301,30 @@ class Master:
     def _op_locate(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         lease = bool(meta.get("lease", True))
         now = time.monotonic()
+        ttl = self.config.lease_ttl_s
         results: list[dict[str, Any]] = []
-        tenant = ctx.state["tenant"]
+        hits = misses = nbytes = 0
         with self._lock:
             for key in _keys(meta):
                 obj = self._objects.get((ctx.state["ns"], key))
                 if obj is None:
-                    self.metrics.inc("misses_total", labels=f'tenant="{tenant}"')
+                    misses += 1
                     results.append({"code": ObjectNotFound.code})
                     continue
                 if lease:
-                    obj.lease_until = now + self.config.lease_ttl_s
+                    obj.lease_until = now + ttl
                     obj.last_access = now
-                    self.metrics.inc("hits_total", labels=f'tenant="{tenant}"')
-                    self.metrics.inc("get_bytes_total", obj.size)
+                    hits += 1
+                    nbytes += obj.size
                 addrs = [self._nodes[n].address for n in obj.replicas if n in self._nodes]
                 results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
-                                "nodes": addrs, "lease_s": self.config.lease_ttl_s})
+                                "nodes": addrs, "lease_s": ttl})
+        labels = f'tenant="{ctx.state["tenant"]}"'
+        if hits:
+            self.metrics.inc("hits_total", hits, labels)
+            self.metrics.inc("get_bytes_total", nbytes)
+        if misses:
+            self.metrics.inc("misses_total", misses, labels)
         return {"results": results}
 
     def _op_exists(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:

@@ -4,8 +4,10 @@
 ``GET /health``   ``{"status": "ok", ...}`` with 200 while the master serves.
 ``GET /api/v1/tenant_quotas[?tenant_id=T]``  quotas and usage.
 ``PUT /api/v1/tenant_quotas?tenant_id=T&quota=10GiB``  change a quota at run time
-(``quota=none`` removes it). When the policy names an admin token, PUT needs
-``Authorization: Bearer <token>``.
+(``quota=none`` removes it).
+``DELETE /api/v1/tenant_quotas?tenant_id=T``  remove a tenant's quota; refused with 409 and
+``TENANT_NOT_EMPTY`` (-1702) while the tenant holds objects.
+When the policy names an admin token, PUT and DELETE need ``Authorization: Bearer <token>``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from urllib.parse import parse_qs, urlparse
 
 from reference_store.errors import StoreError
 
-__all__ = ["Metrics", "Histogram", "MetricsServer", "LATENCY_BUCKETS_S"]
+__all__ = ["LATENCY_BUCKETS_S", "Histogram", "Metrics", "MetricsServer"]
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +99,7 @@ class Metrics:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_HTTPServer"
+    server: _HTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:  # keep tokens out of logs
         logger.debug("http %s", self.path.split("?")[0])
@@ -110,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+    def do_GET(self) -> None:
         url = urlparse(self.path)
         owner = self.server.owner
         if url.path == "/metrics":
@@ -128,7 +130,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, json.dumps({"error": f"no such path {url.path}"}))
 
-    def do_PUT(self) -> None:  # noqa: N802
+    def do_PUT(self) -> None:
         url = urlparse(self.path)
         if url.path != "/api/v1/tenant_quotas":
             return self._send(404, json.dumps({"error": f"no such path {url.path}"}))
@@ -153,7 +155,8 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class MetricsServer:
-    """Serve ``owner.metrics``, ``owner.health()``, ``owner.tenants`` and ``owner.set_quota``."""
+    """Serve ``owner.metrics``, ``owner.health()``, ``owner.tenants``, ``owner.set_quota`` and
+    ``owner.delete_quota``."""
 
     def __init__(self, owner: Any, *, host: str = "127.0.0.1", port: int = 0) -> None:
         self._httpd = _HTTPServer((host, port), _Handler)
@@ -162,7 +165,7 @@ class MetricsServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True,
                                         name="metrics-http")
 
-    def start(self) -> "MetricsServer":
+    def start(self) -> MetricsServer:
         self._thread.start()
         return self
 

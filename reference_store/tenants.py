@@ -39,7 +39,7 @@ from reference_store.errors import (
     TenantNotRegistered,
 )
 
-__all__ = ["DEFAULT_TENANT", "Tenant", "TenantPolicy", "parse_size", "format_size"]
+__all__ = ["DEFAULT_TENANT", "Tenant", "TenantPolicy", "format_size", "parse_size"]
 
 DEFAULT_TENANT = "default"
 _UNITS = {
@@ -110,12 +110,12 @@ class TenantPolicy:
             self._tenants[DEFAULT_TENANT] = Tenant(DEFAULT_TENANT, None, None)
 
     @classmethod
-    def open_policy(cls) -> "TenantPolicy":
+    def open_policy(cls) -> TenantPolicy:
         """No tenants file: one namespace, no tokens, no quotas."""
         return cls(None, isolation=False)
 
     @classmethod
-    def from_file(cls, path: str | Path, env: Mapping[str, str] | None = None) -> "TenantPolicy":
+    def from_file(cls, path: str | Path, env: Mapping[str, str] | None = None) -> TenantPolicy:
         """Load a policy file.
 
         Raises:
@@ -130,7 +130,7 @@ class TenantPolicy:
     @classmethod
     def from_dict(
         cls, doc: Any, *, env: Mapping[str, str], source: str = "tenants",
-    ) -> "TenantPolicy":
+    ) -> TenantPolicy:
         """Build a policy from a parsed document (see the module docstring for the shape).
 
         Raises:

@@ -21,7 +21,19 @@ from typing import Any
 
 from reference_store.client import StoreClient
 
-__all__ = ["Proc", "Cluster", "start_master", "start_node", "cluster", "wait_until", "READY_TIMEOUT_S"]
+__all__ = [
+    "READY_TIMEOUT_S",
+    "Cluster",
+    "Proc",
+    "cluster",
+    "expected_value",
+    "run_worker",
+    "spawn_worker",
+    "start_master",
+    "start_node",
+    "wait_until",
+    "worker_result",
+]
 
 READY_TIMEOUT_S = 30.0
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +86,7 @@ def _spawn(args: list[str], env: dict[str, str] | None = None, log_level: str = 
 
 
 def _launch(args: list[str], env: dict[str, str] | None = None,
-            log_level: str = "WARNING") -> tuple[Proc, "queue.Queue[str | None]"]:
+            log_level: str = "WARNING") -> tuple[Proc, queue.Queue[str | None]]:
     full_env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
     popen = subprocess.Popen(
         [sys.executable, "-m", "reference_store", "--log-level", log_level, *args],
@@ -94,7 +106,7 @@ def _launch(args: list[str], env: dict[str, str] | None = None,
     return proc, lines
 
 
-def _wait_ready(launched: tuple[Proc, "queue.Queue[str | None]"], args: list[str]) -> Proc:
+def _wait_ready(launched: tuple[Proc, queue.Queue[str | None]], args: list[str]) -> Proc:
     proc, lines = launched
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from db_fixtures import drop_guards, execute, ledger_url, make_article, run_cli  # noqa: F401
 
-from db_fixtures import execute, ledger_url, make_article, run_cli  # noqa: F401
 from ledger.cli import main
 from ledger.db import Ledger
-from ledger.log import GENESIS, chain_hash, leaf_hash
+from ledger.log import GENESIS, chain_hash, leaf_hash, verify_consistency
 from ledger.models import Article
 from ledger.runs import RunRecorder
 
@@ -34,7 +35,18 @@ def built(ledger_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     _build(ledger_url)
     checkpoint = tmp_path / "checkpoint.json"
     assert main(["checkpoint", str(checkpoint), "--db", ledger_url]) == 0
+    drop_guards(ledger_url)
     return ledger_url, checkpoint
+
+
+def test_guards_refuse_update_and_delete_of_log_entries(ledger_url: str) -> None:
+    _build(ledger_url, 2)
+    for sql in ("UPDATE log_entries SET kind = 'x' WHERE seq = 0",
+                "DELETE FROM log_entries WHERE seq = 1"):
+        with pytest.raises(sa.exc.DBAPIError, match="append-only"):
+            execute(ledger_url, sql)
+    with Ledger.open(ledger_url) as ledger:
+        assert ledger.audit().ok
 
 
 def test_untouched_ledger_passes(built: tuple[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,11 +132,10 @@ def test_edited_query_tables_are_named(built: tuple[str, Path],
 
 
 def test_edited_run_metric_is_named(ledger_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with Ledger.open(ledger_url) as ledger:
-        with RunRecorder(ledger, command=["x"]) as rec:
-            rec.metric("ttft", 10.0, unit="ms", aggregation="p50", sample_count=5)
+    with Ledger.open(ledger_url) as ledger, RunRecorder(ledger, command=["x"]) as rec:
+        rec.metric("ttft", 10.0, unit="ms", aggregation="p50", sample_count=5)
     assert _audit(ledger_url, capsys)[0] == 0
-    execute(ledger_url, "UPDATE run_metrics SET value = 5.0")
+    execute(ledger_url, "UPDATE run_metrics SET value = 5.0")  # a table without guards
     code, data = _audit(ledger_url, capsys)
     assert code == 3 and data["bad_entry"] == 1 and "run_metrics" in data["problem"]
 
@@ -142,6 +153,7 @@ def test_checkpoint_refuses_to_vouch_for_a_broken_log(
 def test_audit_cli_process_exit_codes(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'l.db'}"
     _build(url, 3)
+    drop_guards(url)
     ok = run_cli("audit", "--db", url)
     assert ok.returncode == 0, ok.stderr
     assert "OK: 3 entries verify" in ok.stdout
@@ -156,3 +168,20 @@ def test_malformed_checkpoint_is_a_usage_error(tmp_path: Path,
     broken.write_text('{"size": 1}')
     assert main(["audit", "--db", str(tmp_path / "l.db"), "--checkpoint", str(broken)]) == 2
     assert "field 'root'" in capsys.readouterr().err
+
+
+def test_checkpoint_advances_when_the_log_extends_it(
+        built: tuple[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    url, checkpoint = built
+    old = json.loads(checkpoint.read_text())
+    with Ledger.open(url) as ledger:
+        ledger.ingest(Article.model_validate_json(json.dumps(make_article(50))))
+    code, data = _audit(url, capsys, "--checkpoint", str(checkpoint))
+    proof = [bytes.fromhex(p) for p in data["consistency_proof"]]
+    assert code == 0 and proof  # what a third party holding only the two heads can check
+    assert verify_consistency(6, 7, bytes.fromhex(old["root"]), bytes.fromhex(data["root"]), proof)
+    assert main(["checkpoint", str(checkpoint), "--db", url, "--format", "json"]) == 0
+    new = json.loads(checkpoint.read_text())
+    assert (old["size"], new["size"]) == (6, 7) and old["root"] != new["root"]
+    code, data = _audit(url, capsys, "--checkpoint", str(checkpoint))
+    assert code == 0 and data["consistency_proof"] == []

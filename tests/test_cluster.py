@@ -12,7 +12,6 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import torch
-
 from cluster_fixtures import (
     Cluster,
     cluster,
@@ -21,6 +20,7 @@ from cluster_fixtures import (
     wait_until,
     worker_result,
 )
+
 from reference_store.client import PIN_HARD, PIN_SOFT, StoreClient
 from reference_store.errors import (
     BufferTooSmall,

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from db_fixtures import ROOT, execute, ledger_url, make_article, write_articles  # noqa: F401
+
 from ledger.db import Ledger
 
 PROCESSES, PER_PROCESS = 4, 50
@@ -54,3 +54,28 @@ def test_first_open_races_apply_each_migration_once(ledger_url: str) -> None:
     assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
     assert execute(ledger_url, "SELECT count(*) FROM ledger_schema_version")[0][0] == 1
     assert execute(ledger_url, "SELECT size FROM log_head")[0][0] == 0
+
+
+@pytest.mark.slow
+def test_audits_beside_a_writer_always_verify(ledger_url: str, tmp_path: Path) -> None:
+    Ledger.open(ledger_url).close()
+    paths = write_articles(tmp_path / "w", [make_article(900 + i) for i in range(30)])
+    writer = subprocess.Popen([sys.executable, "-m", "ledger", "ingest", "--db", ledger_url,
+                               *map(str, paths)], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    sizes = []
+    try:
+        with Ledger.open(ledger_url) as ledger:
+            while writer.poll() is None:
+                result = ledger.audit()
+                assert result.ok, result.problem
+                sizes.append(result.size)
+        _, err = writer.communicate(timeout=120)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert writer.returncode == 0, err
+    assert sizes == sorted(sizes)  # each audit saw a prefix of the growing log
+    with Ledger.open(ledger_url) as ledger:
+        assert ledger.audit().size == 30

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-
 from db_fixtures import execute, ledger_url, make_article, write_articles  # noqa: F401
+
 from ledger import cli
 from ledger.cli import build_parser, main
 from ledger.db import DEFAULT_URL, Ledger, normalise_url, resolve_url
@@ -56,7 +56,7 @@ def test_projection_rows_for_the_seed(ledger_url: str) -> None:
     assert article is not None
     with Ledger.open(ledger_url) as ledger:
         ledger.ingest(article)
-    count = lambda table: execute(ledger_url, f"SELECT count(*) FROM {table}")[0][0]  # noqa: E731
+    count = lambda table: execute(ledger_url, f"SELECT count(*) FROM {table}")[0][0]
     assert count("sources") == len(article.sources) and count("facts") == len(article.facts)
     assert count("inferences") == len(article.inferences)
     assert count("guardrails") == len(article.corrections)
@@ -133,12 +133,15 @@ def test_show_and_history_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     with Ledger.open(db) as ledger:
         ledger.ingest(_article(1))
         ledger.ingest(_article(1, title="Renamed"))
+        ledger.ingest(_article(1, title="Renamed", body="The store keeps attention state. "
+                                                         "It also offloads to disk. [S1]"))
     capsys.readouterr()
     assert main(["show", "t1-2026-11-04", "--db", db, "--format", "json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown["version"] == 2 and shown["document"]["title"] == "Renamed"
+    assert shown["version"] == 3 and shown["document"]["title"] == "Renamed"
     assert main(["history", "t1-2026-11-04", "--db", db]) == 0
-    assert "replace /title" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "replace /title" in out and "+It also offloads to disk." in out
     assert main(["show", "t9-2026-11-04", "--db", db]) == 2
     assert "no run 't9-2026-11-04'" in capsys.readouterr().err
 

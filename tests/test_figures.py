@@ -34,6 +34,8 @@ def one(text: str):
     ("took 45 minutes", "45", FigureKind.quantity, "45"),
     ("priced at $1.2M a year", "$1.2M", FigureKind.money, "1.2"),
     ("1,000 requests", "1,000", FigureKind.quantity, "1000"),
+    ("past 25K tokens", "25K", FigureKind.quantity, "25000"),
+    ("a 1.2M budget", "1.2M", FigureKind.number, "1200000"),
     ("since 2024 it", "2024", FigureKind.year, "2024"),
 ])
 def test_kinds_and_values(text: str, surface: str, kind: FigureKind, value: str) -> None:
@@ -112,3 +114,9 @@ def test_never_raises_and_spans_match(text: str) -> None:
     for f in extract_figures(text):
         assert text[f.start:f.end] == f.text
         assert 0 <= f.start < f.end <= len(text)
+
+
+def test_numbers_longer_than_the_decimal_context_do_not_break_tracing() -> None:
+    big = "9" * 40
+    f = one(f"a count of {big} items")
+    assert quantize(f.value, f.decimals) == f.value

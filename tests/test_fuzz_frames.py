@@ -10,10 +10,10 @@ import zlib
 from collections.abc import Iterator
 
 import pytest
+from cluster_fixtures import Cluster, cluster
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cluster_fixtures import Cluster, cluster
 from reference_store.transport import protocol as p
 from reference_store.transport.tcp import Connection
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from db_fixtures import ledger_url, make_article  # noqa: F401
+
 from ledger.cli import main
 from ledger.db import Ledger
 from ledger.errors import NotFound
@@ -55,6 +55,8 @@ def test_impact_of_s4_lists_every_body_figure_that_traces_to_it(
     assert {"3.8 times", "46-fold", "8.6-fold", "1.7%", "92.2%"} <= found
     assert not {"62.5%", "June 24, 2024"} & found  # other paragraphs, other sources
     assert "F4" in result["articles"][0]["facts"]
+    assert main(["impact", "scope:median_ttft_speedup", "--db", ledger_url, "--format", "json"]) == 0
+    assert "46-fold" in _figures(json.loads(capsys.readouterr().out))
     assert all(f["line"] >= 1 and f["sentence"] for a in result["articles"] for f in a["figures"])
 
 
@@ -77,7 +79,7 @@ def test_impact_through_a_measurement_to_its_run(ledger_url: str) -> None:
 
 def _seed_time():  # type: ignore[no-untyped-def]
     import datetime as dt
-    return dt.datetime(2026, 11, 4, 9, 0, tzinfo=dt.timezone.utc)
+    return dt.datetime(2026, 11, 4, 9, 0, tzinfo=dt.UTC)
 
 
 def test_impact_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,8 +10,17 @@ from hypothesis import strategies as st
 
 from ledger.errors import UsageError
 from ledger.log import (
-    GENESIS, TreeHead, canonical_json, chain_hash, consistency_proof, inclusion_proof,
-    leaf_hash, merkle_root, node_hash, verify_consistency, verify_inclusion,
+    GENESIS,
+    TreeHead,
+    canonical_json,
+    chain_hash,
+    consistency_proof,
+    inclusion_proof,
+    leaf_hash,
+    merkle_root,
+    node_hash,
+    verify_consistency,
+    verify_inclusion,
 )
 
 # The leaf inputs and tree roots of the Certificate Transparency reference test vectors.

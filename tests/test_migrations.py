@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-
 from db_fixtures import execute, ledger_url, make_article, run_cli  # noqa: F401
+
 from ledger.db import Ledger, create_ledger_engine
 from ledger.errors import MigrationError
 from ledger.migrations import LATEST, MIGRATIONS

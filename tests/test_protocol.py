@@ -19,8 +19,9 @@ from reference_store.transport import protocol as p
 
 
 def _header(**over: int | bytes) -> bytes:
-    fields = dict(magic=p.MAGIC, version=p.VERSION, flags=0, opcode=int(p.Op.PING), status=0,
-                  rid=7, meta_len=0, payload_len=0, meta_crc=0, digest=0)
+    fields: dict[str, int | bytes] = {
+        "magic": p.MAGIC, "version": p.VERSION, "flags": 0, "opcode": int(p.Op.PING), "status": 0,
+        "rid": 7, "meta_len": 0, "payload_len": 0, "meta_crc": 0, "digest": 0}
     fields.update(over)
     return p.HEADER.pack(*fields.values())
 

@@ -77,3 +77,11 @@ def test_break_even_command_reports_prediction_and_measurement() -> None:
     rc, out = run(["break-even", "--rounds", "3", "--layers", "1", "--width", "32"])
     assert rc == 0
     assert "break-even prefix: predicted" in out
+
+
+def test_package_exports_are_pinned() -> None:
+    from reference_store import replay
+    assert sorted(replay.__all__) == sorted(set(replay.__all__))
+    for name in replay.__all__:
+        assert getattr(replay, name) is not None
+    assert {"run_config", "ServingInstance", "Trace", "Router", "CostModel"} <= set(replay.__all__)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from reference_store.replay.generators import (ChatParams, CodingAgentParams, DocQAParams,
-                                               NoReuseParams, generate)
+from reference_store.replay.generators import (
+    ChatParams,
+    CodingAgentParams,
+    DocQAParams,
+    NoReuseParams,
+    generate,
+)
 from reference_store.replay.trace import materialise
 
 ALL = [CodingAgentParams(), ChatParams(), DocQAParams(), NoReuseParams()]
@@ -27,7 +34,7 @@ def test_coding_agent_carries_the_whole_context_and_shares_the_system_prompt() -
     assert s0[0].prompt[:64] == s1[0].prompt[:64]          # system prompt: everyone
     assert s0[0].prompt[:96] == s2[0].prompt[:96]          # repo0: sessions 0 and 2
     assert s0[0].prompt[64:96] != s1[0].prompt[64:96]      # different repositories
-    for prev, nxt in zip(s0, s0[1:]):
+    for prev, nxt in itertools.pairwise(s0):
         assert nxt.prompt[:len(prev.prompt)] == prev.prompt
         assert prev.tool_delay_s > 0
 

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reference_store.replay.metrics import (SLO, RequestRecord, hit_rate_over_time, per_turn,
-                                            summarise)
+from reference_store.replay.metrics import (
+    SLO,
+    RequestRecord,
+    hit_rate_over_time,
+    per_turn,
+    summarise,
+)
 
 
 def rec(turn: int, ttft: float | None, e2e: float | None, *, prompt: int = 100, hits: int = 0,

@@ -16,7 +16,8 @@ from reference_store.replay.engine import InstanceConfig, ServingInstance
 from reference_store.replay.generators import CodingAgentParams, generate
 from reference_store.replay.metrics import SLO, summarise
 from reference_store.replay.model import ModelConfig, TinyTransformer
-from reference_store.replay.replayer import HttpBackend, main as replayer_main, replay
+from reference_store.replay.replayer import HttpBackend, replay
+from reference_store.replay.replayer import main as replayer_main
 from reference_store.replay.router import Router
 from reference_store.replay.server import CompletionServer
 

@@ -15,13 +15,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _trace(**kw: object) -> Trace:
-    base: dict[str, object] = dict(
-        name="t", seed=3, vocab_size=100,
-        prefixes=[SharedPrefix(id="sys", tokens=20), SharedPrefix(id="repo", tokens=12,
+    base: dict[str, object] = {
+        "name": "t", "seed": 3, "vocab_size": 100,
+        "prefixes": [SharedPrefix(id="sys", tokens=20), SharedPrefix(id="repo", tokens=12,
                                                                    parent="sys")],
-        sessions=[Session(id="a", prefix_id="repo", turns=[
+        "sessions": [Session(id="a", prefix_id="repo", turns=[
             Turn(carried_tokens=32, new_tokens=5, output_tokens=4, tool_delay_s=0.1),
-            Turn(carried_tokens=41, new_tokens=7, output_tokens=2)])])
+            Turn(carried_tokens=41, new_tokens=7, output_tokens=2)])]}
     base.update(kw)
     return Trace.model_validate(base)
 

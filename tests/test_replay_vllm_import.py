@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from reference_store.replay.trace import materialise
-from reference_store.replay.vllm_import import (ConversationFormatError, import_conversations,
-                                                load_conversations)
+from reference_store.replay.vllm_import import (
+    ConversationFormatError,
+    import_conversations,
+    load_conversations,
+)
 
 SYSTEM = "You are a careful assistant. " * 8
 

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from db_fixtures import ledger_url  # noqa: F401
 from pydantic import ValidationError
 
-from db_fixtures import ledger_url  # noqa: F401
 from ledger.cli import main
 from ledger.db import Ledger
 from ledger.errors import NotFound, SealedRunError, UsageError
@@ -18,7 +18,7 @@ from ledger.models import Run, RunMetric, RunStatus
 from ledger.runs import RunRecorder, capture_environment, diff_runs, git_state, new_run_id
 
 ROOT = Path(__file__).resolve().parent.parent
-T0 = dt.datetime(2026, 11, 29, 20, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 11, 29, 20, 0, tzinfo=dt.UTC)
 
 
 def _metric(name: str, value: float, aggregation: str = "p50") -> RunMetric:
@@ -67,10 +67,10 @@ def test_recorder_seals_finished_with_environment_and_git(ledger: Ledger) -> Non
 
 
 def test_recorder_marks_a_raising_block_failed(ledger: Ledger) -> None:
-    with pytest.raises(RuntimeError, match="instance died"):
-        with RunRecorder(ledger, command=["replay"]) as rec:
-            rec.metric("ttft", 1.0, unit="ms", aggregation="p50", sample_count=1)
-            raise RuntimeError("instance died")
+    with pytest.raises(RuntimeError, match="instance died"), \
+            RunRecorder(ledger, command=["replay"]) as rec:
+        rec.metric("ttft", 1.0, unit="ms", aggregation="p50", sample_count=1)
+        raise RuntimeError("instance died")
     run = ledger.get_run(rec.run_id)
     assert run.status is RunStatus.failed and run.error == "RuntimeError: instance died"
     assert len(run.metrics) == 1

@@ -6,14 +6,15 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
-
 from db_fixtures import ledger_url, make_article  # noqa: F401
+
 from ledger.cli import main
 from ledger.db import Ledger
 from ledger.errors import NotFound, UsageError
@@ -44,7 +45,7 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             with state.lock:
                 state.hits[self.path] = state.hits.get(self.path, 0) + 1
                 hits = state.hits[self.path]

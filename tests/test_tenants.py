@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from cluster_fixtures import Cluster, cluster, wait_until
+
 from reference_store.client import StoreClient
 from reference_store.errors import (
     AuthenticationFailed,
@@ -128,9 +128,10 @@ def bob(tc: Cluster) -> Iterator[StoreClient]:
     yield c
 
 
-def _admin_put(port: int, query: str, token: str | None) -> tuple[int, dict[str, object]]:
+def _admin_put(port: int, query: str, token: str | None,
+               method: str = "PUT") -> tuple[int, dict[str, object]]:
     req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/tenant_quotas?{query}",
-                                 method="PUT")
+                                 method=method)
     if token:
         req.add_header("Authorization", f"Bearer {token}")
     try:
@@ -212,6 +213,18 @@ def test_quota_changes_at_run_time_and_survive_a_master_restart(tc: Cluster) -> 
     _admin_put(tc.metrics_port, "tenant_id=alice&quota=3MiB", TOKENS["ADMIN_TOKEN"])
     wait_until(lambda: alice.exists("big"), what="node re-registered after restart")
     alice.remove("big", force=True)
+
+
+def test_non_empty_tenant_quota_cannot_be_deleted(tc: Cluster, bob: StoreClient) -> None:
+    admin = TOKENS["ADMIN_TOKEN"]
+    bob.put("held", b"v")
+    status, body = _admin_put(tc.metrics_port, "tenant_id=bob", admin, "DELETE")
+    assert status == 409 and body["code"] == -1702
+    bob.remove("held", force=True)
+    status, body = _admin_put(tc.metrics_port, "tenant_id=bob", admin, "DELETE")
+    assert status == 200 and body["quota"] is None
+    assert _admin_put(tc.metrics_port, "tenant_id=nobody", admin, "DELETE")[0] == 400
+    assert _admin_put(tc.metrics_port, "tenant_id=bob&quota=200GB", admin)[0] == 200
 
 
 def test_tokens_are_never_logged(tc: Cluster) -> None:

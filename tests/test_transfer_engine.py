@@ -18,12 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cluster_fixtures import wait_until
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cluster_fixtures import wait_until  # noqa: E402
-from reference_store.errors import InvalidParams, TransferError  # noqa: E402
-from reference_store.transport.transfer_engine import (  # noqa: E402
+from reference_store.errors import InvalidParams, TransferError
+from reference_store.transport.transfer_engine import (
     EngineConfig,
     TransferEngineTransport,
     engine_available,

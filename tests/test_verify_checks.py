@@ -267,3 +267,18 @@ def test_pointer_positions_find_every_value(value: Any, indent: int | None) -> N
         for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
             node = node[int(part)] if isinstance(node, list) else node[part]
         assert decoder.raw_decode(text, offset)[0] == node
+
+
+def test_forbidden_word_belongs_to_its_nearest_figure() -> None:
+    shared = with_body("The authors reported 3.8 times the throughput and a 46-fold reduction "
+                       "in median time to first token. [S4]")
+    assert verify_article(shared) == []
+    also_cost = with_body("The authors reported a 46-fold reduction in median time to first "
+                          "token and in cost. [S4]")
+    found = verify_article(also_cost)
+    assert [(f.rule, f.column) for f in found] == [("guardrail", also_cost.body.index("46") + 1)]
+
+
+def test_huge_number_in_body_is_untraced_not_a_crash() -> None:
+    found = verify_article(with_body("The authors reported " + "9" * 40 + " tokens. [S4]"))
+    assert rules_of(found) == ["untraced-figure"]

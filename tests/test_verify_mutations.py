@@ -158,3 +158,25 @@ def test_mutation_fails_with_rule_at_span(case: Case, tmp_path: Path) -> None:
     assert found[0].severity.value == expected_severity
     if isinstance(case.where, tuple):  # body findings also point into the file itself
         assert found[0].file_line is not None and found[0].file_column is not None
+
+
+SECOND_CASES = [
+    Case("84% called throughput", body("saw an 84% lower TTFT", "saw 84% more throughput"),
+         "guardrail", ("84%", 0)),
+    Case("Ant figure joined to Novita's", body("TTFT fell 56%", "TTFT fell 56% (84% for Ant Group)"),
+         "conflated-experiments", ("84%", 0)),
+    Case("backend list cited to the announcement only",
+         body("for that third tier. [S2]", "for that third tier. [S1]"),
+         "guardrail", ("storage backends", 0)),
+    Case("announcement date moved", body("September 10, 2025", "September 12, 2025"),
+         "untraced-figure", ("September 12, 2025", 0)),
+]
+
+
+@pytest.mark.parametrize("case", SECOND_CASES, ids=[c.name for c in SECOND_CASES])
+def test_second_article_mutation(case: Case, tmp_path: Path) -> None:
+    from verify_fixtures import SECOND
+
+    doc, result = verify_mutant(tmp_path, case.mutate, source=SECOND)
+    assert at(result, case.rule, span(doc["body"], *case.where)), [
+        (f.rule, f.line, f.column, f.end_column) for f in result.findings]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..db import ENV_VAR, Ledger, resolve_url
 from ._common import write_output
 
-__all__ = ["add_db_options", "open_ledger", "emit", "dumps"]
+__all__ = ["add_db_options", "dumps", "emit", "open_ledger"]
 
 
 def add_db_options(parser: argparse.ArgumentParser) -> None:

@@ -11,17 +11,16 @@ from typing import Any
 from ..errors import IntegrityError, UsageError
 from ..log import AuditResult, TreeHead
 from ..schema import read_json
-from ._common import add_command
+from ._common import add_command, write_output
 from ._ledger import add_db_options, dumps, open_ledger
-from ._common import write_output
 
-__all__ = ["register", "read_checkpoint", "DEFAULT_CHECKPOINT"]
+__all__ = ["DEFAULT_CHECKPOINT", "read_checkpoint", "register"]
 
 #: Where ``ledger checkpoint`` writes by default; commit this file to git.
 DEFAULT_CHECKPOINT = "ledger-checkpoint.json"
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(
         subparsers, "checkpoint",
         "Audit the log, then write its tree head (size, root, time) to FILE, to be committed "

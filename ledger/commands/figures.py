@@ -31,15 +31,16 @@ def _value(t: TracedFigure) -> str:
     f = t.figure
     if f.date is not None:
         return f.date.isoformat() if f.date_precision == "day" else f"{f.date:%m-%d}"
-    return "-".join(str(v) for v in f.values)
+    return "-".join(format(v, "f") for v in f.values)
 
 
 def render_table(body: str, traced: list[TracedFigure]) -> str:
-    rows = [("LINE:COL", "FIGURE", "KIND", "VALUE", "TRACED TO")]
+    rows = [("SPAN", "FIGURE", "KIND", "VALUE", "TRACED TO")]
     for t in traced:
         line, col = line_col(body, t.figure.start)
+        end = col + t.figure.end - t.figure.start
         where = "; ".join(tr.describe() for tr in t.traces) or "UNTRACED"
-        rows.append((f"{line}:{col}", t.figure.text, t.figure.kind.value, _value(t), where))
+        rows.append((f"{line}:{col}-{end}", t.figure.text, t.figure.kind.value, _value(t), where))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4]
                      for r in rows)
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         rows = []
         for t in traced:
             line, col = line_col(article.body, t.figure.start)
-            rows.append(t.to_dict() | {"line": line, "column": col})
+            rows.append(t.to_dict() | {"line": line, "column": col,
+                                       "end_column": col + t.figure.end - t.figure.start})
         text = json.dumps({"article": article.id, "figures": rows}, indent=2)
     else:
         text = render_table(article.body, traced)

@@ -14,7 +14,7 @@ from ._ledger import add_db_options, emit, open_ledger
 __all__ = ["register"]
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(
         subparsers, "impact",
         "List every figure, fact, inference, measurement and article that depends on a "

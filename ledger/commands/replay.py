@@ -22,7 +22,7 @@ from ._ledger import add_db_options, emit, open_ledger
 __all__ = ["register"]
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(subparsers, "run", "Run a replay config and record it as a sealed run.",
                     "ledger run examples/replay-coding-agent.yaml --out runs/demo")
     p.add_argument("config", metavar="CONFIG", help="replay config (YAML or JSON)")
@@ -108,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
     cfg = _load_config(path)
     params = {"config": cfg.model_dump(mode="json"), "config_path": str(path),
               "config_dir": str(path.resolve().parent)}
-    with open_ledger(args) as ledger:
+    with open_ledger(args, create=True) as ledger:
         rec = RunRecorder(ledger, command=["ledger", "run", str(path)], parameters=params,
                           seed=_seed(cfg), description=cfg.description or cfg.name)
         with rec:
@@ -199,7 +199,7 @@ def _ingest(args: argparse.Namespace) -> int:
         bench = load_bench_result(args.file)
     except BenchFormatError as exc:
         raise DocumentError(args.file, str(exc).removeprefix(f"{args.file}: ")) from None
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     started = bench.started_at or now
     ended = started + dt.timedelta(seconds=bench.duration_s or 0.0)
     fields: dict[str, Any] = {"model_and_revision": bench.model_id,
@@ -215,7 +215,7 @@ def _ingest(args: argparse.Namespace) -> int:
               metrics=[RunMetric(name=n, value=v, unit=u, aggregation=a, sample_count=c)
                        for n, v, u, a, c in bench.metrics],
               agent_fields=fields, description=f"vllm bench serve result {Path(args.file).name}")
-    with open_ledger(args) as ledger:
+    with open_ledger(args, create=True) as ledger:
         run_id = ledger.record_run(run)
     emit(args, {"run_id": run_id, "metrics": len(run.metrics)},
          lambda d: f"recorded {d['run_id']} with {d['metrics']} metric(s)")

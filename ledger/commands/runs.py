@@ -13,7 +13,7 @@ from ._ledger import add_db_options, emit, open_ledger
 __all__ = ["register", "run_text"]
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(subparsers, "runs", "List, show and compare measurement runs.",
                     "ledger runs list --status finished")
     sub = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)

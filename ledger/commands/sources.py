@@ -12,7 +12,7 @@ from ._ledger import add_db_options, emit, open_ledger
 __all__ = ["register"]
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(subparsers, "sources", "Snapshot source URLs.",
                     "ledger sources fetch pct-2026-11-04-spotlight-mooncake-store")
     sub = p.add_subparsers(dest="sources_command", metavar="ACTION", required=True)

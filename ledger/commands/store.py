@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import difflib
 from typing import Any
 
 from ..errors import DocumentError, NotFound
@@ -16,7 +16,7 @@ from ._ledger import add_db_options, emit, open_ledger
 __all__ = ["register"]
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = add_command(
         subparsers, "ingest",
         "Verify articles, then store each as a new version in the ledger. An article with "
@@ -108,14 +108,14 @@ def _show(args: argparse.Namespace) -> int:
 def _article_text(data: dict[str, Any]) -> str:
     doc = data["document"]
     return "\n".join([
-        f"{data['article_id']} version {data['version']} (entry {data['entry_seq']}, "
-        f"recorded {data['recorded_at']})",
+        (f"{data['article_id']} version {data['version']} (entry {data['entry_seq']}, "
+         f"recorded {data['recorded_at']})"),
         f"  title: {doc['title']}",
         f"  status: {doc['status']}, as of {doc['as_of_date']}",
         f"  digest: sha256:{data['digest']}",
-        f"  {len(doc['sources'])} source(s), {len(doc['facts'])} fact(s), "
-        f"{len(doc.get('inferences', []))} inference(s), "
-        f"{len(doc.get('measurements') or [])} measurement(s)",
+        (f"  {len(doc['sources'])} source(s), {len(doc['facts'])} fact(s), "
+         f"{len(doc.get('inferences', []))} inference(s), "
+         f"{len(doc.get('measurements') or [])} measurement(s)"),
     ])
 
 
@@ -139,4 +139,14 @@ def _history_text(versions: list[dict[str, Any]]) -> str:
                      f"sha256:{v['digest'][:16]}  {v['status']}")
         for c in v["changes"]:
             lines.append(f"  {c['op']:7} {c['path']}")
+            if c["op"] == "replace" and isinstance(c.get("value"), str):
+                lines += _text_diff(str(c["old"]), c["value"])
     return "\n".join(lines)
+
+
+def _text_diff(old: str, new: str, limit: int = 40) -> list[str]:
+    """A unified diff of two texts, sentence by sentence, indented; at most ``limit`` lines."""
+    split = lambda text: text.replace(". ", ".\n").splitlines()  # noqa: E731
+    diff = list(difflib.unified_diff(split(old), split(new), lineterm="", n=0))[2:]
+    shown = [f"      {line}" for line in diff if not line.startswith("@@")]
+    return shown[:limit] + ([f"      ... {len(shown) - limit} more"] if len(shown) > limit else [])

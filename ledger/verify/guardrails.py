@@ -33,7 +33,7 @@ from ..models import (
     SeparateExperimentsRule,
 )
 from ..report import Finding, Severity
-from .labels import Experiment, conflations, metric_family, vocabularies
+from .labels import Experiment, conflations
 from .prose import clauses, enclosing, find_terms, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -147,23 +147,23 @@ def _violation(article: Article, start: int, end: int, index: int, message: str)
 
 def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFigure],
                index: int) -> list[Finding]:
+    """A forbidden word in the figure's clause (or sentence) that is nearer to this figure
+    than to any other figure there labels it: "46-fold TTFT and cost" breaks the rule, while
+    "3.8 times the throughput and 46-fold lower TTFT" does not (throughput is 3.8's word)."""
     spans = clauses(article.body) if rule.scope == "clause" else sentences(article.body)
-    vocab = vocabularies(article)
     findings = []
     for t in traced:
-        if not _targets(rule, t):
-            continue
-        span = enclosing(spans, t.figure.start, t.figure.end)
+        span = enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t) else None
         if span is None:
             continue
-        own = [w for m in t.metrics for w in vocab.get(metric_family(m), [])]
-        own = [w for w in own if w.lower() not in {f.lower() for f in rule.forbidden}]
-        hits = find_terms(span.text, [*rule.forbidden, *own], span.start)
-        bad = _nearest_forbidden(hits, t.figure, rule.forbidden)
-        if bad:
-            findings.append(_violation(
-                article, t.figure.start, t.figure.end, index,
-                f"{t.figure.text!r} is labelled {bad!r}, which this guardrail forbids"))
+        neighbours = [o.figure for o in traced if span.contains(o.figure.start, o.figure.end)
+                      and o.figure.kind is not FigureKind.date]
+        for start, end, term in find_terms(span.text, rule.forbidden, span.start):
+            if _nearest_figure(start, end, neighbours) is t.figure:
+                findings.append(_violation(
+                    article, t.figure.start, t.figure.end, index,
+                    f"{t.figure.text!r} is labelled {term!r}, which this guardrail forbids"))
+                break
     return findings
 
 
@@ -176,15 +176,11 @@ def _targets(rule: ForbiddenLabelRule, t: TracedFigure) -> bool:
     return any(quantize(target, t.figure.decimals) == v for v in t.figure.values)
 
 
-def _nearest_forbidden(hits: list[tuple[int, int, str]], figure: Figure,
-                       forbidden: list[str]) -> str | None:
-    if not hits:
-        return None
-
-    def distance(hit: tuple[int, int, str]) -> int:
-        return max(hit[0] - figure.end, figure.start - hit[1], 0)
-    term = min(hits, key=distance)[2]
-    return term if term in forbidden else None
+def _nearest_figure(start: int, end: int, figures: list[Figure]) -> Figure | None:
+    def distance(f: Figure) -> tuple[int, int]:
+        gap = max(start - f.end, f.start - end, 0)
+        return gap, 0 if f.end <= start else 1  # ties: the figure before the word wins
+    return min(figures, key=distance, default=None)
 
 
 def _separate(rule: SeparateExperimentsRule, article: Article, index: int) -> list[Finding]:

@@ -1,9 +1,10 @@
 """What a traced figure is called, who it is attributed to, and which experiment it belongs to.
 
 * ``mislabeled-figure``: a figure that traces to a reported metric (or a measurement's metric)
-  is described, in its clause, by the vocabulary of a different metric. The word nearest to the
-  figure decides ("3.8 times the throughput, a 46-fold reduction in median time to first token":
-  3.8 is throughput, 46 is TTFT). Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family,
+  is described, in its clause, by the vocabulary of a different metric. A word describes the
+  figure it is nearest to ("3.8 times the throughput and a 46-fold reduction in median time to
+  first token": 3.8 is throughput, 46 is TTFT); a figure no word is nearest to takes the word
+  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput). Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family,
   extended per metric by ``benchmark_scope.metric_specs``.
 * ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
   author-reported evidence type, or the benchmark scope when it was not independently
@@ -92,12 +93,23 @@ def _families(traced: TracedFigure) -> set[str]:
     return {metric_family(m) for m in traced.metrics}
 
 
-def _nearest(hits: list[tuple[int, int, str]], figure: Figure) -> tuple[int, int, str]:
-    def distance(hit: tuple[int, int, str]) -> tuple[int, int]:
-        start, end, _ = hit
-        gap = start - figure.end if start >= figure.end else figure.start - end
-        return max(gap, 0), 0 if start >= figure.end else 1  # ties: the word after wins
-    return min(hits, key=distance)
+Hit = tuple[int, int, str]
+
+
+def _gap(a_start: int, a_end: int, b_start: int, b_end: int) -> int:
+    return max(a_start - b_end, b_start - a_end, 0)
+
+
+def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[Hit]:
+    """The words that describe ``figure``: those nearer to it than to any other figure of the
+    clause; when none are, the word nearest to it (ties: the word after the figure)."""
+    def nearest_figure(hit: Hit) -> Figure:
+        return min(figures, key=lambda f: (_gap(hit[0], hit[1], f.start, f.end), f.start))
+    own = [h for h in hits if nearest_figure(h) is figure]
+    if own:
+        return own
+    return [min(hits, key=lambda h: (_gap(h[0], h[1], figure.start, figure.end),
+                                     0 if h[0] >= figure.end else 1))]
 
 
 def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
@@ -113,13 +125,17 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         hits = find_terms(clause.text, all_terms, clause.start)
         if not hits:
             continue
-        _, _, term = _nearest(hits, t.figure)
-        named = {family for family, words in vocab.items() if term in words}
-        if named and not named & own:
-            findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
-                f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
-                f"calls it {term!r} ({', '.join(sorted(named))})"))
+        neighbours = [o.figure for o in traced if clause.contains(o.figure.start, o.figure.end)
+                      and o.figure.kind is not FigureKind.date]
+        labels = [(term, {f for f, words in vocab.items() if term in words})
+                  for _, _, term in _labels_of(t.figure, hits, neighbours)]
+        if any(named & own for _, named in labels):
+            continue
+        term, named = labels[0]
+        findings.append(body_span(
+            article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+            f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
+            f"calls it {term!r} ({', '.join(sorted(named))})"))
     return findings
 
 

@@ -4,8 +4,8 @@ The evidence index holds every number and date the article states outside its bo
 
 * numbers in fact claims (``fact``), benchmark-scope fields (``scope``), reported metrics
   (``metric``), inference claims and assumptions (``inference``, ``assumption``), the inputs and
-  results of inference computations (``computation``), and ledger measurements (``measurement``,
-  with their run id);
+  results of inference computations (``computation``), and ledger measurements (``measurement``:
+  value and sample count, with their run id);
 * dates of sources (published, updated, page date, retrieved), of the article (as-of,
   publication, observation), of the benchmark and of measurements, and dates written in the
   evidence text.
@@ -189,6 +189,10 @@ def _add_measurements(index: EvidenceIndex, article: Article) -> None:
         trace = Trace("measurement", f"/measurements/{i}/value", metric=m.metric,
                       measurement_id=m.id, run_id=m.run_id)
         index.add_number(m.value, trace, percent=m.unit.strip() in ("%", "percent"))
+        if m.sample_count is not None:  # "over 16 sessions": the count, not the metric
+            index.add_number(m.sample_count, Trace(
+                "measurement", f"/measurements/{i}/sample_count", measurement_id=m.id,
+                run_id=m.run_id))
         index.add_date(m.measured_at, Trace("date", f"/measurements/{i}/measured_at",
                                             measurement_id=m.id, run_id=m.run_id))
 

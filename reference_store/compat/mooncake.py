@@ -41,7 +41,7 @@ from reference_store.errors import (
 )
 from reference_store.node import Node, NodeConfig
 
-__all__ = ["MooncakeDistributedStore", "ReplicateConfig", "TOKEN_ENV"]
+__all__ = ["TOKEN_ENV", "MooncakeDistributedStore", "ReplicateConfig"]
 
 logger = logging.getLogger(__name__)
 

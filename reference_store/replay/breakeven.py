@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from reference_store.replay.model import TinyTransformer
 
-__all__ = ["BreakEvenPoint", "BreakEvenResult", "measure_break_even", "DEFAULT_GRID"]
+__all__ = ["DEFAULT_GRID", "BreakEvenPoint", "BreakEvenResult", "measure_break_even"]
 
 DEFAULT_GRID: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024)
 
@@ -70,7 +70,8 @@ def _median_time(fn: Callable[[], Any], rounds: int) -> float:
 def _paired_medians(first: Callable[[], Any], second: Callable[[], Any],
                     rounds: int) -> tuple[float, float]:
     """Median times of two paths timed alternately, so both see the same machine load."""
-    a, b = [], []
+    a: list[float] = []
+    b: list[float] = []
     for i in range(rounds):
         for fn, out in ((first, a), (second, b)) if i % 2 == 0 else ((second, b), (first, a)):
             t0 = time.perf_counter()
@@ -87,7 +88,7 @@ def _fit_prefill(model: TinyTransformer, lengths: Sequence[int], rounds: int) ->
     rows, ys = [], []
     for n in lengths:
         toks = _tokens(n, model.cfg.vocab_size)
-        ys.append(_median_time(lambda t=toks: model.prefill(t), rounds))
+        ys.append(_median_time(lambda: model.prefill(toks), rounds))  # noqa: B023
         rows.append([1.0, float(n), n * (n + 1) / 2.0])
     # relative error weighting: short prompts matter as much as long ones
     w = 1.0 / np.array(ys)

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["main", "build_parser", "trace_schema", "write_run_outputs"]
+__all__ = ["build_parser", "main", "trace_schema", "write_run_outputs"]
 
 _EPILOG = """examples:
   python -m reference_store.replay run examples/replay-coding-agent.yaml --out runs/demo
@@ -178,8 +178,14 @@ _COMMANDS = {"run": _run, "trace": _trace, "import-vllm": _import, "schema": _sc
              "break-even": _break_even}
 
 
+def _stdout(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
 def main(argv: Sequence[str] | None = None,
-         out: Out = lambda s: sys.stdout.write(s + "\n")) -> int:
+         out: Out | None = None) -> int:
+    """Entry point; exit code 0, 1 (a check failed) or 2 (usage or input error)."""
+    out = out or _stdout
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

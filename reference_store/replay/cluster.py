@@ -25,8 +25,14 @@ from reference_store.replay.config import Arm, ReplayConfig
 from reference_store.replay.replayer import HttpBackend
 from reference_store.replay.trace import Trace
 
-__all__ = ["ChildProcess", "spawn", "store_cluster", "serving_instances", "run_with_processes",
-           "READY_TIMEOUT_S"]
+__all__ = [
+    "READY_TIMEOUT_S",
+    "ChildProcess",
+    "run_with_processes",
+    "serving_instances",
+    "spawn",
+    "store_cluster",
+]
 
 READY_TIMEOUT_S = 60.0
 

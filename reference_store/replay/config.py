@@ -32,8 +32,20 @@ from reference_store.replay.generators import GeneratorParams
 from reference_store.replay.metrics import SLO
 from reference_store.replay.router import RoutingPolicy
 
-__all__ = ["ConfigError", "ModelSection", "TraceSection", "InstancesSection", "StoreSection",
-           "FaultSection", "ReproduceSection", "ArmSection", "ReplayConfig", "Arm", "load_config", "parse_config"]
+__all__ = [
+    "Arm",
+    "ArmSection",
+    "ConfigError",
+    "FaultSection",
+    "InstancesSection",
+    "ModelSection",
+    "ReplayConfig",
+    "ReproduceSection",
+    "StoreSection",
+    "TraceSection",
+    "load_config",
+    "parse_config",
+]
 
 
 class ConfigError(ValueError):
@@ -126,6 +138,8 @@ class ReplayConfig(_Section):
     store: StoreSection = StoreSection()
     delay_scale: float = Field(default=0.1, ge=0)
     max_concurrency: int | None = Field(default=None, ge=1)
+    rounds: int = Field(default=1, ge=1, description="Replays per arm, arms alternating; "
+                        "records are pooled.")
     slo: SLO = SLO()
     cost_model: CostModel | str | None = None
     faults: list[FaultSection] = Field(default_factory=list)

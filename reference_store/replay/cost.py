@@ -15,8 +15,14 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["CostModel", "Deployment", "CostComparison", "hourly_cost", "cost_per_completion",
-           "compare"]
+__all__ = [
+    "CostComparison",
+    "CostModel",
+    "Deployment",
+    "compare",
+    "cost_per_completion",
+    "hourly_cost",
+]
 
 
 class CostModel(BaseModel):

@@ -27,8 +27,14 @@ from reference_store.keys import ObjectKey, block_hashes
 from reference_store.replay.cache import LocalPrefixCache
 from reference_store.replay.model import TinyTransformer
 
-__all__ = ["KVStore", "InstanceConfig", "RequestStats", "TokenEvent", "DoneEvent",
-           "ServingInstance"]
+__all__ = [
+    "DoneEvent",
+    "InstanceConfig",
+    "KVStore",
+    "RequestStats",
+    "ServingInstance",
+    "TokenEvent",
+]
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,8 @@ them as data and report a bad field by name.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,16 +16,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from reference_store.replay.trace import Session, SharedPrefix, Trace, Turn
 
 __all__ = [
-    "CodingAgentParams",
-    "ChatParams",
-    "DocQAParams",
-    "NoReuseParams",
-    "GeneratorParams",
     "GENERATORS",
-    "generate",
+    "ChatParams",
+    "CodingAgentParams",
+    "DocQAParams",
+    "GeneratorParams",
+    "NoReuseParams",
     "coding_agent",
-    "multi_tenant_chat",
+    "generate",
     "long_document_qa",
+    "multi_tenant_chat",
     "no_reuse",
 ]
 

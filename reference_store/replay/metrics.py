@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SLO", "RequestRecord", "Summary", "summarise", "per_turn", "hit_rate_over_time"]
+__all__ = ["SLO", "RequestRecord", "Summary", "hit_rate_over_time", "per_turn", "summarise"]
 
 
 class SLO(BaseModel):
@@ -100,13 +100,13 @@ def _server_part(done: list[RequestRecord], evictions: tuple[int, int] | None) -
     decode_tokens = sum(max(0, r.server_int("output_tokens") - 1) for r in done)
     prompt = sum(r.prompt_tokens for r in done)
     skipped = s["local_hit_tokens"] + s["store_hit_tokens"]
-    out: dict[str, Any] = dict(
-        hit_rate=skipped / prompt if prompt else 0.0, skipped_prefill_tokens=skipped,
-        computed_prefill_tokens=s["computed_tokens"], store_hit_tokens=s["store_hit_tokens"],
-        transfer_s_total=transfer, p50_transfer_s=_pct(with_transfer, 50),
-        transfer_gbps=(s["transfer_bytes"] / transfer / 1e9) if transfer > 0 else None,
-        prefill_s_total=prefill, prefill_s_per_request=prefill / len(done),
-        decode_s_per_token=decode / decode_tokens if decode_tokens else None)
+    out: dict[str, Any] = {
+        "hit_rate": skipped / prompt if prompt else 0.0, "skipped_prefill_tokens": skipped,
+        "computed_prefill_tokens": s["computed_tokens"], "store_hit_tokens": s["store_hit_tokens"],
+        "transfer_s_total": transfer, "p50_transfer_s": _pct(with_transfer, 50),
+        "transfer_gbps": (s["transfer_bytes"] / transfer / 1e9) if transfer > 0 else None,
+        "prefill_s_total": prefill, "prefill_s_per_request": prefill / len(done),
+        "decode_s_per_token": decode / decode_tokens if decode_tokens else None}
     if evictions is not None:
         inserted, evicted = evictions
         out.update(eviction_rate=evicted / inserted if inserted else 0.0, evicted_blocks=evicted)

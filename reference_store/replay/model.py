@@ -14,13 +14,13 @@ tokens; that is the unit the prefix cache and the store hold.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import torch
 import torch.nn.functional as F
 
-__all__ = ["ModelConfig", "PrefillResult", "TinyTransformer", "DEFAULT_MODEL"]
+__all__ = ["DEFAULT_MODEL", "ModelConfig", "PrefillResult", "TinyTransformer"]
 
 
 @dataclass(frozen=True, kw_only=True)

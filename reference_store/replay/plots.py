@@ -13,11 +13,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+import matplotlib.pyplot as plt
 
-from reference_store.replay.runner import ReplayRun  # noqa: E402
+from reference_store.replay.runner import ReplayRun
 
-__all__ = ["plot_ttft", "plot_hit_rate", "plot_cost", "plot_all"]
+__all__ = ["plot_all", "plot_cost", "plot_hit_rate", "plot_ttft"]
 
 
 def plot_ttft(run: ReplayRun, path: Path) -> Path:

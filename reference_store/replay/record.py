@@ -13,7 +13,7 @@ from reference_store.replay.cost import CostModel
 from reference_store.replay.report import MetricRow, flat_metrics
 from reference_store.replay.runner import ReplayRun
 
-__all__ = ["AGENT_FIELDS", "agent_fields", "metric_rows", "ENGINE_NAME"]
+__all__ = ["AGENT_FIELDS", "ENGINE_NAME", "agent_fields", "metric_rows"]
 
 #: The fields the seed article asks every measurement to carry, in its order.
 AGENT_FIELDS = (

@@ -37,8 +37,16 @@ from reference_store.replay.metrics import SLO, RequestRecord, summarise
 from reference_store.replay.router import ROUTING_POLICIES, Router
 from reference_store.replay.trace import Trace, TurnRequest, materialise
 
-__all__ = ["Chunk", "Backend", "InProcessBackend", "HttpBackend", "Fault", "ReplayResult",
-           "replay", "main"]
+__all__ = [
+    "Backend",
+    "Chunk",
+    "Fault",
+    "HttpBackend",
+    "InProcessBackend",
+    "ReplayResult",
+    "main",
+    "replay",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -275,9 +283,14 @@ async def _main_async(args: argparse.Namespace, trace: Trace) -> dict[str, Any]:
             "records": [r.model_dump() for r in result.records]}
 
 
+def _stdout(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
 def main(argv: Sequence[str] | None = None,
-         out: Callable[[str], None] = lambda s: sys.stdout.write(s + "\n")) -> int:
+         out: Callable[[str], None] | None = None) -> int:
     """Entry point; returns 0, or 2 on a bad trace file."""
+    out = out or _stdout
     args = _parser().parse_args(argv)
     try:
         trace = Trace.model_validate_json(args.trace.read_bytes())

@@ -7,7 +7,7 @@ from typing import Any
 
 from reference_store.replay.runner import ArmResult, ReplayRun
 
-__all__ = ["summary_table", "run_document", "flat_metrics", "MetricRow"]
+__all__ = ["MetricRow", "flat_metrics", "run_document", "summary_table"]
 
 MetricRow = tuple[str, float, str, str, int]  # name, value, unit, aggregation, sample count
 
@@ -19,7 +19,7 @@ def _fmt(v: Any, scale: float = 1.0, digits: int = 1) -> str:
 
 
 _COLUMNS = [
-    ("arm", 14), ("warmth", 6), ("store", 11), ("routing", 15), ("hit %", 6),
+    ("arm", 18), ("warmth", 6), ("store", 11), ("routing", 15), ("hit %", 6),
     ("p50 TTFT ms", 11), ("p99 TTFT ms", 11), ("p50 E2E ms", 10), ("prefill ms/req", 14),
     ("decode ms/tok", 13), ("xfer ms p50", 11), ("evict %", 7), ("SLO ok/h", 9),
     ("cost/compl", 10),
@@ -39,8 +39,9 @@ def _row(name: str, a: ArmResult) -> list[str]:
 def summary_table(run: ReplayRun) -> str:
     """A fixed-width text table, one row per arm, then the cost comparison if any."""
     header = " ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(_COLUMNS))
-    lines = [f"replay {run.config.name}: {run.trace.request_count} requests, "
-             f"{len(run.trace.sessions)} sessions ({run.trace.kind})", header]
+    rounds = f" x {run.config.rounds} rounds (pooled)" if run.config.rounds > 1 else ""
+    lines = [(f"replay {run.config.name}: {run.trace.request_count} requests, "
+             f"{len(run.trace.sessions)} sessions ({run.trace.kind}){rounds}"), header]
     for name, a in run.arms.items():
         cells = _row(name, a)
         lines.append(" ".join(c.rjust(w) if i else c.ljust(w)
@@ -80,7 +81,7 @@ def _arm_metrics(name: str, a: ArmResult) -> list[MetricRow]:
     add("slo_met_per_hour", s.slo_met_per_hour, "requests/h", "rate")
     add("failed", s.failed, "requests", "sum", s.requests)
     add("cost_per_hour", a.cost_per_hour, "currency/h", "sum", 1)
-    add("cost_per_completion", a.cost_per_completion, "currency/request", "ratio")
+    add("cost_per_completion", a.cost_per_completion, "currency/request", "derived")
     return rows
 
 

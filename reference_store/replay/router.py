@@ -19,7 +19,7 @@ from typing import Literal
 
 from reference_store.keys import block_hashes
 
-__all__ = ["RoutingPolicy", "ROUTING_POLICIES", "Router"]
+__all__ = ["ROUTING_POLICIES", "Router", "RoutingPolicy"]
 
 RoutingPolicy = Literal["round_robin", "least_loaded", "prefix_affinity"]
 ROUTING_POLICIES: tuple[str, ...] = ("round_robin", "least_loaded", "prefix_affinity")

@@ -17,17 +17,22 @@ import torch
 
 from reference_store.replay.config import Arm, ConfigError, ReplayConfig
 from reference_store.replay.cost import CostComparison, CostModel, Deployment, compare, hourly_cost
-from reference_store.replay.engine import InstanceConfig, KVStore, ServingInstance
+from reference_store.replay.engine import InstanceConfig, ServingInstance
 from reference_store.replay.generators import generate
-from reference_store.replay.metrics import (RequestRecord, Summary, hit_rate_over_time, per_turn,
-                                            summarise)
+from reference_store.replay.metrics import (
+    RequestRecord,
+    Summary,
+    hit_rate_over_time,
+    per_turn,
+    summarise,
+)
 from reference_store.replay.model import ModelConfig, TinyTransformer
 from reference_store.replay.replayer import Backend, Fault, InProcessBackend, replay
 from reference_store.replay.router import Router
 from reference_store.replay.trace import Trace, TurnRequest, prefix_tokens
 from reference_store.replay.vllm_import import load_conversations
 
-__all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "run_config", "run_arm"]
+__all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "run_arm", "run_config"]
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +164,7 @@ def _open_store(stack: ExitStack, arm: Arm) -> Any:
         address = arm.store.address
         if address == "auto":
             address = stack.enter_context(store_cluster(arm.store.host_bytes))
+        assert address is not None  # the config validator requires it
         client = StoreClient(address)
         stack.callback(client.close)
         return client
@@ -181,8 +187,16 @@ def _in_process(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransforme
     return asyncio.run(_run_arm_async(cfg, arm, trace, InProcessBackend(insts), evictions))
 
 
-def run_arm(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -> ArmResult:
-    """Replay ``trace`` once with the settings of ``arm`` (in-process or server processes)."""
+@dataclass
+class _Round:
+    records: list[RequestRecord]
+    duration_s: float
+    evictions: tuple[int, int]
+    store_stats: dict[str, Any]
+    faults: int
+
+
+def _replay_once(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -> _Round:
     with ExitStack() as stack:
         store = _open_store(stack, arm)
         if arm.instances.mode == "processes":
@@ -190,18 +204,33 @@ def run_arm(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -
             result, ev = run_with_processes(cfg, arm, trace, _run_arm_async)
         else:
             result, ev = _in_process(cfg, arm, trace, model, store)
-        summary = summarise(result.records, result.duration_s, cfg.slo, evictions=ev)
-        dep = _deployment(arm)
-        out = ArmResult(arm=arm, summary=summary, records=result.records,
-                        per_turn=per_turn(result.records),
-                        hit_rate_over_time=hit_rate_over_time(result.records),
-                        deployment=dep, store_stats=_store_snapshot(store),
-                        faults_applied=len(result.faults_applied))
+        return _Round(result.records, result.duration_s, ev, _store_snapshot(store),
+                      len(result.faults_applied))
+
+
+def _merge(cfg: ReplayConfig, arm: Arm, rounds: list[_Round]) -> ArmResult:
+    """Pool the rounds of one arm: records together, durations and counters summed."""
+    records, offset = [], 0.0
+    for r in rounds:
+        records += [rec.model_copy(update={"sent_s": rec.sent_s + offset}) for rec in r.records]
+        offset += r.duration_s
+    ev = (sum(r.evictions[0] for r in rounds), sum(r.evictions[1] for r in rounds))
+    summary = summarise(records, offset, cfg.slo, evictions=ev)
+    dep = _deployment(arm)
+    out = ArmResult(arm=arm, summary=summary, records=records, per_turn=per_turn(records),
+                    hit_rate_over_time=hit_rate_over_time(records), deployment=dep,
+                    store_stats=rounds[-1].store_stats,
+                    faults_applied=sum(r.faults for r in rounds))
     if isinstance(cfg.cost_model, CostModel):
         out.cost_per_hour = hourly_cost(cfg.cost_model, dep)
         if summary.slo_met_per_hour > 0:
             out.cost_per_completion = out.cost_per_hour / summary.slo_met_per_hour
     return out
+
+
+def run_arm(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -> ArmResult:
+    """Replay ``trace`` once with the settings of ``arm`` (in-process or server processes)."""
+    return _merge(cfg, arm, [_replay_once(cfg, arm, trace, model)])
 
 
 def run_config(cfg: ReplayConfig, *, base_dir: Path | None = None,
@@ -224,12 +253,14 @@ def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | No
                           f"{cfg.model.vocab_size}: token ids would fall outside the model")
     model = TinyTransformer(model_config(cfg))
     started = time.time()
-    arms: dict[str, ArmResult] = {}
-    for a in cfg.arms:
-        if only and a.name not in only:
-            continue
-        logger.info("arm %s: replaying %d requests", a.name, trace.request_count)
-        arms[a.name] = run_arm(cfg, cfg.arm(a.name), trace, model)
+    names = [a.name for a in cfg.arms if not only or a.name in only]
+    rounds: dict[str, list[_Round]] = {n: [] for n in names}
+    for r in range(cfg.rounds):  # arms alternate, so a slow spell of the machine hits them all
+        for name in names:
+            logger.info("round %d, arm %s: replaying %d requests", r + 1, name,
+                        trace.request_count)
+            rounds[name].append(_replay_once(cfg, cfg.arm(name), trace, model))
+    arms = {n: _merge(cfg, cfg.arm(n), rounds[n]) for n in names}
     run = ReplayRun(config=cfg, trace=trace, arms=arms, started_at=started, ended_at=time.time())
     if cfg.compare and isinstance(cfg.cost_model, CostModel) and set(cfg.compare) <= set(arms):
         ref, cand = (arms[n] for n in cfg.compare)

@@ -32,7 +32,7 @@ from typing import Any
 from reference_store.replay.engine import DoneEvent, InstanceConfig, ServingInstance, TokenEvent
 from reference_store.replay.model import ModelConfig, TinyTransformer
 
-__all__ = ["CompletionServer", "RequestError", "parse_completion_request", "main"]
+__all__ = ["CompletionServer", "RequestError", "main", "parse_completion_request"]
 
 logger = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 << 20
@@ -94,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(status, {"error": {"message": message, "type": "invalid_request_error",
                                       "param": param, "code": status}})
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         inst = self.server.instance
         if self.path == "/health":
             self._json(200, {"status": "ok"})
@@ -106,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._error(404, f"no route {self.path}")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:
             self._error(413, "body too large")

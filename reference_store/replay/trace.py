@@ -21,10 +21,18 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["TRACE_FORMAT_VERSION", "Turn", "Session", "SharedPrefix", "Trace", "TurnRequest",
-           "prefix_tokens", "materialise"]
+__all__ = [
+    "TRACE_FORMAT_VERSION",
+    "Session",
+    "SharedPrefix",
+    "Trace",
+    "Turn",
+    "TurnRequest",
+    "materialise",
+    "prefix_tokens",
+]
 
-TRACE_FORMAT_VERSION = 1
+TRACE_FORMAT_VERSION: Literal[1] = 1
 
 
 class Turn(BaseModel):

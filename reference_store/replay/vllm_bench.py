@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["BenchFormatError", "BenchResult", "parse_bench_result", "load_bench_result"]
+__all__ = ["BenchFormatError", "BenchResult", "load_bench_result", "parse_bench_result"]
 
 _LATENCY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
 _SCALARS: dict[str, tuple[str, str, str]] = {
@@ -72,7 +72,7 @@ def _date(data: dict[str, Any]) -> dt.datetime | None:
     if raw is None:
         return None
     try:
-        return dt.datetime.strptime(str(raw), "%Y%m%d-%H%M%S").replace(tzinfo=dt.timezone.utc)
+        return dt.datetime.strptime(str(raw), "%Y%m%d-%H%M%S").replace(tzinfo=dt.UTC)
     except ValueError:
         raise BenchFormatError(f"date: expected YYYYMMDD-HHMMSS, got {raw!r}") from None
 

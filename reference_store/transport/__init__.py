@@ -3,4 +3,4 @@
 from reference_store.transport.protocol import Frame, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
-__all__ = ["Frame", "Op", "Connection", "Server", "ServerContext"]
+__all__ = ["Connection", "Frame", "Op", "Server", "ServerContext"]

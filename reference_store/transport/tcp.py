@@ -47,11 +47,11 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "Connection",
     "Handler",
-    "ServerContext",
     "Server",
+    "ServerContext",
+    "parse_address",
     "recv_exact_into",
     "send_buffers",
-    "parse_address",
 ]
 
 logger = logging.getLogger(__name__)
@@ -403,7 +403,7 @@ class Server:
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         """Start accepting in a background thread."""
         self._thread = threading.Thread(target=self._accept_loop, name="accept", daemon=True)
         self._thread.start()
@@ -431,7 +431,7 @@ class Server:
         while not self._stop.is_set():
             try:
                 sock, addr = self._listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return
@@ -474,7 +474,7 @@ class Server:
             recv_exact_into(sock, payload)
             meta = decode_meta(meta_raw, header.meta_crc)
             _check_hash(header, [payload])
-        except socket.timeout:
+        except TimeoutError:
             logger.info("closing %s: frame not completed within %.1f s", ctx.peer, self._frame_timeout)
             return False
         except (ProtocolError, ChecksumMismatch) as exc:

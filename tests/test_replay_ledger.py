@@ -1,0 +1,143 @@
+"""``ledger run``, ``ledger reproduce`` and ``ledger ingest-bench`` on a real SQLite ledger."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ledger.cli import main as ledger_main
+from ledger.db import Ledger
+from reference_store.replay.record import AGENT_FIELDS
+
+CONFIG = """\
+name: ledger-test
+description: tiny replay for the ledger commands
+trace: {generator: {kind: coding_agent, sessions: 2, turns: 2, vocab_size: 512,
+                    system_prompt_tokens: 48, repo_context_tokens: 48}}
+model: {layers: 1, heads: 2, width: 32, vocab_size: 512, torch_threads: 1}
+instances: {count: 2, local_cache_blocks: 64}
+delay_scale: 0
+max_concurrency: 1
+cost_model: {currency: USD, accelerator_per_hour: 2.0, operations_per_hour: 0.5,
+             cpu_memory_gib_per_hour: 0.01}
+arms:
+  - {name: no_store}
+  - {name: store, store: {mode: embedded, host_bytes: 16777216}}
+compare: [no_store, store]
+reproduce: {ratio_tolerance: 0.9, rate_tolerance: 0.05,
+            metrics: [store_hit_rate, cost_ratio, decode_speedup]}
+"""
+
+BENCH = {
+    "date": "20261120-101500", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+    "num_prompts": 200, "request_rate": 8.0, "max_concurrency": None, "duration": 31.5,
+    "completed": 198, "failed": 2, "total_input_tokens": 204800, "total_output_tokens": 25344,
+    "request_throughput": 6.29, "request_goodput": None, "output_throughput": 804.6,
+    "total_token_throughput": 7306.2, "mean_ttft_ms": 45.1, "median_ttft_ms": 38.2,
+    "std_ttft_ms": 12.0, "p99_ttft_ms": 120.4, "p99.9_ttft_ms": 180.0, "median_tpot_ms": 11.2,
+    "median_e2el_ms": 1502.3, "p99_e2el_ms": 2210.7, "ttfts": [0.03, 0.04],
+}
+
+
+def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    rc = ledger_main(argv)
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "ledger.db")
+
+
+def test_run_records_a_sealed_run_with_every_agent_field(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "replay.yaml"
+    cfg.write_text(CONFIG)
+    rc, out = cli(["run", str(cfg), "--db", db, "--out", str(tmp_path / "out"),
+                   "--format", "json"], capsys)
+    assert rc == 0, out
+    run_id = json.loads(out)["run_id"]
+    with Ledger.open(db, create=False) as ledger:
+        run = ledger.get_run(run_id)
+    assert run.status.value == "finished"
+    assert set(AGENT_FIELDS) <= set(run.agent_fields)
+    assert run.agent_fields["currency"] == "USD"
+    assert run.agent_fields["routing_policy"] == {"no_store": "round_robin",
+                                                  "store": "round_robin"}
+    names = {m.name for m in run.metrics}
+    assert {"no_store_p50_ttft", "store_hit_rate", "cost_ratio", "prefill_speedup"} <= names
+    assert run.inputs["config"].startswith("sha256:")
+    assert {"results.json", "ttft.png", "hit_rate.png", "cost.png"} <= set(run.outputs)
+    assert run.parameters["config"]["name"] == "ledger-test"
+
+    rc, out = cli(["reproduce", run_id, "--db", db, "--out", str(tmp_path / "again")], capsys)
+    assert rc == 0, out
+    assert "reproduced within tolerances" in out
+    assert "store_hit_rate" in out and "reported" in out
+    with Ledger.open(db, create=False) as ledger:
+        runs = ledger.list_runs()
+    assert len(runs) == 2 and runs[1].parameters["reproduces"] == run_id
+
+
+def test_reproduce_refuses_a_run_without_a_replay_config(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps(BENCH))
+    rc, out = cli(["ingest-bench", str(bench), "--db", db, "--format", "json"], capsys)
+    assert rc == 0, out
+    run_id = json.loads(out)["run_id"]
+    rc, out = cli(["reproduce", run_id, "--db", db], capsys)
+    assert rc == 2 and "no replay config" in out
+    rc, out = cli(["reproduce", "run-missing", "--db", db], capsys)
+    assert rc == 2
+
+
+def test_ingest_bench_records_vllm_figures(tmp_path: Path, db: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    bench = tmp_path / "vllm-8.0qps-Llama.json"
+    bench.write_text(json.dumps(BENCH))
+    rc, out = cli(["ingest-bench", str(bench), "--db", db, "--format", "json",
+                   "--source-url", "https://example.org/bench/1",
+                   "--field", "hardware_and_gpu_count=1x H100 80GB",
+                   "--field", "routing_policy=round_robin"], capsys)
+    assert rc == 0, out
+    with Ledger.open(db, create=False) as ledger:
+        run = ledger.get_run(json.loads(out)["run_id"])
+    metrics = {(m.name, m.aggregation): m for m in run.metrics}
+    assert metrics[("p50_ttft", "p50")].value == 38.2
+    assert metrics[("p50_ttft", "p50")].unit == "ms"
+    assert metrics[("p99_9_ttft", "p99_9")].value == 180.0
+    assert metrics[("request_throughput", "rate")].sample_count == 198
+    assert ("request_goodput", "rate") not in metrics  # null in the file
+    assert run.started_at.isoformat().startswith("2026-11-20T10:15:00")
+    assert run.agent_fields["model_and_revision"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert run.agent_fields["hardware_and_gpu_count"] == "1x H100 80GB"
+    assert run.agent_fields["source_url"] == "https://example.org/bench/1"
+    assert run.parameters["request_rate"] == 8.0
+
+
+@pytest.mark.parametrize("content, args, message", [
+    ("{not json", [], "not JSON"),
+    ('{"duration": 3}', [], "completed"),
+    ('{"completed": "many"}', [], "completed: expected a number"),
+    (json.dumps(BENCH), ["--field", "colour=blue"], "--field"),
+])
+def test_ingest_bench_errors_exit_2_and_say_why(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str], content: str,
+        args: list[str], message: str) -> None:
+    bench = tmp_path / "b.json"
+    bench.write_text(content)
+    rc, out = cli(["ingest-bench", str(bench), "--db", db, *args], capsys)
+    assert rc == 2
+    assert message in out
+
+
+def test_run_with_a_bad_config_exits_2(tmp_path: Path, db: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("name: x\ntrace: {generator: {kind: coding_agent}}\nrouting: random\n")
+    rc, out = cli(["run", str(cfg), "--db", db], capsys)
+    assert rc == 2 and "routing" in out
