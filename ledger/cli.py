@@ -17,19 +17,29 @@ from typing import Sequence
 
 from .errors import LedgerError
 
-__all__ = ["COMMAND_MODULES", "build_parser", "main"]
+__all__ = ["COMMAND_INDEX", "COMMAND_MODULES", "build_parser", "main"]
 
-COMMAND_MODULES = [
-    "ledger.commands.verify",
-    "ledger.commands.schema",
-    "ledger.commands.figures",
-    "ledger.commands.store",
-    "ledger.commands.audit",
-    "ledger.commands.runs",
-    "ledger.commands.impact",
-    "ledger.commands.sources",
-    "ledger.commands.replay",
-]
+#: Every command, the module that registers it and its one-line help. ``main`` imports only the
+#: module of the command being run, so a slow import (torch, sqlalchemy) or a broken optional
+#: part never slows down or breaks ``ledger verify``. tests/test_cli_index.py keeps this in step.
+COMMAND_INDEX: dict[str, tuple[str, str]] = {
+    "verify": ("ledger.commands.verify", "check articles before publication"),
+    "figures": ("ledger.commands.figures", "list the figures in a body and what each traces to"),
+    "schema": ("ledger.commands.schema", "generate or check the JSON Schemas in schemas/"),
+    "ingest": ("ledger.commands.store", "verify, then store an article version"),
+    "show": ("ledger.commands.store", "show a stored article, source, fact, run or entry"),
+    "history": ("ledger.commands.store", "list the versions of an article with their changes"),
+    "checkpoint": ("ledger.commands.audit", "write the current tree head to a file"),
+    "audit": ("ledger.commands.audit", "recompute every hash; exit 3 on any mismatch"),
+    "impact": ("ledger.commands.impact", "everything that depends on a source, fact or run"),
+    "export": ("ledger.commands.impact", "export the provenance graph (PROV-JSON)"),
+    "runs": ("ledger.commands.runs", "list, show and compare measurement runs"),
+    "sources": ("ledger.commands.sources", "snapshot source URLs"),
+    "run": ("ledger.commands.replay", "run a replay config and record it as a sealed run"),
+    "reproduce": ("ledger.commands.replay", "rerun a recorded run and compare"),
+    "ingest-bench": ("ledger.commands.replay", "import a `vllm bench serve` result as a run"),
+}
+COMMAND_MODULES = list(dict.fromkeys(module for module, _ in COMMAND_INDEX.values()))
 
 _EPILOG = """examples:
   ledger verify claims/pct-2026-11-04-spotlight-mooncake-store.json
@@ -39,7 +49,10 @@ _EPILOG = """examples:
 run `ledger COMMAND --help` for the options and an example of each command."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser. With ``command``, only that command's module is imported (the others get a
+    stub carrying their one-line help; ``""`` means no command was given, for top-level help);
+    without it, every command is registered in full."""
     parser = argparse.ArgumentParser(
         prog="ledger",
         description="Evidence ledger: verify articles before publication and trace every figure "
@@ -49,13 +62,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    if command is not None and command != "" and command not in COMMAND_INDEX:
+        command = None  # unknown: register everything so argparse names the choices
+    if command is None:
+        for name in COMMAND_MODULES:
+            importlib.import_module(name).register(subparsers)
+        return parser
+    module = COMMAND_INDEX[command][0] if command else ""
+    if module:
+        importlib.import_module(module).register(subparsers)
+    for name, (other, help_text) in COMMAND_INDEX.items():
+        if other != module:
+            subparsers.add_parser(name, help=help_text)
     return parser
 
 
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The first positional argument: the command (options before it take no values)."""
+    return next((arg for arg in argv if not arg.startswith("-")), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_in(argv))
     args = parser.parse_args(argv)  # argparse exits 2 on usage errors
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
