@@ -267,7 +267,7 @@ def test_three_client_processes_share_the_store(cl: Cluster, client: StoreClient
     results = [worker_result(p) for p in procs]
     assert all(r["wrong"] == 0 and r["put_errors"] == 0 and r["read_errors"] == 0
                for r in results), results
-    assert all(r["hits"] > 30 for r in results), results  # own keys at least
+    assert all(r["hits"] >= 30 for r in results), results  # own keys always hit
     # cross-instance reuse: this process reads what the three children wrote
     assert client.get("p1/29") == expected_value("p1/29", 32 << 10)
 

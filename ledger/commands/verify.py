@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..formats import to_github, to_junit, to_sarif
+from ..errors import NotFound
+from ..models import Run
 from ..report import Report
 from ..verify import verify_paths
+from ..verify.runs import measurement_check
 from ._common import add_command, write_output
 
 __all__ = ["FORMATTERS", "register"]
@@ -32,11 +36,29 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--format", choices=sorted(FORMATTERS), default="text")
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
+    p.add_argument("--db", metavar="URL",
+                   help="check measurements against the runs in this ledger (default: "
+                   "$LEDGER_DB_URL; without either, runs are not checked and a note says so)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    report = verify_paths(args.paths, strict=args.strict)
+    url = args.db or os.environ.get("LEDGER_DB_URL")
+    if not url:
+        report = verify_paths(args.paths, strict=args.strict, extra_checks=[measurement_check(None)])
+    else:
+        from ..db import Ledger  # only here: plain verification never imports the database layer
+        from ..runs import get_run
+
+        with Ledger.open(url, create=False) as ledger, ledger.read() as conn:
+            def lookup(run_id: str) -> Run | None:
+                try:
+                    return get_run(conn, run_id)
+                except NotFound:
+                    return None
+
+            report = verify_paths(args.paths, strict=args.strict,
+                                  extra_checks=[measurement_check(lookup)])
     write_output(FORMATTERS[args.format](report), args.output)
     if args.output and args.format != "text":
         print(report.summary, file=sys.stderr)

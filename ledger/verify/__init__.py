@@ -7,7 +7,7 @@ adding a family is one line here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from ..errors import DocumentError
 from ..models import Article
@@ -29,14 +29,16 @@ CHECKS: list[Check] = [
 ]
 
 
-def verify_article(article: Article) -> list[Finding]:
+def verify_article(article: Article, extra_checks: Sequence[Check] = ()) -> list[Finding]:
+    """Every finding for ``article``: the registered checks, then ``extra_checks`` (such as the
+    check of measurements against a ledger database)."""
     findings: list[Finding] = []
-    for check in CHECKS:
+    for check in [*CHECKS, *extra_checks]:
         findings.extend(check(article))
     return findings
 
 
-def verify_file(path: str | Path) -> FileResult:
+def verify_file(path: str | Path, extra_checks: Sequence[Check] = ()) -> FileResult:
     result = FileResult(str(path))
     try:
         article, findings = load_article(path)
@@ -49,7 +51,7 @@ def verify_file(path: str | Path) -> FileResult:
     result.findings.extend(findings)
     if article is not None:
         result.article_id = article.id
-        result.findings.extend(verify_article(article))
+        result.findings.extend(verify_article(article, extra_checks))
     if result.findings:  # point every finding into the file as written
         text = Path(path).read_text(encoding="utf-8")
         result.findings = locate_findings(text, article.body if article else None,
@@ -66,8 +68,9 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def verify_paths(paths: Iterable[str | Path], *, strict: bool = False) -> Report:
+def verify_paths(paths: Iterable[str | Path], *, strict: bool = False,
+                 extra_checks: Sequence[Check] = ()) -> Report:
     report = Report(strict=strict)
     for path in expand_paths(paths):
-        report.add(verify_file(path))
+        report.add(verify_file(path, extra_checks))
     return report

@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--master", help="reference-store master HOST:PORT (default: embedded store)")
     b.add_argument("--layers", type=int, default=2)
     b.add_argument("--width", type=int, default=128)
+    b.add_argument("--torch-threads", type=int, default=1,
+                   help="intra-op threads (1 is steadiest on a small shared machine)")
     return p
 
 
@@ -143,6 +145,8 @@ def _schema(args: argparse.Namespace, out: Out) -> int:
 def _break_even(args: argparse.Namespace, out: Out) -> int:
     from reference_store.replay.breakeven import measure_break_even
     from reference_store.replay.model import ModelConfig, TinyTransformer
+    import torch
+    torch.set_num_threads(args.torch_threads)
     model = TinyTransformer(ModelConfig(layers=args.layers, width=args.width))
     if args.master:
         from reference_store.client import StoreClient
