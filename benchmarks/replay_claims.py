@@ -41,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'context':>8} {'cold prefill ms':>16} {'warm prefill ms':>16} {'speed-up':>9} "
           f"{'cold decode ms/tok':>19} {'warm decode ms/tok':>19} {'decode ratio':>13}")
     for length in args.lengths:
-        cold_p, warm_p, cold_d, warm_d = [], [], [], []
+        cold_p: list[float] = []
+        warm_p: list[float] = []
+        cold_d: list[float] = []
+        warm_d: list[float] = []
         for r in range(args.rounds):
             base = torch.randint(0, model.cfg.vocab_size, (length + 64,), generator=gen).tolist()
             with EmbeddedStore(StoreConfig(host_bytes=256 << 20)) as store:

@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
 DEFAULT_STREAMS = 1
-MIN_FRAME_BYTES = 4 << 20
+DEFAULT_FRAME_BYTES = 8 << 20
 _Located = dict[str, Any]
 
 
@@ -80,6 +80,7 @@ class StoreClient:
         self, master: str, *, tenant: str = "default", token: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S, replicas: int = 1,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, streams: int = DEFAULT_STREAMS,
+        frame_bytes: int = DEFAULT_FRAME_BYTES,
     ) -> None:
         self.master_address = master
         self.tenant = tenant
@@ -88,6 +89,7 @@ class StoreClient:
         self.replicas = replicas
         self.max_frame_bytes = max_frame_bytes
         self.streams = max(1, streams)
+        self.frame_bytes = frame_bytes
         self._lock = threading.Lock()
         self._nodes: dict[str, Connection] = {}
         self._master: Connection | None = None
@@ -246,10 +248,9 @@ class StoreClient:
             self._call_master(Op.PUT_REVOKE, {"keys": [keys[i] for i in failed]})
 
     def _chunks(self, idxs: list[int], sizes: list[int]) -> list[list[int]]:
-        """Split a node's share into frames: at most ``max_frame_bytes``, and small enough that
-        every stream gets about two frames (so that transfer and copying overlap)."""
-        cap = min(self.max_frame_bytes,
-                  max(MIN_FRAME_BYTES, -(-sum(sizes) // (2 * self.streams))))
+        """Split a node's share into frames of about ``frame_bytes`` (never over
+        ``max_frame_bytes``): while the node copies one frame the next one is on its way."""
+        cap = min(self.max_frame_bytes, self.frame_bytes)
         chunks: list[list[int]] = [[]]
         total = 0
         for i, size in zip(idxs, sizes):

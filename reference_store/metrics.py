@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from reference_store.errors import StoreError
+from reference_store.errors import StoreError, TenantNotEmpty
 
 __all__ = ["LATENCY_BUCKETS_S", "Histogram", "Metrics", "MetricsServer"]
 
@@ -131,6 +131,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, json.dumps({"error": f"no such path {url.path}"}))
 
     def do_PUT(self) -> None:
+        self._admin(delete=False)
+
+    def do_DELETE(self) -> None:
+        self._admin(delete=True)
+
+    def _admin(self, *, delete: bool) -> None:
         url = urlparse(self.path)
         if url.path != "/api/v1/tenant_quotas":
             return self._send(404, json.dumps({"error": f"no such path {url.path}"}))
@@ -141,9 +147,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(403, json.dumps({"error": "admin token missing or wrong"}))
         query = parse_qs(url.query)
         tenant = query.get("tenant_id", [""])[0]
-        quota = query.get("quota", [""])[0]
         try:
-            owner.set_quota(tenant, quota)
+            if delete:
+                owner.delete_quota(tenant)
+            else:
+                owner.set_quota(tenant, query.get("quota", [""])[0])
+        except TenantNotEmpty as exc:
+            return self._send(409, json.dumps({"error": str(exc), "code": exc.code}))
         except StoreError as exc:
             return self._send(400, json.dumps({"error": str(exc), "code": exc.code}))
         self._send(200, json.dumps(owner.tenants.quotas().get(tenant, {})))

@@ -8,6 +8,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -260,6 +261,7 @@ def test_remove_all_racing_with_reads_and_writes(client: StoreClient, cl: Cluste
     assert wrong == []
 
 
+@pytest.mark.slow
 def test_three_client_processes_share_the_store(cl: Cluster, client: StoreClient) -> None:
     names = ["p0", "p1", "p2"]
     procs = [spawn_worker(cl.address, n, 30, 32 << 10, [x for x in names if x != n])
@@ -295,3 +297,40 @@ def test_health_and_metrics(cl: Cluster, client: StoreClient) -> None:
     assert "refstore_op_latency_seconds_bucket" in text
     assert 'refstore_tenant_usage_bytes{tenant="default"}' in text
     assert client.ping()
+
+
+@pytest.mark.parametrize("command", ["master", "node"])
+def test_cli_help_has_an_example(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from reference_store.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "example:" in out and f"reference-store {command}" in out
+
+
+def test_cli_bad_input_is_exit_2_with_the_field(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path) -> None:
+    from reference_store.cli import main
+
+    assert main(["node", "--master", "127.0.0.1:1", "--memory", "lots"]) == 2
+    assert "--memory" in capsys.readouterr().err
+    assert main(["master", "--port", "0", "--tenants", str(tmp_path / "missing.yaml")]) == 2
+    assert "tenants file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["master"])  # --port is required
+    assert info.value.code == 2
+
+
+def test_node_with_a_disk_tier_holds_more_than_its_memory(tmp_path: Path) -> None:
+    with cluster(nodes=1, memory="4MiB", node_args=("--disk", str(tmp_path / "disk"),
+                                                    "--disk-size", "16MiB")) as c:
+        client = c.client()
+        c.wait_nodes(1, client)
+        assert client.stats()["nodes"].popitem()[1]["capacity"] == 20 * MiB
+        keys = [f"d{i}" for i in range(12)]  # 12 MiB into 4 MiB of memory + 16 MiB of disk
+        assert client.batch_put(keys, [expected_value(k, MiB) for k in keys]) == [None] * 12
+        assert client.stats()["evictions"] == 0
+        for k in keys:
+            assert client.get(k) == expected_value(k, MiB)

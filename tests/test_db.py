@@ -144,6 +144,15 @@ def test_show_and_history_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "replace /title" in out and "+It also offloads to disk." in out
     assert main(["show", "t9-2026-11-04", "--db", db]) == 2
     assert "no run 't9-2026-11-04'" in capsys.readouterr().err
+    assert main(["show", "t1-2026-11-04:S1", "--db", db, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["url"] == "https://example.org/page/1"
+    assert main(["show", "t1-2026-11-04:F1", "--db", db, "--version", "1"]) == 0
+    assert '"evidence_type": "primary_documentation"' in capsys.readouterr().out
+    assert main(["show", "#1", "--db", db, "--format", "json"]) == 0
+    entry = json.loads(capsys.readouterr().out)
+    assert (entry["seq"], entry["kind"], entry["data"]["version"]) == (1, "article", 2)
+    assert main(["show", "t1-2026-11-04:S7", "--db", db]) == 2
+    assert "has no S7" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command", MY_COMMANDS)

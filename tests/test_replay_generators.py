@@ -63,3 +63,12 @@ def test_no_reuse_control_has_no_shared_prefix() -> None:
 def test_bad_parameters_name_the_field() -> None:
     with pytest.raises(ValueError, match="sessions"):
         CodingAgentParams(sessions=0)
+
+
+def test_chat_common_prefix_is_shared_across_tenants() -> None:
+    trace = generate(ChatParams(tenants=2, sessions=2, common_prefix_tokens=32,
+                                system_prompt_tokens=16))
+    a, b = (materialise(trace, s)[0] for s in trace.sessions)
+    assert a.tenant != b.tenant
+    assert a.prompt[:32] == b.prompt[:32] and a.prompt[32:48] != b.prompt[32:48]
+    assert a.carried_tokens == 48

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from reference_store.replay.cli import trace_schema
@@ -100,3 +102,32 @@ def test_schema_validates_a_trace_and_rejects_a_bad_one() -> None:
     bad["sessions"][0]["turns"][0]["new_tokens"] = -1
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+@st.composite
+def _sessions(draw: st.DrawFn) -> Trace:
+    prefix = draw(st.integers(0, 40))
+    turns, context = [], prefix
+    for _ in range(draw(st.integers(1, 5))):
+        carried = draw(st.integers(0, context))
+        new = draw(st.integers(0 if carried else 1, 30))
+        out = draw(st.integers(1, 10))
+        turns.append(Turn(carried_tokens=carried, new_tokens=new, output_tokens=out))
+        context = carried + new + out
+    return Trace(name="p", seed=draw(st.integers(0, 5)), vocab_size=64,
+                 prefixes=[SharedPrefix(id="p", tokens=prefix)],
+                 sessions=[Session(id="s", prefix_id="p", turns=turns)])
+
+
+@given(_sessions())
+def test_every_prompt_is_the_carried_context_plus_new_tokens(trace: Trace) -> None:
+    reqs = materialise(trace, trace.sessions[0])
+    turns = trace.sessions[0].turns
+    for k, (req, turn) in enumerate(zip(reqs, turns)):
+        assert len(req.prompt) == turn.carried_tokens + turn.new_tokens
+        assert all(0 <= t < 64 for t in req.prompt)
+        if k:
+            prev = reqs[k - 1]
+            carried_from_prev = min(turn.carried_tokens, len(prev.prompt))
+            assert req.prompt[:carried_from_prev] == prev.prompt[:carried_from_prev]
+    assert materialise(trace, trace.sessions[0]) == reqs

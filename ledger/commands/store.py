@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 from typing import Any
 
+from ..db import Ledger
 from ..errors import DocumentError, NotFound
 from ..report import Severity
 from ..schema import load_article
 from ..verify import expand_paths, verify_article
 from ._common import add_command
-from ._ledger import add_db_options, emit, open_ledger
+from ._ledger import add_db_options, dumps, emit, open_ledger
 
 __all__ = ["register"]
 
@@ -30,9 +32,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_ingest)
 
     p = add_command(subparsers, "show",
-                    "Show a stored article (latest or --version N) or run.",
-                    "ledger show pct-2026-11-04-spotlight-mooncake-store --format json")
-    p.add_argument("id", metavar="ID", help="article id or run id")
+                    "Show a stored article (latest or --version N), one of its sources, facts, "
+                    "inferences or measurements (ARTICLE_ID:S4), a run, or a log entry (#12).",
+                    "ledger show pct-2026-11-04-spotlight-mooncake-store:S4 --format json")
+    p.add_argument("id", metavar="ID",
+                   help="ARTICLE_ID, ARTICLE_ID:S4 (or :F4, :I1, :M1), RUN_ID, or #ENTRY")
     p.add_argument("--version", type=int, help="article version (default: latest)")
     add_db_options(p)
     p.set_defaults(func=_show)
@@ -87,7 +91,27 @@ def _ingest(args: argparse.Namespace) -> int:
     return 1 if "refused" in outcomes else 0
 
 
+_PART = re.compile(r"^(?P<article>.+):(?P<part>[SFIM][1-9][0-9]*)$")
+_ENTRY = re.compile(r"^(?:#|entry:)(?P<seq>[0-9]+)$")
+_COLLECTIONS = {"S": "sources", "F": "facts", "I": "inferences", "M": "measurements"}
+
+
+def _show_part(ledger: Ledger, article_id: str, part: str, version: int | None) -> dict[str, Any]:
+    document = ledger.get_article(article_id, version).to_json_dict()
+    for item in document.get(_COLLECTIONS[part[0]]) or []:
+        if item.get("id") == part:
+            return {"article_id": article_id, **item}
+    raise NotFound(f"article {article_id} has no {part}")
+
+
 def _show(args: argparse.Namespace) -> int:
+    entry, part = _ENTRY.match(args.id), _PART.match(args.id)
+    if entry or part:
+        with open_ledger(args) as ledger:
+            data = (ledger.entry(int(entry["seq"])) if entry else
+                    _show_part(ledger, part["article"], part["part"], args.version))  # type: ignore[index]
+        emit(args, data, dumps)
+        return 0
     with open_ledger(args) as ledger:
         try:
             article = ledger.get_article(args.id, args.version)
@@ -146,7 +170,7 @@ def _history_text(versions: list[dict[str, Any]]) -> str:
 
 def _text_diff(old: str, new: str, limit: int = 40) -> list[str]:
     """A unified diff of two texts, sentence by sentence, indented; at most ``limit`` lines."""
-    split = lambda text: text.replace(". ", ".\n").splitlines()  # noqa: E731
+    split = lambda text: text.replace(". ", ".\n").splitlines()
     diff = list(difflib.unified_diff(split(old), split(new), lineterm="", n=0))[2:]
     shown = [f"      {line}" for line in diff if not line.startswith("@@")]
     return shown[:limit] + ([f"      ... {len(shown) - limit} more"] if len(shown) > limit else [])

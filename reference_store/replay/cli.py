@@ -143,9 +143,10 @@ def _schema(args: argparse.Namespace, out: Out) -> int:
 
 
 def _break_even(args: argparse.Namespace, out: Out) -> int:
+    import torch
+
     from reference_store.replay.breakeven import measure_break_even
     from reference_store.replay.model import ModelConfig, TinyTransformer
-    import torch
     torch.set_num_threads(args.torch_threads)
     model = TinyTransformer(ModelConfig(layers=args.layers, width=args.width))
     if args.master:

@@ -103,16 +103,44 @@ def spawn(stack: ExitStack, module: str, args: Sequence[str], *,
     return child
 
 
+class StoreCluster:
+    """A reference-store master and one node on loopback that can be restarted mid-run.
+
+    The master keeps its port across a restart (clients reconnect to the same address); a
+    restarted node comes back empty, as a crashed cache node does.
+    """
+
+    def __init__(self, stack: ExitStack, memory_bytes: int) -> None:
+        self._stack, self.memory_bytes = stack, memory_bytes
+        self.master = self._start_master("0")
+        self.address = self.master.ready[2]
+        self.node = self._start_node()
+
+    def _start_master(self, port: str) -> ChildProcess:
+        return spawn(self._stack, "reference_store",
+                     ["--log-level", "WARNING", "master", "--port", port])
+
+    def _start_node(self) -> ChildProcess:
+        return spawn(self._stack, "reference_store",
+                     ["--log-level", "WARNING", "node", "--master", self.address,
+                      "--memory", str(self.memory_bytes)])
+
+    def restart_master(self) -> None:
+        """Stop the master and start it again on the same port."""
+        self.master.stop()
+        self.master = self._start_master(self.address.rsplit(":", 1)[1])
+
+    def restart_node(self) -> None:
+        """Stop the node (its objects are lost) and start an empty one."""
+        self.node.stop()
+        self.node = self._start_node()
+
+
 @contextmanager
-def store_cluster(memory_bytes: int) -> Iterator[str]:
-    """A reference-store master and one node on loopback; yields the master address."""
+def store_cluster(memory_bytes: int) -> Iterator[StoreCluster]:
+    """A :class:`StoreCluster`, stopped on exit; ``.address`` is the master's."""
     with ExitStack() as stack:
-        master = spawn(stack, "reference_store", ["--log-level", "WARNING", "master",
-                                                  "--port", "0"])
-        address = master.ready[2]
-        spawn(stack, "reference_store", ["--log-level", "WARNING", "node", "--master", address,
-                                         "--memory", str(memory_bytes)])
-        yield address
+        yield StoreCluster(stack, memory_bytes)
 
 
 @contextmanager
@@ -148,11 +176,13 @@ def run_with_processes(cfg: ReplayConfig, arm: Arm, trace: Trace,
                        run_async: Callable[..., Any]) -> tuple[Any, tuple[int, int]]:
     """Run one arm against server processes (and a store cluster for ``distributed``/auto)."""
     with ExitStack() as stack:
-        master = None
+        master, cluster = None, None
         if arm.store.mode == "distributed":
             master = arm.store.address
             if master == "auto":
-                master = stack.enter_context(store_cluster(arm.store.host_bytes))
+                cluster = stack.enter_context(store_cluster(arm.store.host_bytes))
+                master = cluster.address
         urls = stack.enter_context(serving_instances(cfg, arm, master))
         backend = HttpBackend(urls, model=cfg.model.name)
-        return asyncio.run(run_async(cfg, arm, trace, backend, lambda: _local_counters(urls)))
+        return asyncio.run(run_async(cfg, arm, trace, backend, lambda: _local_counters(urls),
+                                     cluster))

@@ -104,7 +104,8 @@ class StoreSection(_Section):
 class FaultSection(_Section):
     after_requests: int = Field(ge=0)
     instance: int = Field(default=0, ge=0)
-    action: Literal["restart_instance"] = "restart_instance"
+    action: Literal["restart_instance", "restart_store_node", "restart_store_master"] = \
+        "restart_instance"
 
 
 class ReproduceSection(_Section):
@@ -163,6 +164,14 @@ class ReplayConfig(_Section):
                                  "in_process instances; use store.mode distributed")
             if arm.store.mode == "distributed" and not arm.store.address:
                 raise ValueError(f"arms.{arm.name}.store.address: required for distributed")
+            store_faults = [f for f in arm.faults if f.action != "restart_instance"]
+            if store_faults and not (arm.store.mode == "distributed"
+                                     and arm.store.address == "auto"):
+                raise ValueError(f"arms.{arm.name}.faults: {store_faults[0].action} needs the "
+                                 "store cluster this run starts (store.mode distributed, "
+                                 "address auto)")
+            if any(f.instance >= arm.instances.count for f in arm.faults):
+                raise ValueError(f"arms.{arm.name}.faults: instance out of range")
         return self
 
     def arm(self, name: str) -> Arm:

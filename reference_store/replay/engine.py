@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol
 
 import torch
 
+from reference_store.errors import StoreError
 from reference_store.keys import ObjectKey, block_hashes
 from reference_store.replay.cache import LocalPrefixCache
 from reference_store.replay.model import TinyTransformer
@@ -157,10 +158,17 @@ class ServingInstance:
             return
         t0 = time.perf_counter()
         first = len(plan.blocks)
-        found = _lookup_prefix(self.store, plan.keys[first:usable])
-        dests = [torch.empty(self.model.cfg.block_shape, dtype=self.model.cfg.torch_dtype)
-                 for _ in range(found)]
-        results = self.store.batch_get_into(plan.keys[first:first + found], dests) if found else []
+        try:
+            found = _lookup_prefix(self.store, plan.keys[first:usable])
+            dests = [torch.empty(self.model.cfg.block_shape, dtype=self.model.cfg.torch_dtype)
+                     for _ in range(found)]
+            results = (self.store.batch_get_into(plan.keys[first:first + found], dests)
+                       if found else [])
+        except (StoreError, OSError) as exc:
+            # a store that is down or restarting costs a miss, never the request
+            logger.warning("%s: store read failed, recomputing: %s", self.cfg.name, exc)
+            stats.store_errors += 1
+            results, dests = [], []
         for i, r in enumerate(results):
             if not isinstance(r, int) or r < 0:
                 stats.store_errors += 1
@@ -182,8 +190,12 @@ class ServingInstance:
             self.local.put(h, b)
         stats.local_evictions = self.local.stats.evicted - before
         if self.store is not None and self.cfg.write_to_store:
-            errors = self.store.batch_put(plan.keys[first:], blocks)
-            stats.store_errors += sum(e is not None for e in errors)
+            try:
+                errors = self.store.batch_put(plan.keys[first:], blocks)
+                stats.store_errors += sum(e is not None for e in errors)
+            except (StoreError, OSError) as exc:
+                logger.warning("%s: store write failed: %s", self.cfg.name, exc)
+                stats.store_errors += 1
         stats.saved_blocks = count
         stats.save_s = time.perf_counter() - t0
 

@@ -61,6 +61,8 @@ class ChatParams(_Params):
     sessions: int = Field(default=6, ge=1)
     turns: tuple[int, int] = (2, 5)
     system_prompt_tokens: int = Field(default=192, ge=0)
+    common_prefix_tokens: int = Field(
+        default=0, ge=0, description="A prefix every tenant's system prompt starts with.")
     user_tokens: tuple[int, int] = (16, 96)
     output_tokens: tuple[int, int] = (8, 32)
     think_time_s: tuple[float, float] = (0.1, 0.5)
@@ -133,11 +135,14 @@ def coding_agent(p: CodingAgentParams) -> Trace:
 def multi_tenant_chat(p: ChatParams) -> Trace:
     """Chat sessions spread over tenants; each tenant has its own system prompt."""
     rng = _rng(p.seed, p.kind)
-    prefixes = [SharedPrefix(id=f"tenant{t}", tokens=p.system_prompt_tokens)
-                for t in range(p.tenants)]
+    common = [SharedPrefix(id="common", tokens=p.common_prefix_tokens)] \
+        if p.common_prefix_tokens else []
+    parent = "common" if common else None
+    prefixes = common + [SharedPrefix(id=f"tenant{t}", tokens=p.system_prompt_tokens,
+                                      parent=parent) for t in range(p.tenants)]
     sessions = []
     for i in range(p.sessions):
-        context, turns = p.system_prompt_tokens, []
+        context, turns = p.common_prefix_tokens + p.system_prompt_tokens, []
         for _ in range(_int(rng, p.turns)):
             new, out = _int(rng, p.user_tokens), _int(rng, p.output_tokens)
             turns.append(Turn(carried_tokens=context, new_tokens=new, output_tokens=out,

@@ -81,6 +81,7 @@ class Summary(BaseModel):
     decode_s_per_token: float | None = None
     eviction_rate: float | None = None
     evicted_blocks: int | None = None
+    store_errors: int | None = None
 
 
 def _pct(values: Sequence[float], q: float) -> float | None:
@@ -92,7 +93,7 @@ def _server_part(done: list[RequestRecord], evictions: tuple[int, int] | None) -
         return {}
     s = {k: sum(r.server_int(k) for r in done) for k in
          ("local_hit_tokens", "store_hit_tokens", "computed_tokens", "transfer_bytes",
-          "output_tokens")}
+          "output_tokens", "store_errors")}
     transfer = sum(r.server_float("transfer_s") for r in done)
     with_transfer = [r.server_float("transfer_s") for r in done if r.server_int("store_hit_tokens")]
     prefill = sum(r.server_float("prefill_s") for r in done)

@@ -25,7 +25,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -163,11 +163,15 @@ def _parse_sse(line: str) -> Chunk | None:
 
 @dataclass(frozen=True)
 class Fault:
-    """Restart ``instance`` once ``after_requests`` requests have been sent."""
+    """Apply ``action`` once ``after_requests`` requests have been sent: ``restart_instance``
+    (drops that instance's local cache), ``restart_store_node`` or ``restart_store_master``."""
 
     after_requests: int
     instance: int = 0
     action: str = "restart_instance"
+
+
+FaultHandler = Callable[[Fault], Awaitable[None]]
 
 
 @dataclass
@@ -186,6 +190,7 @@ class _Run:
     delay_scale: float
     faults: list[Fault]
     sem: asyncio.Semaphore | None
+    on_fault: FaultHandler | None = None
     records: list[RequestRecord] = field(default_factory=list)
     sent: int = 0
     applied: list[Fault] = field(default_factory=list)
@@ -195,7 +200,12 @@ class _Run:
             self.faults.remove(f)
             logger.info("fault: %s on instance %d after %d requests", f.action, f.instance,
                         self.sent)
-            await self.backend.restart(f.instance)
+            if f.action == "restart_instance":
+                await self.backend.restart(f.instance)
+            elif self.on_fault is not None:
+                await self.on_fault(f)
+            else:
+                raise ValueError(f"fault {f.action}: nothing in this run can apply it")
             self.applied.append(f)
 
     async def one(self, req: TurnRequest) -> RequestRecord:
@@ -237,14 +247,15 @@ class _Run:
 
 
 async def replay(trace: Trace, backend: Backend, router: Router, *, delay_scale: float = 1.0,
-                 max_concurrency: int | None = None,
-                 faults: Sequence[Fault] = ()) -> ReplayResult:
+                 max_concurrency: int | None = None, faults: Sequence[Fault] = (),
+                 on_fault: FaultHandler | None = None) -> ReplayResult:
     """Replay every session of ``trace``; failed requests are recorded, not raised.
 
     ``delay_scale`` multiplies tool delays and session start offsets (0 = back to back).
+    ``on_fault`` applies faults other than ``restart_instance`` (store restarts).
     """
     sem = asyncio.Semaphore(max_concurrency) if max_concurrency else None
-    run = _Run(backend, router, time.perf_counter(), delay_scale, list(faults), sem)
+    run = _Run(backend, router, time.perf_counter(), delay_scale, list(faults), sem, on_fault)
     started_at = time.time()
     await asyncio.gather(*(run.session(materialise(trace, s), s.start_s) for s in trace.sessions))
     duration = time.perf_counter() - run.t0

@@ -80,6 +80,7 @@ def _arm_metrics(name: str, a: ArmResult) -> list[MetricRow]:
     add("eviction_rate", s.eviction_rate, "fraction", "ratio")
     add("slo_met_per_hour", s.slo_met_per_hour, "requests/h", "rate")
     add("failed", s.failed, "requests", "sum", s.requests)
+    add("store_errors", s.store_errors, "operations", "sum")
     add("cost_per_hour", a.cost_per_hour, "currency/h", "sum", 1)
     add("cost_per_completion", a.cost_per_completion, "currency/request", "derived")
     return rows

@@ -135,8 +135,22 @@ def _deployment(arm: Arm) -> Deployment:
                       store_disk_gib=arm.store.disk_bytes / gib)
 
 
+def _fault_handler(cluster: Any) -> Any:
+    if cluster is None:
+        return None
+
+    async def apply(f: Fault) -> None:
+        if f.action == "restart_store_master":
+            await asyncio.to_thread(cluster.restart_master)
+        elif f.action == "restart_store_node":
+            await asyncio.to_thread(cluster.restart_node)
+        else:
+            raise ValueError(f"fault {f.action}: unknown action")
+    return apply
+
+
 async def _run_arm_async(cfg: ReplayConfig, arm: Arm, trace: Trace, backend: Backend,
-                         evictions: Any) -> tuple[Any, tuple[int, int]]:
+                         evictions: Any, cluster: Any = None) -> tuple[Any, tuple[int, int]]:
     if arm.warmth == "warm":
         await _warm(backend, trace)
     before = evictions()
@@ -144,35 +158,38 @@ async def _run_arm_async(cfg: ReplayConfig, arm: Arm, trace: Trace, backend: Bac
     faults = [Fault(after_requests=f.after_requests, instance=f.instance, action=f.action)
               for f in arm.faults]
     result = await replay(trace, backend, router, delay_scale=arm.delay_scale,
-                          max_concurrency=cfg.max_concurrency, faults=faults)
+                          max_concurrency=cfg.max_concurrency, faults=faults,
+                          on_fault=_fault_handler(cluster))
     after = evictions()
     await backend.aclose()
     return result, (after[0] - before[0], after[1] - before[1])
 
 
-def _open_store(stack: ExitStack, arm: Arm) -> Any:
-    """The store in-process instances share (None for processes: they connect themselves)."""
+def _open_store(stack: ExitStack, arm: Arm) -> tuple[Any, Any]:
+    """The store in-process instances share (None for processes: they connect themselves),
+    and the store cluster this run started, if any."""
     if arm.store.mode == "embedded":
         from reference_store.config import StoreConfig
         from reference_store.embedded import EmbeddedStore
         store = EmbeddedStore(StoreConfig(host_bytes=arm.store.host_bytes))
         stack.callback(store.close)
-        return store
+        return store, None
     if arm.store.mode == "distributed" and arm.instances.mode == "in_process":
         from reference_store.client import StoreClient
         from reference_store.replay.cluster import store_cluster
-        address = arm.store.address
+        address, cluster = arm.store.address, None
         if address == "auto":
-            address = stack.enter_context(store_cluster(arm.store.host_bytes))
+            cluster = stack.enter_context(store_cluster(arm.store.host_bytes))
+            address = cluster.address
         assert address is not None  # the config validator requires it
         client = StoreClient(address)
         stack.callback(client.close)
-        return client
-    return None
+        return client, cluster
+    return None, None
 
 
 def _in_process(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer,
-                store: Any) -> tuple[Any, tuple[int, int]]:
+                store: Any, cluster: Any) -> tuple[Any, tuple[int, int]]:
     insts = [ServingInstance(model, InstanceConfig(
         name=f"instance{i}", local_cache_blocks=arm.instances.local_cache_blocks,
         isolation=arm.instances.isolation), store=store) for i in range(arm.instances.count)]
@@ -184,7 +201,8 @@ def _in_process(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransforme
         store_ev = snap.get("evictions", 0)
         return ins + snap.get("objects", 0) + store_ev, ev + store_ev
 
-    return asyncio.run(_run_arm_async(cfg, arm, trace, InProcessBackend(insts), evictions))
+    return asyncio.run(_run_arm_async(cfg, arm, trace, InProcessBackend(insts), evictions,
+                                      cluster))
 
 
 @dataclass
@@ -198,12 +216,12 @@ class _Round:
 
 def _replay_once(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -> _Round:
     with ExitStack() as stack:
-        store = _open_store(stack, arm)
+        store, cluster = _open_store(stack, arm)
         if arm.instances.mode == "processes":
             from reference_store.replay.cluster import run_with_processes
             result, ev = run_with_processes(cfg, arm, trace, _run_arm_async)
         else:
-            result, ev = _in_process(cfg, arm, trace, model, store)
+            result, ev = _in_process(cfg, arm, trace, model, store, cluster)
         return _Round(result.records, result.duration_s, ev, _store_snapshot(store),
                       len(result.faults_applied))
 
