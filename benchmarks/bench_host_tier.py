@@ -6,7 +6,15 @@ copy the same bytes between the same kinds of buffers with numpy (``np.copyto``)
 (``Tensor.copy_``) and no store in between. Reported: median GB/s of ``--rounds`` rounds and the
 ratio store / numpy (the target is >= 0.7).
 
+``--mode kv`` measures small, KV-block-sized objects (16-64 KiB by default), where per-call
+overhead rather than memory bandwidth decides: ``get_into`` one key at a time and
+``batch_get_into`` in batches of ``--batch`` keys, into uint8 numpy arrays and into float16
+torch tensors shaped like a KV block, against ``np.copyto`` / ``Tensor.copy_`` of the same bytes
+between the same buffers. Reported: microseconds per object and
+bandwidth ratios store / numpy (same bytes, same run).
+
     .venv/bin/python benchmarks/bench_host_tier.py --total 256 --rounds 5
+    .venv/bin/python benchmarks/bench_host_tier.py --mode kv --total 64 --rounds 9
 """
 
 from __future__ import annotations
@@ -75,6 +83,82 @@ def bench_size(obj_bytes: int, total: int, rounds: int, dest_kind: str) -> tuple
     return tuple(statistics.median(results[k]) for k in ("store", "numpy", "torch"))  # type: ignore[return-value]
 
 
+KV_METHODS = ("get_into", "batch_get_into")
+
+
+def _interleaved(fns: dict[str, Callable[[], None]], rounds: int) -> dict[str, float]:
+    """Median seconds per call of each function, run in turn each round so drift hits all alike."""
+    for fn in fns.values():
+        fn()  # warm-up
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def _kv_dests(kind: str, obj_bytes: int, count: int) -> list:
+    if kind == "numpy":
+        return [np.empty(obj_bytes, dtype=np.uint8) for _ in range(count)]
+    # float16 [2 (K and V), obj_bytes / 256 tokens-heads, 64 head_dim], as a KV block is shaped
+    return [torch.empty(2, obj_bytes // 256, 64, dtype=torch.float16) for _ in range(count)]
+
+
+def bench_kv(obj_bytes: int, total: int, rounds: int, kind: str, batch: int) -> dict[str, float]:
+    """Median seconds per round for the store methods and the plain copies, one object size."""
+    count = max(batch, total // obj_bytes // batch * batch)
+    store = EmbeddedStore(StoreConfig(host_bytes=count * obj_bytes + MB))
+    block = np.random.default_rng(0).integers(0, 256, obj_bytes, dtype=np.uint8)
+    keys = [f"kv-{i}" for i in range(count)]
+    errors = store.batch_put(keys, [block] * count)
+    assert not any(errors), errors
+    dests = _kv_dests(kind, obj_bytes, count)
+    sources = [np.random.default_rng(1).integers(0, 256, obj_bytes, dtype=np.uint8) for _ in keys]
+    nsrc = [s.view(np.float16).reshape(d.shape) if kind == "torch" else s for s, d in zip(sources, dests)]
+    tsrc = [torch.from_numpy(s) for s in nsrc]
+    ndst = [d.numpy() if kind == "torch" else d for d in dests]
+    tdst = [d if kind == "torch" else torch.from_numpy(d) for d in dests]
+    chunks = [(keys[i:i + batch], dests[i:i + batch]) for i in range(0, count, batch)]
+
+    def get_into() -> None:
+        for key, dest in zip(keys, dests):
+            store.get_into(key, dest)
+
+    def batch_get_into() -> None:
+        for ks, ds in chunks:
+            store.batch_get_into(ks, ds)
+
+    def numpy_copy() -> None:
+        for s, d in zip(nsrc, ndst):
+            np.copyto(d, s)
+
+    def torch_copy() -> None:
+        for s, d in zip(tsrc, tdst):
+            d.copy_(s)
+
+    medians = _interleaved({"get_into": get_into, "batch_get_into": batch_get_into,
+                            "numpy": numpy_copy, "torch": torch_copy}, rounds)
+    get_into()  # the copies overwrote the destinations: read once more and check the bytes
+    assert all(d.view(np.uint8).reshape(-1).tobytes() == block.tobytes() for d in ndst)
+    store.close()
+    return {name: seconds / count for name, seconds in medians.items()}
+
+
+def main_kv(args: argparse.Namespace, sizes: list[int]) -> int:
+    print(f"small-object reads: {args.total} MiB per round, median of {args.rounds} rounds, "
+          f"batch={args.batch}, torch threads={torch.get_num_threads()}")
+    print(f"{'object':>7} {'dest':>6} {'numpy us':>9} {'torch us':>9} "
+          + " ".join(f"{m + ' us':>18} {m + ' / numpy':>20}" for m in KV_METHODS))
+    for size in sizes:
+        for kind in ("numpy", "torch"):
+            per = bench_kv(size, args.total * MB, args.rounds, kind, args.batch)
+            cells = " ".join(f"{per[m] * 1e6:18.2f} {per['numpy'] / per[m]:20.2f}" for m in KV_METHODS)
+            print(f"{size // 1024:>6}K {kind:>6} {per['numpy'] * 1e6:9.2f} {per['torch'] * 1e6:9.2f} {cells}")
+    return 0
+
+
 def churn_fragmentation(placement: str, puts: int = 3000) -> tuple[float, float]:
     """Fill a 64 MiB arena with mixed sizes under LRU eviction; return (fragmentation, fill)."""
     rng = np.random.default_rng(7)
@@ -92,10 +176,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--total", type=int, default=256, help="MiB read per round (default 256)")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--sizes", default="64K,256K,1M,4M,16M", help="object sizes, e.g. 256K,1M")
+    parser.add_argument("--sizes", default=None,
+                        help="object sizes, e.g. 256K,1M (default 64K,256K,1M,4M,16M; kv: 16K,32K,64K)")
     parser.add_argument("--dest", choices=["numpy", "torch"], default="numpy")
+    parser.add_argument("--mode", choices=["bandwidth", "kv"], default="bandwidth",
+                        help="bandwidth: large objects (default); kv: 16-64 KiB objects, per-call cost")
+    parser.add_argument("--batch", type=int, default=64, help="keys per batch_get_into (kv mode)")
     args = parser.parse_args(argv)
-    sizes = [int(s[:-1]) * (1024 if s.endswith("K") else MB) for s in args.sizes.split(",")]
+    default_sizes = "16K,32K,64K" if args.mode == "kv" else "64K,256K,1M,4M,16M"
+    sizes = [int(s[:-1]) * (1024 if s.endswith("K") else MB) for s in (args.sizes or default_sizes).split(",")]
+    if args.mode == "kv":
+        return main_kv(args, sizes)
     print(f"host tier get_into vs plain copy: {args.total} MiB per round, median of {args.rounds} rounds, "
           f"dest={args.dest}, torch threads={torch.get_num_threads()}")
     print(f"{'object':>8} {'store GB/s':>11} {'numpy GB/s':>11} {'torch GB/s':>11} {'store/numpy':>12} {'store/torch':>12}")

@@ -220,7 +220,7 @@ def _figure_row(article: Article, ordinal: int, traced: TracedFigure) -> dict[st
             "sentence": _sentence(article.body, fig.start, fig.end),
             "fact_id": first.fact_id if first else None, "source_ids": json.dumps(sources),
             "metric": pick("metric"), "measurement_id": pick("measurement_id"),
-            "run_id": pick("run_id")}
+            "run_id": pick("run_id"), "traces": json.dumps([t.to_dict() for t in traced.traces])}
 
 
 def _edges(article: Article, traced: list[TracedFigure]) -> set[tuple[str, str]]:

@@ -152,6 +152,8 @@ class Ledger:
 
         With ``create=False`` a missing or empty database is an error rather than a new
         ledger (so that auditing a mistyped path cannot report an empty, valid log).
+        ``migrate_to`` stops at an older schema version; it exists to test migrations (writes
+        assume the latest schema).
 
         Raises :class:`UsageError` for a malformed URL, :class:`MigrationError` for a ledger
         newer than this code, :class:`NotFound` when ``create`` is False and there is no

@@ -129,7 +129,8 @@ def _figures(conn: Connection, article_pk: int, nodes: list[str]) -> list[dict[s
     return [{"ordinal": r.ordinal, "text": r.text, "kind": r.kind, "line": r.line_no,
              "column": r.col_no, "sentence": r.sentence, "fact_id": r.fact_id,
              "source_ids": json.loads(r.source_ids), "metric": r.metric,
-             "run_id": r.run_id} for r in rows]
+             "run_id": r.run_id, "traces": json.loads(r.traces) if r.traces else None}
+            for r in rows]
 
 
 def _target_known(conn: Connection, node: str) -> bool:

@@ -177,6 +177,8 @@ class FigureRow(_ArticlePart, table=True):
     metric: str | None = None
     measurement_id: str | None = None
     run_id: str | None = None
+    traces: str | None = Field(default=None, sa_column=_text_null(),
+                               description="JSON list of every trace (migration 4)")
 
 
 class DependencyRow(_ArticlePart, table=True):

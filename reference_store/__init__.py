@@ -3,6 +3,7 @@
 Other parts add their public names to ``__all__`` below (keep it one flat list).
 """
 
+from reference_store.client import StoreClient
 from reference_store.config import StoreConfig
 from reference_store.embedded import EmbeddedStore, StoreStats
 from reference_store.errors import (
@@ -30,7 +31,6 @@ from reference_store.keys import (
     longest_cached_prefix,
     none_hash,
 )
-from reference_store.client import StoreClient
 from reference_store.master import Master, MasterConfig
 from reference_store.node import Node, NodeConfig
 from reference_store.tenants import TenantPolicy
@@ -43,8 +43,12 @@ __all__ = [
     "InvalidParams",
     "LeaseExpired",
     "LoraRef",
+    "Master",
+    "MasterConfig",
     "MissReason",
     "MultiModalItem",
+    "Node",
+    "NodeConfig",
     "NotReady",
     "ObjectAlreadyExists",
     "ObjectHasLease",
@@ -52,19 +56,15 @@ __all__ = [
     "ObjectNotFound",
     "PinnedObject",
     "PrefixResult",
+    # cluster (issue 6)
+    "StoreClient",
     "StoreConfig",
     "StoreError",
     "StoreFull",
     "StoreStats",
+    "TenantPolicy",
     "block_hashes",
     "hash_block_tokens",
     "longest_cached_prefix",
     "none_hash",
-    # cluster (issue 6)
-    "StoreClient",
-    "Master",
-    "MasterConfig",
-    "Node",
-    "NodeConfig",
-    "TenantPolicy",
 ]

@@ -17,7 +17,7 @@ from reference_store.errors import StoreError
 from reference_store.master import Master, MasterConfig
 from reference_store.metrics import MetricsServer
 from reference_store.node import Node, NodeConfig
-from reference_store.tenants import TenantPolicy, parse_size
+from reference_store.tenants import ClusterKey, TenantPolicy, parse_size
 
 __all__ = ["build_parser", "main"]
 
@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds without heartbeat before a node is dropped (5)")
     m.add_argument("--frame-timeout", type=float, default=30.0,
                    help="seconds a peer may take to finish sending a frame (30)")
+    m.add_argument("--cluster-key-file",
+                   help="secret shared with the nodes: object grants and node registration")
     m.add_argument("--high-watermark", type=float, default=0.95,
                    help="background eviction starts above this fraction of capacity (0.95)")
     m.add_argument("--low-watermark", type=float, default=0.90,
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     n.add_argument("--port", type=int, default=0, help="data port (default: a free one)")
     n.add_argument("--advertise-host", help="host clients use to reach this node")
+    n.add_argument("--cluster-key-file", help="the master's cluster key (same file)")
     n.add_argument("--no-prefault", action="store_true",
                    help="do not touch the memory arena at start (faster start, slower first writes)")
     n.add_argument("--heartbeat", type=float, default=1.0, help="heartbeat seconds (1)")
@@ -87,7 +90,7 @@ def _run_master(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, lease_ttl_s=args.lease_ttl, put_timeout_s=args.put_timeout,
         node_ttl_s=args.node_ttl, frame_timeout_s=args.frame_timeout, state_dir=args.state_dir,
         high_watermark=args.high_watermark, low_watermark=args.low_watermark,
-    ), policy)
+    ), policy, ClusterKey.from_file(args.cluster_key_file))
     server = master.serve()
     gc.freeze()  # start-up objects (torch is imported by the package) leave the GC's scans
     http = None
@@ -108,7 +111,7 @@ def _run_node(args: argparse.Namespace) -> int:
         disk_dir=args.disk, disk_bytes=parse_size(args.disk_size, field="--disk-size"),
         host=args.host, port=args.port, advertise_host=args.advertise_host,
         heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
-        prefault=not args.no_prefault,
+        prefault=not args.no_prefault, cluster_key_file=args.cluster_key_file,
     ))
     node.serve()
     gc.freeze()

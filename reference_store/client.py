@@ -211,7 +211,7 @@ class StoreClient:
             for n, chunk in enumerate(self._chunks(idxs, [views[i].nbytes for i in idxs])):
                 objects = [{"object_id": started[i]["object_id"], "ns": started[i]["ns"],
                             "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
-                            "pin": pin} for i in chunk]
+                            "pin": pin, "grant": started[i].get("grant", "")} for i in chunk]
                 try:
                     conn = self._node(address, n)
                     rid, pending = conn.submit(Op.NODE_WRITE, {"objects": objects},
@@ -345,7 +345,8 @@ class StoreClient:
         for address, idxs in plan.items():
             for n, chunk in enumerate(self._chunks(idxs, [located[i]["size"] for i in idxs])):
                 meta = {"ids": [located[i]["object_id"] for i in chunk],
-                        "sizes": [located[i]["size"] for i in chunk]}
+                        "sizes": [located[i]["size"] for i in chunk],
+                        "grants": [located[i].get("grant", "") for i in chunk]}
                 try:
                     conn = self._node(address, n)
                     rid, pending = conn.submit(Op.NODE_READ, meta,

@@ -28,7 +28,7 @@ from typing import Any, Self
 from reference_store.config import StoreConfig
 from reference_store.errors import InvalidKey, InvalidParams, NotReady, StoreError
 from reference_store.eviction import POLICIES, PolicyFactory, make_policy
-from reference_store.tiers.base import Buffer, Tier, TierStats, byte_view
+from reference_store.tiers.base import Buffer, Tier, TierStats, borrowed_view
 from reference_store.tiers.device import DeviceTier
 from reference_store.tiers.disk import DiskTier
 from reference_store.tiers.host import HostTier
@@ -113,6 +113,8 @@ class EmbeddedStore:
             make_policy(self.config.eviction)  # validates the name
             policy_factory = POLICIES[self.config.eviction]
         self._lock = threading.RLock()
+        # keys this short cannot exceed max_key_bytes (UTF-8 takes at most 4 bytes a character)
+        self._short_key = self.config.max_key_bytes // 4
         self._tiered: TieredStore | None = TieredStore(
             build_tiers(self.config), policy_factory=policy_factory,
             lease_ttl_s=float(self.config.lease_ttl_s), clock=clock,
@@ -151,7 +153,7 @@ class EmbeddedStore:
             InvalidKey, InvalidParams (unsupported or non-contiguous value), StoreFull, NotReady.
         """
         self._check_key(key)
-        src = byte_view(value, field="value")
+        src = borrowed_view(value, field="value")  # the caller holds `value` for the call
         with self._lock:
             self._store().put(key, src, pin=pin)
 
@@ -163,7 +165,7 @@ class EmbeddedStore:
             lease carries over); if the new value fits nowhere the old one is gone too.
         """
         self._check_key(key)
-        src = byte_view(value, field="value")
+        src = borrowed_view(value, field="value")  # the caller holds `value` for the call
         with self._lock:
             self._store().put(key, src, pin=pin, replace=True)
 
@@ -176,12 +178,15 @@ class EmbeddedStore:
         if len(keys) != len(values):
             raise InvalidParams(f"values: {len(values)} values for {len(keys)} keys")
         results: list[StoreError | None] = []
-        for key, value in zip(keys, values):
-            try:
-                self.put(key, value, pin=pin)
-                results.append(None)
-            except StoreError as exc:
-                results.append(exc)
+        with self._lock:  # one acquisition for the whole batch
+            for key, value in zip(keys, values):
+                try:
+                    self._check_key(key)
+                    src = borrowed_view(value, field="value")  # `values` holds it meanwhile
+                    self._store().put(key, src, pin=pin)
+                    results.append(None)
+                except StoreError as exc:
+                    results.append(exc)
         return results
 
     def remove(self, key: str, *, force: bool = False) -> None:
@@ -229,10 +234,14 @@ class EmbeddedStore:
             ObjectNotFound, BufferTooSmall, InvalidParams (read-only or odd dest),
             ChecksumMismatch, NotReady.
         """
-        self._check_key(key)
-        view = byte_view(dest, writable=True, field="dest")
+        if type(key) is not str or not key or len(key) > self._short_key:
+            self._check_key(key)
+        view = borrowed_view(dest, writable=True, field="dest")  # `dest` outlives the call
         with self._lock:
-            return self._store().read_into(key, view)
+            store = self._tiered
+            if store is None:
+                raise NotReady("store is closed")
+            return store.read_into(key, view)
 
     def batch_get_into(self, keys: Sequence[str], dests: Sequence[Buffer]) -> list[int | StoreError]:
         """:meth:`get_into` for each pair; one result per key: bytes read or the StoreError.
@@ -243,11 +252,19 @@ class EmbeddedStore:
         if len(keys) != len(dests):
             raise InvalidParams(f"dests: {len(dests)} buffers for {len(keys)} keys")
         results: list[int | StoreError] = []
-        for key, dest in zip(keys, dests):
-            try:
-                results.append(self.get_into(key, dest))
-            except StoreError as exc:
-                results.append(exc)
+        append, check_key = results.append, self._check_key
+        with self._lock:  # one acquisition and one clock reading (the leases' start) per batch
+            store = self._tiered
+            now = store.clock() if store is not None else 0.0
+            for key, dest in zip(keys, dests):
+                try:
+                    check_key(key)
+                    view = borrowed_view(dest, writable=True, field="dest")
+                    if store is None:
+                        raise NotReady("store is closed")
+                    append(store.read_into(key, view, now=now))
+                except StoreError as exc:
+                    append(exc)
         return results
 
     def exists(self, key: str) -> bool:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_store.errors import (
+    AuthenticationFailed,
     InvalidKey,
     InvalidParams,
     NotReady,
@@ -45,7 +46,7 @@ from reference_store.errors import (
     TenantQuotaExceeded,
 )
 from reference_store.metrics import Metrics
-from reference_store.tenants import TenantPolicy, parse_size
+from reference_store.tenants import ClusterKey, TenantPolicy, parse_size
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
@@ -104,9 +105,11 @@ class ObjectMeta:
 class Master:
     """The master's state and request handler; :meth:`serve` starts its TCP server."""
 
-    def __init__(self, config: MasterConfig, tenants: TenantPolicy | None = None) -> None:
+    def __init__(self, config: MasterConfig, tenants: TenantPolicy | None = None,
+                 cluster_key: ClusterKey | None = None) -> None:
         self.config = config
         self.tenants = tenants or TenantPolicy.open_policy()
+        self.key = cluster_key or ClusterKey(None)
         self.metrics = Metrics()
         self._lock = threading.RLock()
         self._nodes: dict[str, NodeInfo] = {}
@@ -249,7 +252,7 @@ class Master:
         self.tenants.charge(obj.tenant, obj.charged)
         self._pending[ident] = obj
         return {"code": 0, "object_id": obj.object_id, "ns": obj.ns, "tenant": obj.tenant,
-                "nodes": [n.address for n in chosen]}
+                "nodes": [n.address for n in chosen], "grant": self.key.grant(obj.object_id)}
 
     def _take_over_stalled(self, ctx: ServerContext, ident: tuple[str, str]) -> None:
         old = self._pending.get(ident)
@@ -318,6 +321,7 @@ class Master:
                     nbytes += obj.size
                 addrs = [self._nodes[n].address for n in obj.replicas if n in self._nodes]
                 results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
+                                "grant": self.key.grant(obj.object_id),
                                 "nodes": addrs, "lease_s": ttl})
         labels = f'tenant="{ctx.state["tenant"]}"'
         if hits:
@@ -377,6 +381,8 @@ class Master:
 
     def _op_node_register(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         node_id, address = str(meta["node_id"]), str(meta["address"])
+        if not self.key.check_proof(f"node:{node_id}", meta.get("proof")):
+            raise AuthenticationFailed("node registration without a valid cluster-key proof")
         capacity = int(meta["capacity"])
         try:
             conn = Connection(address, timeout=5.0)
@@ -524,7 +530,9 @@ class Master:
             if node.conn is None:
                 continue
             try:
-                node.conn.call(Op.NODE_DELETE, {"ids": [obj.object_id]}, timeout=2.0)
+                node.conn.call(Op.NODE_DELETE, {"ids": [obj.object_id],
+                                                "grants": [self.key.grant(obj.object_id)]},
+                               timeout=2.0)
             except StoreError as exc:
                 logger.warning("could not delete object on node %s: %s", node_id, exc)
 

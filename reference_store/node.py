@@ -15,7 +15,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from reference_store.errors import InvalidParams, ObjectNotFound, ProtocolError, StoreError
+from reference_store.errors import (
+    AuthenticationFailed,
+    InvalidParams,
+    ObjectAlreadyExists,
+    ObjectNotFound,
+    ProtocolError,
+    StoreError,
+)
+from reference_store.tenants import ClusterKey
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
@@ -39,6 +47,7 @@ class NodeConfig:
     node_id: str | None = None
     frame_timeout_s: float = 30.0
     prefault: bool = True
+    cluster_key_file: str | None = None
 
 
 def _open_store(config: NodeConfig) -> Any:
@@ -57,6 +66,7 @@ class Node:
     def __init__(self, config: NodeConfig) -> None:
         self.config = config
         self.node_id = config.node_id or uuid.uuid4().hex
+        self.key = ClusterKey.from_file(config.cluster_key_file)
         self._store = _open_store(config)
         if config.prefault:
             self._prefault()
@@ -115,6 +125,8 @@ class Node:
             if op == Op.NODE_DELETE:
                 return self._delete(meta), []
             if op == Op.NODE_LIST:
+                if not self.key.check_proof("list", meta.get("proof")):
+                    raise AuthenticationFailed("listing needs a cluster-key proof")
                 return {"objects": self._report()}, []
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, StoreError):
@@ -133,6 +145,7 @@ class Node:
         for rec in objects:
             oid, size = int(rec["object_id"]), int(rec["size"])
             try:
+                self._check_write(oid, rec.get("grant"))
                 self._store.upsert(str(oid), payload[offset:offset + size])
                 with self._lock:
                     self._meta[oid] = {"object_id": oid, "tenant": str(rec["tenant"]),
@@ -158,12 +171,25 @@ class Node:
         ctx.state["_read_used"] = used + size
         return memoryview(arena)[used:used + size]
 
+    def _check_write(self, oid: int, grant: object) -> None:
+        """Raises AuthenticationFailed without a grant, ObjectAlreadyExists for a used id (ids
+        are never reused, so an existing one means a forged or replayed write)."""
+        if not self.key.check(oid, grant):
+            raise AuthenticationFailed(f"no valid grant to write object {oid}")
+        with self._lock:
+            if oid in self._meta:
+                raise ObjectAlreadyExists(f"object {oid} is already stored")
+
     def _read(self, ctx: ServerContext, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
         ctx.state["_read_used"] = 0
         ids, expected = meta["ids"], meta["sizes"]
+        grants = meta.get("grants") or [None] * len(ids)
         sizes: list[int] = []
         buffers: list[Buffer] = []
-        for oid, want in zip(ids, expected, strict=True):
+        for oid, want, grant in zip(ids, expected, grants, strict=True):
+            if not self.key.check(int(oid), grant):
+                sizes.append(AuthenticationFailed.code)
+                continue
             with self._lock:
                 rec = self._meta.get(int(oid))
             if rec is None or rec["size"] != int(want):
@@ -180,8 +206,15 @@ class Node:
         return {"sizes": sizes}, buffers
 
     def _delete(self, meta: dict[str, Any]) -> dict[str, Any]:
+        ids, grants = meta["ids"], meta.get("grants") or [None] * len(meta["ids"])
+        allowed = [oid for oid, g in zip(ids, grants, strict=True) if self.key.check(int(oid), g)]
+        if len(allowed) != len(ids):
+            raise AuthenticationFailed("delete without a valid grant for every object")
+        return {"removed": self._remove_ids(allowed)}
+
+    def _remove_ids(self, ids: list[Any]) -> int:
         removed = 0
-        for oid in meta["ids"]:
+        for oid in ids:
             with self._lock:
                 known = self._meta.pop(int(oid), None) is not None
             if known:
@@ -190,7 +223,7 @@ class Node:
                     removed += 1
                 except ObjectNotFound:
                     pass
-        return {"removed": removed}
+        return removed
 
     def _report(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -219,11 +252,11 @@ class Node:
     def _register(self, conn: Connection) -> None:
         reply = conn.call(Op.NODE_REGISTER, {
             "node_id": self.node_id, "address": self.address, "capacity": self.capacity,
-            "objects": self._report(),
+            "objects": self._report(), "proof": self.key.proof(f"node:{self.node_id}"),
         }, timeout=30.0)
         drop = reply.meta.get("drop", [])
         if drop:
-            self._delete({"ids": drop})
+            self._remove_ids(drop)
         self.registered.set()
         logger.info("registered with master %s as %s", self.config.master, self.node_id)
 

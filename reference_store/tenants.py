@@ -39,7 +39,7 @@ from reference_store.errors import (
     TenantNotRegistered,
 )
 
-__all__ = ["DEFAULT_TENANT", "Tenant", "TenantPolicy", "format_size", "parse_size"]
+__all__ = ["DEFAULT_TENANT", "ClusterKey", "Tenant", "TenantPolicy", "format_size", "parse_size"]
 
 DEFAULT_TENANT = "default"
 _UNITS = {
@@ -247,3 +247,61 @@ def _tenant_from(entry: Any, *, env: Mapping[str, str], where: str) -> Tenant:
     if not token:
         raise InvalidParams(f"{where}: needs token_env, token_file or token")
     return Tenant(name, quota_bytes, _digest(token))
+
+
+class ClusterKey:
+    """A secret shared by the master and its nodes (``--cluster-key-file`` on both).
+
+    The master hands a client a *grant* for each object it may write or read:
+    ``HMAC-SHA256(key, "obj:<id>")``. Nodes recompute it, so a client of another tenant, or
+    anyone who can reach a node, cannot read, overwrite or delete objects it was not granted,
+    and cannot register a node without proving it holds the key. Without a key (the default),
+    nodes trust the network: run them on a private one.
+    """
+
+    def __init__(self, secret: bytes | None) -> None:
+        self._secret = secret
+
+    @classmethod
+    def from_file(cls, path: str | Path | None) -> ClusterKey:
+        """Read the key (the whole file, at least 16 bytes); None gives the open mode.
+
+        Raises:
+            InvalidParams: unreadable or too short.
+        """
+        if path is None:
+            return cls(None)
+        try:
+            secret = Path(path).read_bytes().strip()
+        except OSError as exc:
+            raise InvalidParams(f"--cluster-key-file: cannot read {path}: {exc}") from exc
+        if len(secret) < 16:
+            raise InvalidParams("--cluster-key-file: the key must be at least 16 bytes")
+        return cls(secret)
+
+    @property
+    def enabled(self) -> bool:
+        return self._secret is not None
+
+    def _mac(self, message: str) -> str:
+        assert self._secret is not None
+        return hmac.new(self._secret, message.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def grant(self, object_id: int) -> str:
+        """The grant for an object ('' in the open mode)."""
+        return self._mac(f"obj:{object_id}") if self._secret is not None else ""
+
+    def check(self, object_id: int, grant: object) -> bool:
+        """Whether ``grant`` allows access to ``object_id`` (always True in the open mode)."""
+        if self._secret is None:
+            return True
+        return isinstance(grant, str) and hmac.compare_digest(grant, self._mac(f"obj:{object_id}"))
+
+    def proof(self, purpose: str) -> str:
+        """A proof of holding the key for ``purpose`` (e.g. a node id); '' in the open mode."""
+        return self._mac(f"proof:{purpose}") if self._secret is not None else ""
+
+    def check_proof(self, purpose: str, proof: object) -> bool:
+        if self._secret is None:
+            return True
+        return isinstance(proof, str) and hmac.compare_digest(proof, self._mac(f"proof:{purpose}"))

@@ -13,7 +13,10 @@ from ledger.db import Ledger, create_ledger_engine
 from ledger.errors import MigrationError
 from ledger.migrations import LATEST, MIGRATIONS
 from ledger.models import Article
+from ledger.schema import load_article
 from ledger.tables import metadata
+
+SEED = Path(__file__).resolve().parent.parent / "claims" / "pct-2026-11-04-spotlight-mooncake-store.json"
 
 
 def _tables(url: str) -> set[str]:
@@ -38,8 +41,13 @@ def test_older_ledger_is_upgraded_on_open(ledger_url: str) -> None:
     with Ledger.open(ledger_url) as ledger:
         assert ledger.schema_version() == LATEST
         assert ledger.get_article("t1-2026-11-04").title == "Test article 1"
+        article, _ = load_article(SEED)
+        assert article is not None
+        ledger.ingest(article)
         assert ledger.audit().ok
     assert "source_snapshots" in _tables(ledger_url)
+    (traces,) = execute(ledger_url, "SELECT traces FROM figures WHERE text = '46-fold'")[0]
+    assert {"origin": "fact", "fact_id": "F4"}.items() <= json.loads(traces)[0].items()
 
 
 def test_newer_ledger_is_refused(ledger_url: str) -> None:

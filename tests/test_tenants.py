@@ -247,3 +247,50 @@ def test_isolation_off_is_one_shared_namespace(tmp_path: Path) -> None:
         assert bob.get("common") == b"from alice" and bob.keys() == ["common"]
         # usage is still charged to the tenant that wrote it
         assert bob.stats()["tenants"]["alice"]["usage"] == len(b"from alice")
+
+
+def test_cluster_key_stops_reads_writes_and_registration_without_grants(tmp_path: Path) -> None:
+    from reference_store.errors import AuthenticationFailed as Refused
+    from reference_store.tenants import ClusterKey
+    from reference_store.transport.protocol import Op
+    from reference_store.transport.tcp import Connection
+
+    key_file = tmp_path / "cluster.key"
+    key_file.write_text("k" * 32)
+    with cluster(nodes=1, memory="8MiB", env=TOKENS, master_args=(
+            "--tenants", str(_policy_file(tmp_path)), "--cluster-key-file", str(key_file)),
+            node_args=("--cluster-key-file", str(key_file))) as c:
+        alice = c.client(tenant="alice", token=TOKENS["ALICE_TOKEN"])
+        c.wait_nodes(1, alice)
+        alice.put("secret", b"alice's data")
+        assert alice.get("secret") == b"alice's data"  # granted clients work as usual
+        loc = alice._locate(["secret"], lease=False)[0]
+        assert not isinstance(loc, Exception)
+        oid, size = loc["object_id"], loc["size"]
+        node = Connection(c.nodes[0].address, timeout=5.0)
+        master = Connection(c.address, timeout=5.0)
+        try:
+            for grant in (None, "0" * 32):  # a bob-like client guessing ids gets nothing
+                reply = node.call(Op.NODE_READ, {"ids": [oid], "sizes": [size], "grants": [grant]},
+                                  into=[memoryview(bytearray(size))])
+                assert reply.meta["sizes"] == [Refused.code]
+            forged = node.call(Op.NODE_WRITE, {"objects": [{
+                "object_id": oid, "ns": "alice", "tenant": "alice", "key": "secret",
+                "size": 3, "grant": "0" * 32}]}, [b"bad"])
+            assert forged.meta["codes"] == [Refused.code]
+            # even with the right grant a stored id cannot be overwritten
+            replay = node.call(Op.NODE_WRITE, {"objects": [{
+                "object_id": oid, "ns": "alice", "tenant": "alice", "key": "secret", "size": 3,
+                "grant": ClusterKey(b"k" * 32).grant(oid)}]}, [b"bad"])
+            assert replay.meta["codes"] == [-705]
+            with pytest.raises(Refused):
+                node.call(Op.NODE_DELETE, {"ids": [oid]})
+            with pytest.raises(Refused):
+                node.call(Op.NODE_LIST, {})
+            with pytest.raises(Refused):
+                master.call(Op.NODE_REGISTER, {"node_id": "rogue", "address": "127.0.0.1:1",
+                                               "capacity": 1 << 30})
+        finally:
+            node.close()
+            master.close()
+        assert alice.get("secret") == b"alice's data"

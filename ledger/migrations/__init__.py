@@ -17,13 +17,20 @@ import sqlalchemy as sa
 from sqlalchemy import Connection
 
 from ..errors import MigrationError
-from . import m0001_initial, m0002_source_snapshots, m0003_append_only_guards
+from . import (
+    m0001_initial,
+    m0002_source_snapshots,
+    m0003_append_only_guards,
+    m0004_figure_traces,
+)
 
 __all__ = ["LATEST", "MIGRATIONS", "current_version", "migrate"]
 
 logger = logging.getLogger(__name__)
 
-MIGRATIONS: list[ModuleType] = [m0001_initial, m0002_source_snapshots, m0003_append_only_guards]
+MIGRATIONS: list[ModuleType] = [
+    m0001_initial, m0002_source_snapshots, m0003_append_only_guards, m0004_figure_traces,
+]
 LATEST = MIGRATIONS[-1].VERSION
 _VERSION_TABLE = "ledger_schema_version"
 

@@ -12,6 +12,7 @@ buffers are turned into byte views once, at the boundary:
 from __future__ import annotations
 
 import abc
+import ctypes
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ import torch
 
 from reference_store.errors import InvalidParams
 
-__all__ = ["Buffer", "ByteView", "Tier", "TierStats", "as_tensor", "byte_view", "view_nbytes"]
+__all__ = ["Buffer", "ByteView", "Tier", "TierStats", "as_tensor", "borrowed_view", "byte_view", "view_nbytes"]
 
 Buffer = bytes | bytearray | memoryview | np.ndarray | torch.Tensor
 ByteView = memoryview | torch.Tensor
@@ -32,10 +33,81 @@ def _tensor_view(value: torch.Tensor, field: str) -> ByteView:
     tensor = value.detach()
     if not tensor.is_contiguous():
         raise InvalidParams(f"{field}: tensor must be contiguous (call .contiguous() first)")
-    flat = tensor.reshape(-1).view(torch.uint8) if tensor.numel() else torch.empty(0, dtype=torch.uint8)
+    try:
+        flat = tensor.reshape(-1).view(torch.uint8) if tensor.numel() else torch.empty(0, dtype=torch.uint8)
+    except RuntimeError as exc:  # conjugate/negative views cannot be read as raw bytes
+        raise InvalidParams(f"{field}: tensor cannot be viewed as bytes ({exc})") from exc
     if flat.device.type == "cpu":
         return flat.numpy().data
     return flat
+
+
+# Exceptions numpy/memoryview raise for buffers the fast path does not handle (bfloat16 and
+# other dtypes numpy lacks, tensors needing grad or with the conjugate bit, odd formats).
+_FAST_PATH_MISSES = (TypeError, RuntimeError, ValueError, NotImplementedError)
+
+
+def _fast_cpu_view(value: Any) -> memoryview | None:
+    """The flat byte view of a plain CPU tensor or ndarray in a handful of cheap calls.
+
+    ``Tensor.numpy()`` costs about a microsecond where the general path (detach, reshape, dtype
+    view, numpy) costs ten, which decides the speed of 16-64 KiB reads. None means "not a
+    case this path knows": the caller takes the general path, which also owns the errors.
+    """
+    cls = type(value)
+    try:
+        if cls is torch.Tensor:
+            if not value.is_cpu or value.requires_grad:
+                return None
+            view = value.numpy().data
+        elif cls is np.ndarray:
+            view = value.data
+        else:
+            return None
+        if not view.c_contiguous:
+            return None
+        return view if view.ndim == 1 and view.format == "B" else view.cast("B")
+    except _FAST_PATH_MISSES:
+        return None
+
+
+# dtypes whose in-memory bytes are the values (no conjugate bit, no quantisation scale)
+_RAW_DTYPES = frozenset({
+    torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool,
+    torch.float16, torch.bfloat16, torch.float32, torch.float64,
+})
+_UBYTE = ctypes.c_ubyte
+
+
+def _borrowed_tensor_view(value: torch.Tensor) -> memoryview | None:
+    if (value.dtype not in _RAW_DTYPES or not value.is_cpu or value.requires_grad
+            or value.layout is not torch.strided or not value.is_contiguous() or value.is_neg()):
+        return None
+    nbytes = value.nbytes
+    if not nbytes:
+        return None
+    return memoryview((_UBYTE * nbytes).from_address(value.data_ptr())).cast("B")
+
+
+def borrowed_view(value: Any, *, writable: bool = False, field: str = "value") -> ByteView:
+    """:func:`byte_view`, faster for CPU tensors, valid only while the caller holds ``value``.
+
+    For a plain contiguous CPU tensor the view is built from its address (a few hundred
+    nanoseconds instead of ``Tensor.numpy()``'s microsecond) and does NOT keep the tensor
+    alive: use it for the length of one call that holds a reference to ``value``, never store
+    it. Everything else goes through :func:`byte_view`.
+
+    Raises:
+        InvalidParams: as :func:`byte_view`.
+    """
+    if type(value) is torch.Tensor:
+        try:
+            view = _borrowed_tensor_view(value)
+        except _FAST_PATH_MISSES:
+            view = None
+        if view is not None:
+            return view
+    return byte_view(value, writable=writable, field=field)
 
 
 def byte_view(value: Any, *, writable: bool = False, field: str = "value") -> ByteView:
@@ -45,6 +117,11 @@ def byte_view(value: Any, *, writable: bool = False, field: str = "value") -> By
         InvalidParams: unsupported type, non-contiguous memory, or a read-only buffer where
             ``writable`` is required.
     """
+    fast = _fast_cpu_view(value)
+    if fast is not None:
+        if writable and fast.readonly:
+            raise InvalidParams(f"{field}: buffer is read-only")
+        return fast
     if isinstance(value, torch.Tensor):
         view = _tensor_view(value, field)
     elif isinstance(value, np.ndarray):

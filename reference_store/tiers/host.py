@@ -94,15 +94,21 @@ class ArenaTier(Tier):
             self._payload -= old[1]
 
     def read_into(self, key: str, dest: ByteView) -> int:
-        offset, n = self._locate(key)
+        located = self._index.get(key)
+        if located is None:
+            raise ObjectNotFound(f"key: {key!r} is not in the {self.name} tier")
+        offset, n = located
+        mv = self._mv
+        if mv is not None and type(dest) is memoryview:  # CPU to CPU: one memcpy, no torch call
+            if dest.nbytes < n:
+                raise BufferTooSmall(f"dest: {dest.nbytes} bytes, object {key!r} needs {n}")
+            if n:
+                dest[:n] = mv[offset:offset + n]
+            return n
         room = view_nbytes(dest)
         if room < n:
             raise BufferTooSmall(f"dest: {room} bytes, object {key!r} needs {n}")
-        if n == 0:
-            return 0
-        if self._mv is not None and isinstance(dest, memoryview):
-            dest[:n] = self._mv[offset:offset + n]
-        else:
+        if n:
             as_tensor(dest)[:n].copy_(self.arena[offset:offset + n])
         return n
 
