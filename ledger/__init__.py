@@ -20,6 +20,8 @@ from .verify import verify_article, verify_paths
 
 __all__ = [
     "Article",
+    "Ledger",
+    "RunRecorder",
     "DatabaseError",
     "DocumentError",
     "Finding",
@@ -41,3 +43,14 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+_LAZY = {"Ledger": "ledger.db", "RunRecorder": "ledger.runs"}
+
+
+def __getattr__(name: str) -> object:
+    # The database layer (sqlalchemy) loads on first use, so `ledger verify` starts fast.
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'ledger' has no attribute {name!r}")

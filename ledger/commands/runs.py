@@ -1,14 +1,20 @@
-"""``ledger runs list|show|diff``"""
+"""``ledger runs list|show|diff|export|import``"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from ..models import RunStatus
+import json
+
+from pydantic import ValidationError
+
+from ..errors import DocumentError, NotFound, SealedRunError
+from ..models import Run, RunStatus
 from ..runs import diff_runs
-from ._common import add_command
-from ._ledger import add_db_options, emit, open_ledger
+from ..schema import read_json, validation_findings
+from ._common import add_command, write_output
+from ._ledger import add_db_options, dumps, emit, open_ledger
 
 __all__ = ["register", "run_text"]
 
@@ -32,6 +38,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     q.add_argument("b", metavar="RUN_B")
     add_db_options(q)
     q.set_defaults(func=_diff)
+    q = add_command(sub, "export", "Write a run record as JSON (to commit beside the article "
+                    "that cites it).", "ledger runs export RUN_ID --output examples/runs/RUN_ID.json")
+    q.add_argument("run_id", metavar="RUN_ID")
+    q.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    add_db_options(q)
+    q.set_defaults(func=_export)
+    q = add_command(sub, "import", "Record exported run files in this ledger (an identical run "
+                    "already there is left alone; a different one with the same id is refused).",
+                    "ledger runs import examples/runs/*.json --db ledger.db")
+    q.add_argument("files", nargs="+", metavar="FILE")
+    add_db_options(q)
+    q.set_defaults(func=_import)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -89,4 +107,40 @@ def _diff(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         a, b = ledger.get_run(args.a), ledger.get_run(args.b)
     emit(args, diff_runs(a, b), _diff_text)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        run = ledger.get_run(args.run_id)
+    write_output(dumps(run.model_dump(mode="json")), args.output)
+    return 0
+
+
+def _load_run(path: str) -> Run:
+    data = read_json(path)
+    try:
+        return Run.model_validate_json(json.dumps(data))
+    except ValidationError as exc:
+        first = validation_findings(exc)[0]
+        raise DocumentError(path, f"not a run record: {first.pointer or '/'}: {first.message}") \
+            from None
+
+
+def _import(args: argparse.Namespace) -> int:
+    runs = [_load_run(path) for path in args.files]  # every file parses before anything is stored
+    results = []
+    with open_ledger(args, create=True) as ledger:
+        for run in runs:
+            try:
+                stored = ledger.get_run(run.id)
+            except NotFound:
+                ledger.record_run(run)
+                results.append({"run_id": run.id, "result": "recorded"})
+                continue
+            if stored.model_dump(mode="json") != run.model_dump(mode="json"):
+                raise SealedRunError(f"run {run.id} is already in the ledger with different "
+                                     "content; a sealed run cannot be replaced")
+            results.append({"run_id": run.id, "result": "unchanged"})
+    emit(args, results, lambda rs: "\n".join(f"{r['run_id']}: {r['result']}" for r in rs))
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import queue
 import socket
 import threading
 import time
@@ -385,12 +386,14 @@ class Server:
         self, handler: Handler, *, host: str = "127.0.0.1", port: int = 0,
         max_payload: int = DEFAULT_MAX_PAYLOAD, frame_timeout: float = DEFAULT_FRAME_TIMEOUT_S,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = 512 << 20,
+        pipeline: bool = False,
     ) -> None:
         self._handler = handler
         self._max_payload = max_payload
         self._frame_timeout = frame_timeout
         self._idle_timeout = idle_timeout
         self._keep_scratch = keep_scratch
+        self._pipeline = pipeline
         self._listener = socket.create_server((host, port), reuse_port=False)
         self._listener.settimeout(0.5)
         self.host, self.port = self._listener.getsockname()[:2]
@@ -443,6 +446,9 @@ class Server:
 
     def _serve(self, sock: socket.socket, ctx: ServerContext) -> None:
         try:
+            if self._pipeline:
+                self._serve_pipelined(sock, ctx)
+                return
             while not self._stop.is_set():
                 if not self._serve_one(sock, ctx):
                     return
@@ -484,6 +490,84 @@ class Server:
         sock.settimeout(self._frame_timeout)
         self._dispatch(sock, ctx, header, meta, payload)
         return True
+
+    def _read_frame(self, sock: socket.socket, buf: bytearray,
+                    ) -> tuple[Header, dict[str, Any], memoryview, bytearray] | None:
+        """Read one frame into ``buf`` (replaced when too small); None at EOF or timeout.
+
+        Raises:
+            ProtocolError: malformed header or metadata (``exc.header`` is set when known).
+        """
+        sock.settimeout(self._idle_timeout)
+        first = bytearray(1)
+        if sock.recv_into(first, 1) == 0:
+            return None
+        sock.settimeout(self._frame_timeout)
+        header: Header | None = None
+        try:
+            rest = bytearray(HEADER_SIZE - 1)
+            recv_exact_into(sock, memoryview(rest))
+            header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
+            meta_raw = bytearray(header.meta_len)
+            recv_exact_into(sock, memoryview(meta_raw))
+            if len(buf) < header.payload_len:
+                buf = bytearray(header.payload_len)
+            payload = memoryview(buf)[:header.payload_len]
+            recv_exact_into(sock, payload)
+            meta = decode_meta(meta_raw, header.meta_crc)
+        except TimeoutError:
+            logger.info("closing %s: frame not completed within %.1f s", sock.getpeername(),
+                        self._frame_timeout)
+            return None
+        except ProtocolError as exc:
+            exc.header = header  # type: ignore[attr-defined]
+            raise
+        return header, meta, payload, buf
+
+    def _serve_pipelined(self, sock: socket.socket, ctx: ServerContext) -> None:
+        """Read frame k+1 while a worker checks and answers frame k (answers stay in order).
+
+        Two payload buffers alternate between the reader and the worker, so that the node's
+        copy into its store overlaps with the next frame's transfer."""
+        free: queue.Queue[bytearray] = queue.Queue()
+        for _ in range(2):
+            free.put(bytearray(0))
+        work: queue.Queue[tuple[Header, dict[str, Any], memoryview, bytearray] | None] = (
+            queue.Queue(maxsize=1))
+        broken = threading.Event()
+        worker = threading.Thread(target=self._work, args=(sock, ctx, work, free, broken),
+                                  daemon=True)
+        worker.start()
+        try:
+            while not self._stop.is_set() and not broken.is_set():
+                item = self._read_frame(sock, free.get())
+                if item is None:
+                    return
+                work.put(item)
+        except ProtocolError as exc:
+            work.put(None)
+            worker.join()
+            self._reply_error(sock, getattr(exc, "header", None), exc)
+            _linger(sock)
+        finally:
+            work.put(None)
+            worker.join()
+
+    def _work(self, sock: socket.socket, ctx: ServerContext,
+              work: queue.Queue[tuple[Header, dict[str, Any], memoryview, bytearray] | None],
+              free: queue.Queue[bytearray], broken: threading.Event) -> None:
+        while (item := work.get()) is not None:
+            header, meta, payload, buf = item
+            try:
+                if not broken.is_set():
+                    _check_hash(header, [payload])
+                    self._dispatch(sock, ctx, header, meta, payload)
+            except ChecksumMismatch as exc:  # the stream is intact: answer and go on
+                self._reply_error(sock, header, exc)
+            except OSError:
+                broken.set()
+            finally:
+                free.put(buf if len(buf) <= self._keep_scratch else bytearray(0))
 
     def _payload_buffer(self, ctx: ServerContext, nbytes: int) -> memoryview:
         """A per-connection buffer reused across requests (no fresh pages to fault in for every

@@ -1,0 +1,59 @@
+"""Run records travel as files: export, import into a fresh ledger, and the article that cites
+them verifies against that ledger from a clean checkout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from db_fixtures import ledger_url  # noqa: F401
+from ledger.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_FILES = sorted((ROOT / "examples" / "runs").glob("*.json"))
+REPLAY_ARTICLE = ROOT / "claims" / "pct-2026-11-29-replay-shared-kv-cache.json"
+
+
+def test_the_replay_article_verifies_against_its_committed_runs(ledger_url, capsys):  # noqa: F811
+    assert RUN_FILES, "examples/runs/ holds the runs the worked example article cites"
+    assert main(["runs", "import", *map(str, RUN_FILES), "--db", ledger_url]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(REPLAY_ARTICLE), "--db", ledger_url, "--format", "json"]) == 0
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert findings == []
+    cited = {m["run_id"] for m in json.loads(REPLAY_ARTICLE.read_text())["measurements"]}
+    assert cited <= {json.loads(p.read_text())["id"] for p in RUN_FILES}
+
+
+def test_export_then_import_is_identity_and_idempotent(tmp_path, capsys):
+    db = str(tmp_path / "a.db")
+    assert main(["runs", "import", str(RUN_FILES[0]), "--db", db]) == 0
+    run_id = json.loads(RUN_FILES[0].read_text())["id"]
+    out = tmp_path / "run.json"
+    assert main(["runs", "export", run_id, "--db", db, "--output", str(out)]) == 0
+    assert json.loads(out.read_text()) == json.loads(RUN_FILES[0].read_text())
+    capsys.readouterr()
+    assert main(["runs", "import", str(out), "--db", db, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"run_id": run_id, "result": "unchanged"}]
+
+
+def test_a_different_run_under_a_sealed_id_is_refused(tmp_path, capsys):
+    db = str(tmp_path / "a.db")
+    assert main(["runs", "import", str(RUN_FILES[0]), "--db", db]) == 0
+    forged = json.loads(RUN_FILES[0].read_text())
+    forged["metrics"][0]["value"] += 1
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    assert main(["runs", "import", str(path), "--db", db]) == 2
+    assert "sealed run cannot be replaced" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ['{"id": "x"', '{"id": "run-1"}', "[]"])
+def test_a_bad_run_file_is_a_located_input_error(tmp_path, capsys, content):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    assert main(["runs", "import", str(path), "--db", str(tmp_path / "a.db")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "Traceback" not in err
