@@ -95,7 +95,7 @@ class Node:
     def serve(self) -> Server:
         """Start serving data and registering with the master (retried until it answers)."""
         self._server = Server(self, host=self.config.host, port=self.config.port,
-                              frame_timeout=self.config.frame_timeout_s, pipeline=False).start()
+                              frame_timeout=self.config.frame_timeout_s, pipeline=True).start()
         threading.Thread(target=self._master_link, name="node-master-link", daemon=True).start()
         return self._server
 
