@@ -276,7 +276,7 @@ class RedisDriver(Driver):
         for value, view in zip(self.r.mget(keys), views):
             if value is None:
                 raise RuntimeError("redis miss")
-            view[:len(value)] = value
+            view[:len(value)] = value  # type: ignore[assignment]  # mget returns bytes
 
     def remove(self, keys: list[str]) -> None:
         self.r.delete(*keys)
@@ -314,8 +314,8 @@ def _pct(samples: list[float], q: float) -> float:
 
 def measure_size(drv: Driver, size: int, count: int, rounds: int, lat_n: int,
                  src: np.ndarray, dst: np.ndarray, tag: str) -> dict[str, float]:
-    srcv = [memoryview(src[i * size:(i + 1) * size]) for i in range(count)]
-    dstv = [memoryview(dst[i * size:(i + 1) * size]) for i in range(count)]
+    srcv = [src[i * size:(i + 1) * size].data for i in range(count)]
+    dstv = [dst[i * size:(i + 1) * size].data for i in range(count)]
     put_t, get_t = [], []
     for r in range(rounds):
         keys = [f"{tag}/{size}/{r}/{i}" for i in range(count)]

@@ -94,7 +94,8 @@ def build_tiers(config: StoreConfig) -> list[Tier]:
 
 
 class EmbeddedStore:
-    """A single-process KV-block store. Thread-safe (one lock around every call).
+    """A single-process KV-block store. Thread-safe: one lock around every call, and one
+    around a whole batch (``batch_put``/``batch_get_into`` take it once, not once a key).
 
     Raises (constructor):
         InvalidParams: bad config (unknown eviction policy, ...).
@@ -245,6 +246,9 @@ class EmbeddedStore:
 
     def batch_get_into(self, keys: Sequence[str], dests: Sequence[Buffer]) -> list[int | StoreError]:
         """:meth:`get_into` for each pair; one result per key: bytes read or the StoreError.
+
+        The batch holds the lock once and leases every object it reads from the same clock
+        reading, which is what makes 16-64 KiB blocks cheap to read in bulk.
 
         Raises:
             InvalidParams: ``keys`` and ``dests`` differ in length.

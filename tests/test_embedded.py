@@ -210,6 +210,53 @@ def test_batch_calls_and_lookup_prefix(store: EmbeddedStore) -> None:
     assert store.lookup_prefix([]) == 0
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_batch_get_into_kv_shaped_tensors_takes_leases_and_refreshes_lru(
+        store: EmbeddedStore, clock: FakeClock, dtype: torch.dtype) -> None:
+    blocks = [torch.randn(2, 4, 16, 8).to(dtype) for _ in range(3)]
+    keys = [f"kv{i}" for i in range(3)]
+    assert store.batch_put(keys, blocks) == [None, None, None]
+    dests = [torch.empty(2, 4, 16, 8, dtype=dtype) for _ in keys]
+    assert store.batch_get_into(keys, dests) == [blocks[0].nbytes] * 3
+    assert all(torch.equal(d, b) for d, b in zip(dests, blocks))
+    for key in keys:  # every key of the batch got a lease from the batch's clock reading
+        with pytest.raises(ObjectHasLease):
+            store.remove(key)
+    stats = store.stats()
+    assert (stats.hits, stats.leased_objects) == (3, 3)
+    clock.now += 10.5
+    assert store.remove_all() == 3
+
+
+def test_batch_get_into_reports_each_failure_in_place(store: EmbeddedStore) -> None:
+    store.put("a", np.arange(8, dtype=np.uint8))
+    dests = [bytearray(8), b"readonly", bytearray(8), bytearray(2), torch.zeros(4, 4).t(), np.zeros(8, np.uint8)]
+    got = store.batch_get_into(["a", "a", "", "a", "a", "missing"], dests)
+    assert got[0] == 8 and bytes(dests[0]) == bytes(range(8))
+    assert [type(r) for r in got[1:]] == [InvalidParams, InvalidKey, BufferTooSmall, InvalidParams, ObjectNotFound]
+    assert store.stats().misses == 1
+
+
+def test_batch_calls_on_a_closed_store_fail_per_key(store: EmbeddedStore) -> None:
+    store.close()
+    assert all(isinstance(r, NotReady) for r in store.batch_get_into(["a", "b"], [bytearray(1)] * 2))
+    assert all(isinstance(r, NotReady) for r in store.batch_put(["a", "b"], [b"1", b"2"]))
+    with pytest.raises(NotReady):
+        store.get_into("a", bytearray(1))
+
+
+def test_get_into_writes_through_grad_and_rejects_byte_unsafe_tensors(store: EmbeddedStore) -> None:
+    src = torch.arange(16, dtype=torch.float32)
+    store.put("f", src)
+    leaf = torch.zeros(16, requires_grad=True)
+    assert store.get_into("f", leaf) == 64 and torch.equal(leaf.detach(), src)
+    negated = torch._neg_view(torch.zeros(16))  # contiguous, with the negative bit set
+    with pytest.raises(InvalidParams, match="dest"):
+        store.get_into("f", negated)
+    with pytest.raises(InvalidParams, match="dense"):
+        store.get_into("f", torch.zeros(4, 4).to_sparse_csr())
+
+
 def test_kv_block_keys_and_prefix_lookup(store: EmbeddedStore) -> None:
     ns = ObjectKey(model="llama", block_hash=b"\x00", tenant="acme", tp_rank=1)
     tokens = list(range(64))

@@ -46,10 +46,10 @@ class EchoHandler:
         self.disconnects += 1
 
 
-@pytest.fixture
-def server() -> Iterator[tuple[Server, EchoHandler]]:
+@pytest.fixture(params=[False, True], ids=["sequential", "pipelined"])
+def server(request: pytest.FixtureRequest) -> Iterator[tuple[Server, EchoHandler]]:
     handler = EchoHandler()
-    srv = Server(handler, frame_timeout=1.0).start()
+    srv = Server(handler, frame_timeout=1.0, pipeline=request.param).start()
     try:
         yield srv, handler
     finally:

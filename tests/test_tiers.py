@@ -14,6 +14,7 @@ from reference_store import EmbeddedStore, StoreConfig, StoreFull
 from reference_store.errors import BufferTooSmall, ObjectNotFound
 from reference_store.eviction import FIFOPolicy, LRUPolicy, make_policy
 from reference_store.tiers import DeviceTier, HostTier, TieredStore, byte_view, default_device
+from reference_store.tiers.base import borrowed_view
 from reference_store.tiers.disk import DiskTier
 
 KB = 1024
@@ -50,6 +51,38 @@ def test_arena_tier_round_trip_and_accounting(make) -> None:
         tier.read("a")
     with pytest.raises(StoreFull, match="no free extent"):
         tier.write("huge", byte_view(bytes(65 * KB)))
+
+
+def _view_outcome(fn, value) -> object:
+    try:
+        view = fn(value, writable=True, field="dest")
+    except Exception as exc:  # noqa: BLE001 - the outcome being compared is the error class
+        return type(exc)
+    return bytes(view) if isinstance(view, memoryview) else view.cpu().numpy().tobytes()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.arange(24, dtype=torch.float16).reshape(2, 3, 4),
+    lambda: torch.arange(8, dtype=torch.bfloat16),
+    lambda: torch.ones(3, requires_grad=True),
+    lambda: torch.zeros(0),
+    lambda: torch.arange(16.0)[4:],                      # a view with a storage offset
+    lambda: torch.zeros(4, 4)[:, :2],                    # not contiguous
+    lambda: torch.zeros(2, dtype=torch.complex64).conj(),
+    lambda: torch._neg_view(torch.arange(4.0)),  # negative bit
+    lambda: torch.zeros(3, 3).to_sparse(),
+    lambda: np.arange(12, dtype=np.float32).reshape(3, 4),
+    lambda: np.zeros((4, 4))[:, :2],
+    lambda: np.frombuffer(b"read-only", dtype=np.uint8),
+    lambda: bytearray(b"abc"),
+    lambda: memoryview(bytearray(8)).cast("I"),
+    lambda: b"bytes",
+    lambda: "not a buffer",
+])
+def test_borrowed_view_matches_byte_view(make) -> None:
+    """The fast view and the general one agree on bytes or on the error, for every kind of input."""
+    value = make()
+    assert _view_outcome(borrowed_view, value) == _view_outcome(byte_view, value)
 
 
 def test_device_tier_uses_cuda_when_present() -> None:

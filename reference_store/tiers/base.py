@@ -31,6 +31,8 @@ ByteView = memoryview | torch.Tensor
 
 def _tensor_view(value: torch.Tensor, field: str) -> ByteView:
     tensor = value.detach()
+    if tensor.layout is not torch.strided:
+        raise InvalidParams(f"{field}: tensor must be dense, got layout {tensor.layout} (call .to_dense())")
     if not tensor.is_contiguous():
         raise InvalidParams(f"{field}: tensor must be contiguous (call .contiguous() first)")
     try:
@@ -84,8 +86,10 @@ _UBYTE = ctypes.c_ubyte
 
 
 def _borrowed_tensor_view(value: torch.Tensor) -> memoryview | None:
-    if (value.dtype not in _RAW_DTYPES or not value.is_cpu or value.requires_grad
-            or value.layout is not torch.strided or not value.is_contiguous() or value.is_neg()):
+    # A tensor that needs grad is read and written like its detach() (same memory), as the
+    # general path does; sparse tensors report non-contiguous and take the general path.
+    if (value.dtype not in _RAW_DTYPES or not value.is_cpu or not value.is_contiguous()
+            or value.is_neg()):
         return None
     nbytes = value.nbytes
     if not nbytes:
@@ -109,9 +113,11 @@ def borrowed_view(value: Any, *, writable: bool = False, field: str = "value") -
             view = _borrowed_tensor_view(value)
         except _FAST_PATH_MISSES:
             view = None
-        if view is not None:
-            return view
-    return byte_view(value, writable=writable, field=field)
+    else:
+        view = _fast_cpu_view(value)
+    if view is None or (writable and view.readonly):
+        return byte_view(value, writable=writable, field=field)  # the general path, and its errors
+    return view
 
 
 def byte_view(value: Any, *, writable: bool = False, field: str = "value") -> ByteView:

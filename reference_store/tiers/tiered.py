@@ -239,8 +239,16 @@ class TieredStore:
         except ChecksumMismatch:
             self._forget_corrupt(key)
             raise
-        self._touch(key, entry, now)
-        if entry.tier:
+        # _touch, inlined: this runs once per block read
+        until = (self.clock() if now is None else now) + self.lease_ttl_s
+        if until > entry.lease_until:
+            entry.lease_until = until
+        tier = entry.tier
+        counters = self.counters
+        counters.hits += 1
+        counters.hits_per_tier[tier] += 1
+        self.policies[tier].accessed(key)
+        if tier:
             self._promote(key)
         return n
 
