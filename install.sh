@@ -21,4 +21,6 @@ fi
 .venv/bin/python -m pip install -q torch==2.13.0
 .venv/bin/python -m pip install -q -e '.[dev,mooncake]' \
   || .venv/bin/python -m pip install -q -e '.[dev]'
+# vLLM's own hashing modules, for the byte-for-byte key cross-check (best effort)
+.venv/bin/python scripts/fetch_vllm_hashing.py || true
 .venv/bin/ledger verify claims/ >/dev/null && echo "install: done; try: .venv/bin/ledger verify claims/"

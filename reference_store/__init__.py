@@ -1,39 +1,48 @@
-"""A reference Mooncake-style KV-cache store: vLLM-compatible keys, tiered embedded store.
+"""A reference Mooncake-style KV-cache store: vLLM-compatible keys, tiered embedded store,
+a master, storage nodes and clients over TCP, and a replay harness (``reference_store.replay``).
 
-Other parts add their public names to ``__all__`` below (keep it one flat list).
+Public names load on first use (PEP 562), so a process that needs only the master or the
+keys does not pay for importing torch. Other parts add their names to ``_EXPORTS``.
 """
 
-from reference_store.client import StoreClient
-from reference_store.config import StoreConfig
-from reference_store.embedded import EmbeddedStore, StoreStats
-from reference_store.errors import (
-    BufferTooSmall,
-    ChecksumMismatch,
-    InvalidKey,
-    InvalidParams,
-    LeaseExpired,
-    NotReady,
-    ObjectAlreadyExists,
-    ObjectHasLease,
-    ObjectNotFound,
-    PinnedObject,
-    StoreError,
-    StoreFull,
-)
-from reference_store.keys import (
-    LoraRef,
-    MissReason,
-    MultiModalItem,
-    ObjectKey,
-    PrefixResult,
-    block_hashes,
-    hash_block_tokens,
-    longest_cached_prefix,
-    none_hash,
-)
-from reference_store.master import Master, MasterConfig
-from reference_store.node import Node, NodeConfig
-from reference_store.tenants import TenantPolicy
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: public name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "block_hashes": "reference_store.keys",
+    "BufferTooSmall": "reference_store.errors",
+    "ChecksumMismatch": "reference_store.errors",
+    "EmbeddedStore": "reference_store.embedded",
+    "hash_block_tokens": "reference_store.keys",
+    "InvalidKey": "reference_store.errors",
+    "InvalidParams": "reference_store.errors",
+    "LeaseExpired": "reference_store.errors",
+    "longest_cached_prefix": "reference_store.keys",
+    "LoraRef": "reference_store.keys",
+    "Master": "reference_store.master",
+    "MasterConfig": "reference_store.master",
+    "MissReason": "reference_store.keys",
+    "MultiModalItem": "reference_store.keys",
+    "Node": "reference_store.node",
+    "NodeConfig": "reference_store.node",
+    "none_hash": "reference_store.keys",
+    "NotReady": "reference_store.errors",
+    "ObjectAlreadyExists": "reference_store.errors",
+    "ObjectHasLease": "reference_store.errors",
+    "ObjectKey": "reference_store.keys",
+    "ObjectNotFound": "reference_store.errors",
+    "PinnedObject": "reference_store.errors",
+    "PrefixResult": "reference_store.keys",
+    "StoreClient": "reference_store.client",
+    "StoreConfig": "reference_store.config",
+    "StoreError": "reference_store.errors",
+    "StoreFull": "reference_store.errors",
+    "StoreStats": "reference_store.embedded",
+    "TenantPolicy": "reference_store.tenants",
+}
 
 __all__ = [
     "BufferTooSmall",
@@ -56,7 +65,6 @@ __all__ = [
     "ObjectNotFound",
     "PinnedObject",
     "PrefixResult",
-    # cluster (issue 6)
     "StoreClient",
     "StoreConfig",
     "StoreError",
@@ -68,3 +76,49 @@ __all__ = [
     "longest_cached_prefix",
     "none_hash",
 ]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from reference_store.client import StoreClient
+    from reference_store.config import StoreConfig
+    from reference_store.embedded import EmbeddedStore, StoreStats
+    from reference_store.errors import (
+        BufferTooSmall,
+        ChecksumMismatch,
+        InvalidKey,
+        InvalidParams,
+        LeaseExpired,
+        NotReady,
+        ObjectAlreadyExists,
+        ObjectHasLease,
+        ObjectNotFound,
+        PinnedObject,
+        StoreError,
+        StoreFull,
+    )
+    from reference_store.keys import (
+        LoraRef,
+        MissReason,
+        MultiModalItem,
+        ObjectKey,
+        PrefixResult,
+        block_hashes,
+        hash_block_tokens,
+        longest_cached_prefix,
+        none_hash,
+    )
+    from reference_store.master import Master, MasterConfig
+    from reference_store.node import Node, NodeConfig
+    from reference_store.tenants import TenantPolicy
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reference_store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

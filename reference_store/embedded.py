@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from reference_store.config import StoreConfig
 from reference_store.errors import InvalidKey, InvalidParams, NotReady, StoreError
@@ -33,6 +33,9 @@ from reference_store.tiers.device import DeviceTier
 from reference_store.tiers.disk import DiskTier
 from reference_store.tiers.host import HostTier
 from reference_store.tiers.tiered import TieredStore
+
+if TYPE_CHECKING:
+    from reference_store.reservation import Borrow, Reservation
 
 __all__ = ["EmbeddedStore", "StoreStats"]
 
@@ -310,6 +313,34 @@ class EmbeddedStore:
         with self._lock:
             store = self._store()
             return store.tiers[store.entry(key).tier].name
+
+    # ----- in place (see reference_store.reservation) -----------------------------------
+
+    def reserve(self, key: str, nbytes: int, *, upsert: bool = False,
+                pin: bool = False) -> Reservation:
+        """Room for an object of ``nbytes`` whose bytes are then written into
+        ``reservation.buffer`` (straight into the host arena when it can make room there);
+        the object is invisible until ``commit()``; ``abort()`` leaves no trace.
+
+        Raises:
+            InvalidKey, InvalidParams (bad ``nbytes``), NotReady.
+        """
+        from reference_store.reservation import Reservation, check_nbytes
+
+        self._check_key(key)
+        return Reservation(self, key, check_nbytes(nbytes), upsert=upsert, pin=pin)
+
+    def borrow(self, key: str) -> Borrow:
+        """A read-only view of ``key``'s bytes, kept from eviction until ``release()`` (use it
+        as a context manager); takes a lease and counts a hit like ``get_into``.
+
+        Raises:
+            InvalidKey, ObjectNotFound, ChecksumMismatch, NotReady.
+        """
+        from reference_store.reservation import Borrow
+
+        self._check_key(key)
+        return Borrow(self, key)
 
     def stats(self) -> StoreStats:
         with self._lock:

@@ -320,7 +320,8 @@ def test_prefix_with_object_keys_and_bad_store() -> None:
 
 # --- optional: vLLM's own code ---------------------------------------------------------------
 
-_VLLM_SRC = os.environ.get("VLLM_SRC_DIR", "")
+_FETCHED = Path(__file__).resolve().parent.parent / ".cache" / "vllm" / "vllm"  # scripts/fetch_vllm_hashing.py
+_VLLM_SRC = os.environ.get("VLLM_SRC_DIR", "") or (str(_FETCHED) if _FETCHED.is_dir() else "")
 _VLLM_FUNCS = {"_gen_mm_extra_hash_keys", "_gen_lora_extra_hash_keys", "_gen_prompt_embeds_extra_hash_keys",
                "generate_block_hash_extra_keys", "hash_block_tokens", "resolve_none_hash_seed"}
 
@@ -339,7 +340,7 @@ def _load_vllm(src: Path) -> tuple[dict, dict]:
     return hashing, ns
 
 
-@pytest.mark.skipif(not _VLLM_SRC, reason="set VLLM_SRC_DIR to an unpacked vLLM wheel's vllm/ folder")
+@pytest.mark.skipif(not _VLLM_SRC, reason="run scripts/fetch_vllm_hashing.py (or set VLLM_SRC_DIR to an unpacked vLLM wheel's vllm/ folder)")
 def test_chains_match_vllm_source(monkeypatch: pytest.MonkeyPatch) -> None:
     hashing, ns = _load_vllm(Path(_VLLM_SRC))
     tokens = list(range(1000, 1100))

@@ -1,1 +1,2 @@
 """One module per command family; each exposes ``register(subparsers)``."""
+__all__: list[str] = []

@@ -1,0 +1,208 @@
+"""Writing and reading an embedded store's objects in place, without a staging copy.
+
+A :class:`Reservation` is room for one object carved out of the host arena before its bytes
+exist: a network receiver ``recv_into``s :attr:`Reservation.buffer` directly, checks the
+payload's hash, then :meth:`~Reservation.commit`s (the object becomes visible) or
+:meth:`~Reservation.abort`s (the room goes back; nothing else changed). A :class:`Borrow` is
+the read-side twin: a read-only view of a stored object's bytes in the arena, protected from
+eviction until it is released, so a sender can ``sendmsg`` straight from the arena.
+
+Where the store cannot hand out arena memory (the top tier is not a CPU arena, it cannot make
+room there, the object lives on disk), both fall back to a private buffer and a copy, with the
+same semantics. ``direct`` says which path was taken.
+
+Both are made by :meth:`reference_store.embedded.EmbeddedStore.reserve` and
+:meth:`~reference_store.embedded.EmbeddedStore.borrow`; they reach into the arena tier's
+allocator and index (``_alloc``, ``_mv``, ``_index``, ``_payload``) and take the store's lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING, Any, Self
+
+from reference_store.errors import InvalidParams
+from reference_store.tiers.tiered import Entry
+
+if TYPE_CHECKING:
+    from reference_store.tiers.tiered import TieredStore
+
+__all__ = ["Borrow", "Reservation"]
+
+logger = logging.getLogger(__name__)
+
+_ARENA_ATTRS = ("_alloc", "_mv", "_index", "_payload")
+
+
+def arena_of(tier: Any) -> Any | None:
+    """``tier`` when it is a CPU arena whose memory can be lent out, else None."""
+    if all(hasattr(tier, a) for a in _ARENA_ATTRS) and tier._mv is not None:
+        return tier
+    return None
+
+
+class Reservation:
+    """Room for one object, written through :attr:`buffer`, invisible until :meth:`commit`.
+
+    Use it as a context manager to abort automatically when the block raises.
+    """
+
+    def __init__(self, owner: Any, key: str, nbytes: int, *, upsert: bool, pin: bool) -> None:
+        self._owner = owner            # the EmbeddedStore (its lock and tiers)
+        self.key = key
+        self.nbytes = nbytes
+        self.upsert = upsert
+        self.pin = pin
+        self._offset: int | None = None
+        self._tier: Any = None
+        self._done = False
+        self.buffer = self._claim()
+
+    @property
+    def direct(self) -> bool:
+        """True when :attr:`buffer` is the object's final place in the host arena."""
+        return self._offset is not None
+
+    def _claim(self) -> memoryview:
+        with self._owner._lock:
+            store: TieredStore = self._owner._store()
+            tier = arena_of(store.tiers[0]) if self.nbytes else None
+            if tier is not None and store.make_room(0, self.key, self.nbytes, {self.key}):
+                offset = tier._alloc.allocate(self.nbytes)
+                if offset is not None:
+                    self._offset, self._tier = offset, tier
+                    return tier._mv[offset:offset + self.nbytes]
+        return memoryview(bytearray(self.nbytes))
+
+    def commit(self) -> bool:
+        """Make the object visible; returns False when ``key`` already existed and this is not
+        an upsert (the first value is kept and the room goes back, as ``put`` does).
+
+        Raises:
+            InvalidParams: the reservation was already committed or aborted.
+            NotReady: the store was closed.
+            StoreFull: (indirect reservations only) no tier could take the object.
+        """
+        with self._owner._lock:
+            if self._done:
+                raise InvalidParams("reservation: already committed or aborted")
+            self._done = True
+            store: TieredStore = self._owner._store()
+            if not self.direct:
+                return store.put(self.key, self.buffer, pin=self.pin, replace=self.upsert)
+            old = store.entries.get(self.key)
+            if old is not None and not self.upsert:
+                self._release()
+                return False
+            lease_until = old.lease_until if old is not None else 0.0
+            if old is not None:
+                store._drop(self.key)
+            self._tier._index[self.key] = (self._offset, self.nbytes)
+            self._tier._payload += self.nbytes
+            store.entries[self.key] = Entry(self.nbytes, 0, pinned=self.pin,
+                                            lease_until=lease_until)
+            store.policies[0].inserted(self.key)
+            return True
+
+    def abort(self) -> None:
+        """Give the room back; the store is as if the reservation never happened. Idempotent."""
+        with self._owner._lock:
+            if self._done:
+                return
+            self._done = True
+            if self.direct and self._owner._tiered is not None:
+                self._release()
+
+    def _release(self) -> None:
+        self._tier._alloc.free(self._offset)
+        self._offset = None
+        self.buffer = memoryview(b"")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is not None or not self._done:
+            self.abort()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_done", True):
+            logger.warning("reservation for %r dropped without commit or abort", self.key)
+            try:
+                self.abort()
+            except Exception:  # noqa: BLE001 - never raise from a finaliser
+                pass
+
+
+class Borrow:
+    """A read-only view of a stored object's bytes, kept from eviction until :meth:`release`.
+
+    While borrowed, the object holds an unbounded lease: eviction, demotion, ``remove`` without
+    force and ``remove_all`` leave it alone. A forced remove or an upsert of the same key still
+    frees the room, so callers that may do either must wait for their own borrows to end.
+    """
+
+    def __init__(self, owner: Any, key: str) -> None:
+        self._owner = owner
+        self.key = key
+        self._entry: Entry | None = None
+        self.buffer = self._take()
+        self.nbytes = self.buffer.nbytes
+
+    @property
+    def direct(self) -> bool:
+        """True when :attr:`buffer` points into the host arena (no copy was made)."""
+        return self._entry is not None
+
+    def _take(self) -> memoryview:
+        owner = self._owner
+        with owner._lock:
+            store: TieredStore = owner._store()
+            entry = store.entries.get(self.key)
+            tier = arena_of(store.tiers[entry.tier]) if entry is not None else None
+            if entry is None or tier is None or self.key not in tier._index:
+                view = memoryview(bytearray(entry.size if entry is not None else 0))
+                store.read_into(self.key, view)  # raises ObjectNotFound when absent
+                return view.toreadonly()
+            store._touch(self.key, entry)
+            table = owner.__dict__.setdefault("_borrows", {})
+            slot = table.get(self.key)
+            if slot is None or slot[0] is not entry:
+                slot = table[self.key] = [entry, 0, entry.lease_until]
+            slot[1] += 1
+            slot[2] = max(slot[2], entry.lease_until)
+            entry.lease_until = math.inf
+            self._entry = entry
+            offset, n = tier._index[self.key]
+            return tier._mv[offset:offset + n].toreadonly()
+
+    def release(self) -> None:
+        """End the borrow (idempotent); the object's lease goes back to what it was."""
+        owner = self._owner
+        with owner._lock:
+            entry, self._entry = self._entry, None
+            self.buffer = memoryview(b"")
+            if entry is None:
+                return
+            table = owner.__dict__.get("_borrows", {})
+            slot = table.get(self.key)
+            if slot is None or slot[0] is not entry:
+                return
+            slot[1] -= 1
+            if slot[1] == 0:
+                del table[self.key]
+                entry.lease_until = slot[2]
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def check_nbytes(nbytes: Any) -> int:
+    """Validate a reservation size. Raises InvalidParams."""
+    if type(nbytes) is not int or nbytes < 0:
+        raise InvalidParams(f"nbytes: must be a non-negative int, got {nbytes!r}")
+    return nbytes
