@@ -48,8 +48,10 @@ class LRUPolicy(EvictionPolicy):
         self._order.move_to_end(key)
 
     def accessed(self, key: str) -> None:
-        if key in self._order:
+        try:  # runs on every read hit: one dict operation, not two
             self._order.move_to_end(key)
+        except KeyError:
+            pass
 
     def removed(self, key: str) -> None:
         self._order.pop(key, None)

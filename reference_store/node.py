@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,9 @@ class Node:
         if config.prefault:
             self._prefault()
         self._meta: dict[int, dict[str, Any]] = {}
+        self._landing: set[int] = set()      # ids being received (reserved, not committed)
+        self._reading: dict[int, int] = {}   # id -> responses still sending from its bytes
+        self._doomed: set[int] = set()       # ids removed while being sent: freed afterwards
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._server: Server | None = None
@@ -148,9 +152,7 @@ class Node:
                 self._check_write(oid, rec.get("grant"))
                 self._store.upsert(str(oid), payload[offset:offset + size])
                 with self._lock:
-                    self._meta[oid] = {"object_id": oid, "tenant": str(rec["tenant"]),
-                                       "ns": str(rec["ns"]), "key": str(rec["key"]),
-                                       "size": size, "pin": int(rec.get("pin", 0))}
+                    self._meta[oid] = _record(oid, size, rec)
                 codes.append(0)
             except StoreError as exc:
                 logger.warning("write of object %d failed: %s", oid, exc)
@@ -158,18 +160,53 @@ class Node:
             offset += size
         return {"codes": codes}
 
-    @staticmethod
-    def _read_buffer(ctx: ServerContext, size: int) -> memoryview:
-        """Slices of a per-connection arena, reused by the next read on the connection (the
-        response is sent before that read starts), so large reads fault in no fresh pages."""
-        arena: bytearray = ctx.state.setdefault("_read_arena", bytearray(0))
-        used: int = ctx.state.get("_read_used", 0)
-        if used + size > len(arena):
-            arena = bytearray(max(used + size, 2 * len(arena)))
-            ctx.state["_read_arena"] = arena
-            used = 0
-        ctx.state["_read_used"] = used + size
-        return memoryview(arena)[used:used + size]
+    def land(self, ctx: ServerContext, op: int, meta: dict[str, Any],
+             payload_len: int) -> _WriteLanding | None:
+        """For a well-formed NODE_WRITE, reserve every object's room in the store so that the
+        payload is received straight into it. None (the copying path of :meth:`handle`, which
+        reports each object's error) when anything about the request is off."""
+        if op != Op.NODE_WRITE:
+            return None
+        try:
+            records = [(int(o["object_id"]), int(o["size"]), o) for o in meta["objects"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if sum(size for _, size, _ in records) != payload_len:
+            return None
+        ids = [oid for oid, _, _ in records]
+        with self._lock:
+            if (len(set(ids)) != len(ids) or any(i in self._meta or i in self._landing for i in ids)
+                    or not all(self.key.check(oid, rec.get("grant")) for oid, _, rec in records)):
+                return None
+            self._landing.update(ids)
+        return self._reserve(records)
+
+    def _reserve(self, records: list[tuple[int, int, dict[str, Any]]]) -> _WriteLanding | None:
+        landing = _WriteLanding(self, records)
+        try:
+            for oid, size, _ in records:
+                landing.reservations.append(self._store.reserve(str(oid), size, upsert=True))
+        except StoreError as exc:
+            logger.info("no room reserved for a write (%s); receiving it the copying way", exc)
+            landing.abort()
+            return None
+        landing.buffers = [r.buffer for r in landing.reservations]
+        return landing
+
+    def _commit(self, records: list[tuple[int, int, dict[str, Any]]],
+                reservations: Sequence[Any]) -> dict[str, Any]:
+        codes = []
+        for (oid, size, rec), res in zip(records, reservations, strict=True):
+            try:
+                res.commit()
+                with self._lock:
+                    self._meta[oid] = _record(oid, size, rec)
+                codes.append(0)
+            except StoreError as exc:
+                logger.warning("write of object %d failed: %s", oid, exc)
+                res.abort()
+                codes.append(exc.code)
+        return {"codes": codes}
 
     def _check_write(self, oid: int, grant: object) -> None:
         """Raises AuthenticationFailed without a grant, ObjectAlreadyExists for a used id (ids
@@ -177,11 +214,10 @@ class Node:
         if not self.key.check(oid, grant):
             raise AuthenticationFailed(f"no valid grant to write object {oid}")
         with self._lock:
-            if oid in self._meta:
+            if oid in self._meta or oid in self._landing:
                 raise ObjectAlreadyExists(f"object {oid} is already stored")
 
     def _read(self, ctx: ServerContext, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
-        ctx.state["_read_used"] = 0
         ids, expected = meta["ids"], meta["sizes"]
         grants = meta.get("grants") or [None] * len(ids)
         sizes: list[int] = []
@@ -190,20 +226,46 @@ class Node:
             if not self.key.check(int(oid), grant):
                 sizes.append(AuthenticationFailed.code)
                 continue
-            with self._lock:
-                rec = self._meta.get(int(oid))
-            if rec is None or rec["size"] != int(want):
-                sizes.append(ObjectNotFound.code)
+            view = self._borrow(ctx, int(oid), int(want))
+            if isinstance(view, int):
+                sizes.append(view)
                 continue
-            buf = self._read_buffer(ctx, rec["size"])
-            try:
-                self._store.get_into(str(oid), buf)
-            except StoreError as exc:
-                sizes.append(exc.code)
-                continue
-            sizes.append(rec["size"])
-            buffers.append(buf)
+            sizes.append(view.nbytes)
+            buffers.append(view)
         return {"sizes": sizes}, buffers
+
+    def _borrow(self, ctx: ServerContext, oid: int, want: int) -> memoryview | int:
+        """The object's bytes, lent from the store's arena until the response is sent (a
+        delete meanwhile is deferred); an error code when it cannot be read."""
+        with self._lock:
+            rec = self._meta.get(oid)
+            if rec is None or rec["size"] != want:
+                return ObjectNotFound.code
+            self._reading[oid] = self._reading.get(oid, 0) + 1
+        try:
+            borrow = self._store.borrow(str(oid))
+        except StoreError as exc:
+            self._end_read(oid)
+            return exc.code
+        ctx.after_send.append(lambda: (borrow.release(), self._end_read(oid)))
+        return borrow.buffer
+
+    def _end_read(self, oid: int) -> None:
+        with self._lock:
+            left = self._reading.pop(oid, 0) - 1
+            if left > 0:
+                self._reading[oid] = left
+                return
+            if oid not in self._doomed:
+                return
+            self._doomed.discard(oid)
+        self._forget(oid)
+
+    def _forget(self, oid: int) -> None:
+        try:
+            self._store.remove(str(oid), force=True)
+        except ObjectNotFound:
+            pass
 
     def _delete(self, meta: dict[str, Any]) -> dict[str, Any]:
         ids, grants = meta["ids"], meta.get("grants") or [None] * len(meta["ids"])
@@ -214,15 +276,15 @@ class Node:
 
     def _remove_ids(self, ids: list[Any]) -> int:
         removed = 0
-        for oid in ids:
+        for oid in map(int, ids):
             with self._lock:
-                known = self._meta.pop(int(oid), None) is not None
-            if known:
-                try:
-                    self._store.remove(str(oid), force=True)
-                    removed += 1
-                except ObjectNotFound:
-                    pass
+                if self._meta.pop(oid, None) is None:
+                    continue
+                removed += 1
+                if self._reading.get(oid):
+                    self._doomed.add(oid)
+                    continue
+            self._forget(oid)
         return removed
 
     def _report(self) -> list[dict[str, Any]]:
@@ -260,3 +322,40 @@ class Node:
         self.registered.set()
         logger.info("registered with master %s as %s", self.config.master, self.node_id)
 
+
+
+def _record(oid: int, size: int, rec: dict[str, Any]) -> dict[str, Any]:
+    return {"object_id": oid, "tenant": str(rec["tenant"]), "ns": str(rec["ns"]),
+            "key": str(rec["key"]), "size": size, "pin": int(rec.get("pin", 0))}
+
+
+class _WriteLanding:
+    """A NODE_WRITE whose objects are received straight into reserved store memory."""
+
+    def __init__(self, node: Node, records: list[tuple[int, int, dict[str, Any]]]) -> None:
+        self._node = node
+        self._records = records
+        self.reservations: list[Any] = []
+        self.buffers: list[memoryview] = []
+        self._open = True
+
+    def finish(self) -> tuple[dict[str, Any], list[Buffer]]:
+        self._open = False
+        try:
+            return self._node._commit(self._records, self.reservations), []
+        finally:
+            for res in self.reservations:  # no-ops for the committed ones
+                res.abort()
+            self._unmark()
+
+    def abort(self) -> None:
+        if not self._open:
+            return
+        self._open = False
+        for res in self.reservations:
+            res.abort()
+        self._unmark()
+
+    def _unmark(self) -> None:
+        with self._node._lock:
+            self._node._landing.difference_update(oid for oid, _, _ in self._records)

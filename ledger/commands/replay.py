@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import DocumentError, UsageError
 from ..models import Run, RunMetric, RunStatus
 from ..runs import RunRecorder, digest_file, new_run_id
+from ..progress import progress
 from ._common import add_command
 from ._ledger import add_db_options, emit, open_ledger
 
@@ -72,10 +73,11 @@ def _execute(rec: RunRecorder, cfg: Any, base_dir: Path, only: list[str] | None,
     """Replay, write outputs, and fill the recorder (metrics, outputs, agent fields)."""
     from reference_store.replay.cli import write_run_outputs
     from reference_store.replay.record import agent_fields, metric_rows
-    from reference_store.replay.runner import run_config
+    from reference_store.replay.runner import replay_steps, run_config
     assert rec.run is not None
     try:
-        result = run_config(cfg, base_dir=base_dir, only=only)
+        with progress(replay_steps(cfg, only), "replaying") as step:
+            result = run_config(cfg, base_dir=base_dir, only=only, on_step=step)
     except ValueError as exc:  # a trace file or vocabulary the config cannot use
         raise UsageError(str(exc)) from None
     for path in write_run_outputs(result, Path(out or f"runs/{rec.run_id}")):

@@ -12,6 +12,7 @@ from ..errors import DocumentError, NotFound
 from ..report import Severity
 from ..schema import load_article
 from ..verify import expand_paths, verify_article
+from ..progress import progress
 from ._common import add_command
 from ._ledger import add_db_options, dumps, emit, open_ledger
 
@@ -83,7 +84,11 @@ def _ingest_text(results: list[dict[str, Any]]) -> str:
 def _ingest(args: argparse.Namespace) -> int:
     paths = [str(p) for p in expand_paths(args.paths)]
     with open_ledger(args, create=True) as ledger:
-        results = [_ingest_one(ledger, p, args.allow_errors) for p in paths]
+        results = []
+        with progress(len(paths), "ingesting") as step:
+            for path in paths:
+                results.append(_ingest_one(ledger, path, args.allow_errors))
+                step(path)
     emit(args, results, _ingest_text)
     outcomes = {r["outcome"] for r in results}
     if "unreadable" in outcomes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +32,7 @@ from reference_store.replay.router import Router
 from reference_store.replay.trace import Trace, TurnRequest, prefix_tokens
 from reference_store.replay.vllm_import import load_conversations
 
-__all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "run_arm", "run_config"]
+__all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "replay_steps", "run_arm", "run_config"]
 
 logger = logging.getLogger(__name__)
 
@@ -252,19 +252,30 @@ def run_arm(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransformer) -
 
 
 def run_config(cfg: ReplayConfig, *, base_dir: Path | None = None,
-               only: Sequence[str] | None = None) -> ReplayRun:
-    """Run every arm of ``cfg`` (or those named in ``only``) on one trace, one after another."""
+               only: Sequence[str] | None = None,
+               on_step: Callable[[str], None] | None = None) -> ReplayRun:
+    """Run every arm of ``cfg`` (or those named in ``only``) on one trace, one after another.
+
+    ``on_step(label)`` is called after each replay of one arm (rounds x arms calls in all; see
+    :func:`replay_steps`), so a caller can show progress.
+    """
     previous = torch.get_num_threads()
     if cfg.model.torch_threads:
         # one thread per process is far steadier than two on a small shared machine
         torch.set_num_threads(cfg.model.torch_threads)
     try:
-        return _run_arms(cfg, base_dir, only)
+        return _run_arms(cfg, base_dir, only, on_step)
     finally:
         torch.set_num_threads(previous)
 
 
-def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | None) -> ReplayRun:
+def replay_steps(cfg: ReplayConfig, only: Sequence[str] | None = None) -> int:
+    """How many times :func:`run_config` calls ``on_step``."""
+    return cfg.rounds * sum(1 for a in cfg.arms if not only or a.name in only)
+
+
+def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | None,
+              on_step: Callable[[str], None] | None = None) -> ReplayRun:
     trace = load_trace(cfg, base_dir)
     if trace.vocab_size > cfg.model.vocab_size:
         raise ConfigError(f"trace vocab_size {trace.vocab_size} exceeds model.vocab_size "
@@ -278,6 +289,8 @@ def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | No
             logger.info("round %d, arm %s: replaying %d requests", r + 1, name,
                         trace.request_count)
             rounds[name].append(_replay_once(cfg, cfg.arm(name), trace, model))
+            if on_step is not None:
+                on_step(f"round {r + 1}/{cfg.rounds}, arm {name}")
     arms = {n: _merge(cfg, cfg.arm(n), rounds[n]) for n in names}
     run = ReplayRun(config=cfg, trace=trace, arms=arms, started_at=started, ended_at=time.time())
     if cfg.compare and isinstance(cfg.cost_model, CostModel) and set(cfg.compare) <= set(arms):

@@ -83,6 +83,9 @@ _RAW_DTYPES = frozenset({
     torch.float16, torch.bfloat16, torch.float32, torch.float64,
 })
 _UBYTE = ctypes.c_ubyte
+_ARRAY_TYPES: dict[int, type[ctypes.Array[ctypes.c_ubyte]]] = {}  # nbytes -> c_ubyte * nbytes
+_ARRAY_TYPES_MAX = 256
+_U8 = np.dtype(np.uint8)
 
 
 def _borrowed_tensor_view(value: torch.Tensor) -> memoryview | None:
@@ -94,7 +97,12 @@ def _borrowed_tensor_view(value: torch.Tensor) -> memoryview | None:
     nbytes = value.nbytes
     if not nbytes:
         return None
-    return memoryview((_UBYTE * nbytes).from_address(value.data_ptr())).cast("B")
+    array_type = _ARRAY_TYPES.get(nbytes)
+    if array_type is None:
+        if len(_ARRAY_TYPES) >= _ARRAY_TYPES_MAX:  # KV blocks come in a few sizes; stay bounded
+            _ARRAY_TYPES.clear()
+        array_type = _ARRAY_TYPES[nbytes] = _UBYTE * nbytes
+    return memoryview(array_type.from_address(value.data_ptr())).cast("B")
 
 
 def borrowed_view(value: Any, *, writable: bool = False, field: str = "value") -> ByteView:
@@ -108,7 +116,12 @@ def borrowed_view(value: Any, *, writable: bool = False, field: str = "value") -
     Raises:
         InvalidParams: as :func:`byte_view`.
     """
-    if type(value) is torch.Tensor:
+    cls = type(value)
+    if cls is np.ndarray and value.dtype is _U8 and value.flags.c_contiguous:
+        view = value.data  # a flat byte buffer already, the usual staging area
+        if view.ndim == 1 and not (writable and view.readonly):
+            return view
+    if cls is torch.Tensor:
         try:
             view = _borrowed_tensor_view(value)
         except _FAST_PATH_MISSES:

@@ -15,7 +15,7 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "Connection",
     "Handler",
+    "Landing",
     "Server",
     "ServerContext",
     "parse_address",
@@ -331,6 +332,17 @@ class Connection:
 # server side
 
 
+@dataclass(slots=True)
+class _Work:
+    """A frame read by a pipelined server's reader, waiting for its worker."""
+
+    header: Header
+    meta: dict[str, Any]
+    payload: memoryview
+    buf: bytearray
+    landing: Landing | None = None
+
+
 def _linger(sock: socket.socket, limit: int = 1 << 20, timeout: float = 1.0) -> None:
     """Half-close, then drain what the peer still sends, so that closing with unread bytes
     does not reset the connection and destroy the error reply before the peer reads it."""
@@ -349,10 +361,33 @@ def _linger(sock: socket.socket, limit: int = 1 << 20, timeout: float = 1.0) -> 
 
 @dataclass
 class ServerContext:
-    """Per-connection state a handler may use (``state`` holds e.g. the tenant after HELLO)."""
+    """Per-connection state a handler may use (``state`` holds e.g. the tenant after HELLO).
+
+    ``after_send`` holds callbacks the server runs once the current response has been sent (or
+    its send failed): a handler that answers with views of memory it must protect until then
+    (a borrowed arena extent) releases that protection there."""
 
     peer: str
     state: dict[str, Any] = field(default_factory=dict)
+    after_send: list[Callable[[], None]] = field(default_factory=list)
+
+
+class Landing(Protocol):
+    """Where a request's payload goes when the handler names its final place up front.
+
+    ``buffers`` add up to the frame's payload length; the server ``recv_into``s them, checks
+    the payload hash, then calls :meth:`finish` for the response. :meth:`abort` (idempotent, and
+    a no-op after :meth:`finish`) undoes everything when the frame fails on the way."""
+
+    buffers: Sequence[memoryview]
+
+    def finish(self) -> tuple[dict[str, Any], Sequence[Buffer]]:
+        """Act on the received payload; returns the response like ``Handler.handle``."""
+        ...
+
+    def abort(self) -> None:
+        """Forget the payload (bad hash, broken stream)."""
+        ...
 
 
 class Handler(Protocol):
@@ -371,6 +406,29 @@ class Handler(Protocol):
     def disconnected(self, ctx: ServerContext) -> None:
         """The connection behind ``ctx`` closed."""
         ...
+
+
+def _landing(handler: Any, ctx: ServerContext, header: Header,
+             meta: dict[str, Any]) -> Landing | None:
+    """The handler's :class:`Landing` for this frame (pipelined servers only), when it has a
+    ``land(ctx, op, meta, payload_len)`` method that returns one whose buffers fit exactly."""
+    land = getattr(handler, "land", None)
+    if land is None or header.is_response or not header.payload_len:
+        return None
+    landing: Landing | None = land(ctx, header.opcode, meta, header.payload_len)
+    if landing is not None and sum(b.nbytes for b in landing.buffers) != header.payload_len:
+        landing.abort()
+        raise ProtocolError("handler landing does not match payload_len")  # a handler bug
+    return landing
+
+
+def _recv_landing(sock: socket.socket, landing: Landing) -> None:
+    try:
+        for view in landing.buffers:
+            recv_exact_into(sock, view)
+    except BaseException:
+        landing.abort()
+        raise
 
 
 class Server:
@@ -491,9 +549,10 @@ class Server:
         self._dispatch(sock, ctx, header, meta, payload)
         return True
 
-    def _read_frame(self, sock: socket.socket, buf: bytearray,
-                    ) -> tuple[Header, dict[str, Any], memoryview, bytearray] | None:
-        """Read one frame into ``buf`` (replaced when too small); None at EOF or timeout.
+    def _read_frame(self, sock: socket.socket, ctx: ServerContext, buf: bytearray,
+                    ) -> _Work | None:
+        """Read one frame into ``buf`` (replaced when too small) or straight into the handler's
+        :class:`Landing`; None at EOF or timeout.
 
         Raises:
             ProtocolError: malformed header or metadata (``exc.header`` is set when known).
@@ -510,11 +569,15 @@ class Server:
             header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
             meta_raw = bytearray(header.meta_len)
             recv_exact_into(sock, memoryview(meta_raw))
+            meta = decode_meta(meta_raw, header.meta_crc)
+            landing = _landing(self._handler, ctx, header, meta)
+            if landing is not None:
+                _recv_landing(sock, landing)
+                return _Work(header, meta, memoryview(b""), buf, landing)
             if len(buf) < header.payload_len:
                 buf = bytearray(header.payload_len)
             payload = memoryview(buf)[:header.payload_len]
             recv_exact_into(sock, payload)
-            meta = decode_meta(meta_raw, header.meta_crc)
         except TimeoutError:
             logger.info("closing %s: frame not completed within %.1f s", sock.getpeername(),
                         self._frame_timeout)
@@ -522,7 +585,7 @@ class Server:
         except ProtocolError as exc:
             exc.header = header  # type: ignore[attr-defined]
             raise
-        return header, meta, payload, buf
+        return _Work(header, meta, payload, buf)
 
     def _serve_pipelined(self, sock: socket.socket, ctx: ServerContext) -> None:
         """Read frame k+1 while a worker checks and answers frame k (answers stay in order).
@@ -532,15 +595,14 @@ class Server:
         free: queue.Queue[bytearray] = queue.Queue()
         for _ in range(2):
             free.put(bytearray(0))
-        work: queue.Queue[tuple[Header, dict[str, Any], memoryview, bytearray] | None] = (
-            queue.Queue(maxsize=1))
+        work: queue.Queue[_Work | None] = queue.Queue(maxsize=1)
         broken = threading.Event()
         worker = threading.Thread(target=self._work, args=(sock, ctx, work, free, broken),
                                   daemon=True)
         worker.start()
         try:
             while not self._stop.is_set() and not broken.is_set():
-                item = self._read_frame(sock, free.get())
+                item = self._read_frame(sock, ctx, free.get())
                 if item is None:
                     return
                 work.put(item)
@@ -554,19 +616,22 @@ class Server:
             worker.join()
 
     def _work(self, sock: socket.socket, ctx: ServerContext,
-              work: queue.Queue[tuple[Header, dict[str, Any], memoryview, bytearray] | None],
+              work: queue.Queue[_Work | None],
               free: queue.Queue[bytearray], broken: threading.Event) -> None:
         while (item := work.get()) is not None:
-            header, meta, payload, buf = item
+            header, landing = item.header, item.landing
             try:
                 if not broken.is_set():
-                    _check_hash(header, [payload])
-                    self._dispatch(sock, ctx, header, meta, payload)
+                    _check_hash(header, landing.buffers if landing else [item.payload])
+                    self._dispatch(sock, ctx, header, item.meta, item.payload, landing)
             except ChecksumMismatch as exc:  # the stream is intact: answer and go on
                 self._reply_error(sock, header, exc)
             except OSError:
                 broken.set()
             finally:
+                if landing is not None:
+                    landing.abort()  # a no-op once finished
+                buf = item.buf
                 free.put(buf if len(buf) <= self._keep_scratch else bytearray(0))
 
     def _payload_buffer(self, ctx: ServerContext, nbytes: int) -> memoryview:
@@ -581,13 +646,28 @@ class Server:
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
-        payload: memoryview,
+        payload: memoryview, landing: Landing | None = None,
     ) -> None:
         started = time.perf_counter()
         try:
+            self._answer(sock, ctx, header, meta, payload, landing)
+        finally:
+            callbacks, ctx.after_send[:] = list(ctx.after_send), []
+            for callback in callbacks:
+                callback()
+        ctx.state["last_op_s"] = time.perf_counter() - started
+
+    def _answer(
+        self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
+        payload: memoryview, landing: Landing | None,
+    ) -> None:
+        try:
             if header.is_response:
                 raise ProtocolError("a server does not accept response frames (field flags)")
-            out_meta, out_payload = self._handler.handle(ctx, header.opcode, meta, payload)
+            if landing is not None:
+                out_meta, out_payload = landing.finish()
+            else:
+                out_meta, out_payload = self._handler.handle(ctx, header.opcode, meta, payload)
             buffers = _frame_buffers(header.opcode, header.request_id, out_meta, out_payload,
                                      response=True)
         except StoreError as exc:
@@ -600,7 +680,6 @@ class Server:
             buffers = _frame_buffers(header.opcode, header.request_id, err, (), status=status,
                                      response=True)
         send_buffers(sock, buffers)
-        ctx.state["last_op_s"] = time.perf_counter() - started
 
     def _reply_error(self, sock: socket.socket, header: Header | None, exc: StoreError) -> None:
         status, err = error_meta(exc)
