@@ -13,7 +13,8 @@ torch tensors shaped like a KV block, against ``np.copyto`` / ``Tensor.copy_`` o
 between the same buffers. ``batch_fresh`` is ``batch_get_into`` into destinations allocated for
 each batch (``torch.empty``/``np.empty`` included in the time), as a serving engine's read path
 does; its ratio is against ``np.copyto`` into destinations allocated the same way. Reported:
-microseconds per object and bandwidth ratios store / numpy (same bytes, same run).
+microseconds per object and bandwidth ratios store / numpy (same bytes, same run), then the
+fixed cost of one call (a 64-byte object read again and again, so the copy is free).
 
     .venv/bin/python benchmarks/bench_host_tier.py --total 256 --rounds 5
     .venv/bin/python benchmarks/bench_host_tier.py --mode kv --total 64 --rounds 9
@@ -159,6 +160,34 @@ def bench_kv(obj_bytes: int, total: int, rounds: int, kind: str, batch: int) -> 
     return {name: seconds / count for name, seconds in medians.items()}
 
 
+def call_overhead(kind: str, rounds: int, calls: int = 20000) -> dict[str, float]:
+    """Seconds per call reading one 64-byte object again and again (the copy costs nothing)."""
+    store = EmbeddedStore(StoreConfig(host_bytes=MB))
+    store.put("tiny", bytes(64))
+    dest = _kv_dests(kind, 256, 1)[0].reshape(-1)[:32] if kind == "torch" else np.empty(64, np.uint8)
+    src, ndest = np.zeros(64, np.uint8), np.empty(64, np.uint8)
+    keys, dests = ["tiny"] * 64, [dest] * 64
+
+    def get_into() -> None:
+        for _ in range(calls):
+            store.get_into("tiny", dest)
+
+    def batch_get_into() -> None:
+        for _ in range(calls // 64):
+            store.batch_get_into(keys, dests)
+
+    def numpy_copy() -> None:
+        for _ in range(calls):
+            np.copyto(ndest, src)
+
+    medians = _interleaved({"get_into": get_into, "batch_get_into": batch_get_into,
+                            "numpy": numpy_copy}, rounds)
+    store.close()
+    per_batch = calls // 64 * 64
+    return {"get_into": medians["get_into"] / calls, "batch_get_into": medians["batch_get_into"] / per_batch,
+            "numpy": medians["numpy"] / calls}
+
+
 def main_kv(args: argparse.Namespace, sizes: list[int]) -> int:
     print(f"small-object reads: {args.total} MiB per round, median of {args.rounds} rounds, "
           f"batch={args.batch}, torch threads={torch.get_num_threads()}")
@@ -171,6 +200,11 @@ def main_kv(args: argparse.Namespace, sizes: list[int]) -> int:
             base = {m: per["numpy_fresh" if m == "batch_fresh" else "numpy"] for m in KV_METHODS}
             cells = " ".join(f"{per[m] * 1e6:17.2f} {base[m] / per[m]:23.2f}" for m in KV_METHODS)
             print(f"{size // 1024:>6}K {kind:>6} {per['numpy'] * 1e6:9.2f} {per['torch'] * 1e6:9.2f} {cells}")
+    print("fixed cost per call (one 64-byte object read again and again, median of rounds):")
+    for kind in ("numpy", "torch"):
+        per = call_overhead(kind, args.rounds)
+        print(f"  dest={kind:>5}: get_into {per['get_into'] * 1e6:.2f} us, batch_get_into "
+              f"{per['batch_get_into'] * 1e6:.2f} us a key, np.copyto {per['numpy'] * 1e6:.2f} us")
     return 0
 
 

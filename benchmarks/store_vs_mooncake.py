@@ -4,7 +4,10 @@ Every system serves from its own processes and is driven by a separate client pr
 system at a time, with the same workload: for each object size (4 KiB, 256 KiB, 1 MiB, 4 MiB) a
 batch put and a batch get of ``--batch-mib`` MiB (at most ``--max-count`` objects), repeated
 ``--rounds`` times (the median is reported), then single-object put/get latencies (p50/p99).
-The ratio table compares figures measured in this same run.
+The ratio table compares figures measured in this same run. ``--repeat N`` runs the whole cycle
+of systems N times, alternating the order, and reports each figure's median over the runs: on a
+small shared machine the load of other processes moves single runs by 2x, and alternating gives
+every system the same chance of a quiet slot.
 
 * reference: ``reference-store master`` + one ``reference-store node`` (TCP transport).
 * mooncake: ``mooncake_master`` (HTTP metadata server embedded) + a segment process holding the
@@ -16,6 +19,7 @@ The ratio table compares figures measured in this same run.
 Usage::
 
     python benchmarks/store_vs_mooncake.py --quick --json results.json
+    python benchmarks/store_vs_mooncake.py --quick --repeat 3 --json benchmarks/results/store_vs_mooncake.json
 """
 
 from __future__ import annotations
@@ -446,6 +450,9 @@ def main() -> int:
     parser.add_argument("--max-count", type=int, default=2048, help="max objects per batch")
     parser.add_argument("--latency-samples", type=int, help="single-op samples (default 50; quick 20)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run every system this many times, alternating the order, and "
+                             "report the median of the runs (evens out a shared machine's load)")
     parser.add_argument("--json", help="write the results as JSON to this file")
     parser.add_argument("--role", default="main", help=argparse.SUPPRESS)
     parser.add_argument("--info", default="{}", help=argparse.SUPPRESS)
@@ -474,6 +481,37 @@ def _client_args(args: argparse.Namespace) -> list[str]:
             "--max-count", str(args.max_count), "--latency-samples", str(args.latency_samples)]
 
 
+def run_system(system: str, start: Callable[[ExitStack], dict[str, Any]],
+               args: argparse.Namespace) -> dict[str, Any]:
+    """Start ``system``'s servers, run the client process once, stop the servers."""
+    with ExitStack() as stack:
+        try:
+            info = start(stack)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--role", "client", "--system", system,
+                 "--info", json.dumps(info), *_client_args(args)],
+                capture_output=True, text=True, cwd=ROOT, timeout=1800, check=False)
+            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+            if line is None:
+                raise RuntimeError(f"client exited {proc.returncode}: {proc.stderr[-1500:]}")
+            return dict(json.loads(line[7:]))
+        except Exception as exc:  # noqa: BLE001 - report the system as skipped, go on
+            return {"error": f"{type(exc).__name__}: {exc}"[:2000]}
+
+
+def merge_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One system's runs merged: the median of each figure over the runs that worked."""
+    good = [r for r in runs if "error" not in r]
+    if not good:
+        return runs[-1]
+    merged: dict[str, Any] = {}
+    for size in good[0]:
+        merged[size] = {name: statistics.median(r[size][name] for r in good)
+                        for name in good[0][size]}
+        merged[size]["runs"] = len(good)
+    return merged
+
+
 def orchestrate(args: argparse.Namespace) -> int:
     systems = [s for s in args.systems.split(",") if s]
     memory = 4 * args.batch_mib * MiB
@@ -483,22 +521,14 @@ def orchestrate(args: argparse.Namespace) -> int:
         "redis": lambda st: {},
         "raw": lambda st: start_raw(st, args.batch_mib * MiB),
     }
-    results: dict[str, Any] = {}
-    for system in systems:
-        print(f"running {system} ...", file=sys.stderr, flush=True)
-        with ExitStack() as stack:
-            try:
-                info = starters[system](stack)
-                proc = subprocess.run(
-                    [sys.executable, __file__, "--role", "client", "--system", system,
-                     "--info", json.dumps(info), *_client_args(args)],
-                    capture_output=True, text=True, cwd=ROOT, timeout=1800, check=False)
-                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
-                if line is None:
-                    raise RuntimeError(f"client exited {proc.returncode}: {proc.stderr[-1500:]}")
-                results[system] = json.loads(line[7:])
-            except Exception as exc:  # noqa: BLE001 - report the system as skipped, go on
-                results[system] = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
+    runs: dict[str, list[dict[str, Any]]] = {s: [] for s in systems}
+    loads = [os.getloadavg()[0]]
+    for rep in range(max(1, args.repeat)):
+        for system in systems if rep % 2 == 0 else systems[::-1]:
+            print(f"running {system} (run {rep + 1}) ...", file=sys.stderr, flush=True)
+            runs[system].append(run_system(system, starters[system], args))
+        loads.append(os.getloadavg()[0])
+    results = {system: merge_runs(per) for system, per in runs.items()}
     table, ratios = report(results)
     goals = targets(ratios)
     print(table)
@@ -507,11 +537,14 @@ def orchestrate(args: argparse.Namespace) -> int:
         print(f"  {'MET ' if t['met'] else 'MISS'} {name}: {t['ratio']:.2f}")
     if args.json:
         doc = {"benchmark": "store_vs_mooncake", "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "command": " ".join(["python", "benchmarks/store_vs_mooncake.py", *sys.argv[1:]]),
                "params": {"rounds": args.rounds, "batch_mib": args.batch_mib,
                           "max_count": args.max_count, "latency_samples": args.latency_samples,
-                          "sizes": SIZES, "statistic": "median of rounds"},
+                          "repeat": args.repeat, "sizes": SIZES,
+                          "statistic": "median of rounds; with --repeat, median of the runs' medians"},
                "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                           "platform": platform.platform()},
+                           "platform": platform.platform(),
+                           "load_average_1min": loads},
                "results": results, "ratios": ratios, "targets": goals}
         Path(args.json).write_text(json.dumps(doc, indent=2))
     return 0

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Self
 from reference_store.config import StoreConfig
 from reference_store.errors import InvalidKey, InvalidParams, NotReady, StoreError
 from reference_store.eviction import POLICIES, PolicyFactory, make_policy
-from reference_store.tiers.base import Buffer, Tier, TierStats, borrowed_view
+from reference_store.tiers.base import Buffer, ByteView, Tier, TierStats, borrowed_view
 from reference_store.tiers.device import DeviceTier
 from reference_store.tiers.disk import DiskTier
 from reference_store.tiers.host import HostTier
@@ -258,22 +258,23 @@ class EmbeddedStore:
         """
         if len(keys) != len(dests):
             raise InvalidParams(f"dests: {len(dests)} buffers for {len(keys)} keys")
-        results: list[int | StoreError] = []
-        append, short = results.append, self._short_key
+        views: list[ByteView | StoreError] = []
+        append, short = views.append, self._short_key
         with self._lock:  # one acquisition and one clock reading (the leases' start) per batch
             store = self._tiered
-            now = store.clock() if store is not None else 0.0
             for key, dest in zip(keys, dests):
                 try:
                     if type(key) is not str or not key or len(key) > short:
                         self._check_key(key)
-                    view = borrowed_view(dest, writable=True, field="dest")
+                    view = borrowed_view(dest, writable=True, field="dest")  # `dests` holds it
                     if store is None:
                         raise NotReady("store is closed")
-                    append(store.read_into(key, view, now=now))
+                    append(view)
                 except StoreError as exc:
                     append(exc)
-        return results
+            if store is None:
+                return [v for v in views if isinstance(v, StoreError)]  # all of them, here
+            return store.read_many_into(keys, views, store.clock())
 
     def exists(self, key: str) -> bool:
         """Whether ``key`` is stored (no lease taken). Raises InvalidKey, NotReady."""

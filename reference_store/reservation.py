@@ -170,8 +170,7 @@ class Borrow:
             slot = table.get(self.key)
             if slot is None or slot[0] is not entry:
                 slot = table[self.key] = [entry, 0, entry.lease_until]
-            slot[1] += 1
-            slot[2] = max(slot[2], entry.lease_until)
+            slot[1] += 1  # slot[2]: the lease before the first borrow, restored by the last
             entry.lease_until = math.inf
             self._entry = entry
             offset, n = tier._index[self.key]

@@ -245,6 +245,7 @@ def test_batch_calls_on_a_closed_store_fail_per_key(store: EmbeddedStore) -> Non
         store.get_into("a", bytearray(1))
 
 
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
 def test_get_into_writes_through_grad_and_rejects_byte_unsafe_tensors(store: EmbeddedStore) -> None:
     src = torch.arange(16, dtype=torch.float32)
     store.put("f", src)
@@ -313,6 +314,22 @@ def test_disk_backed_store_survives_reopen(tmp_path: Path, clock: FakeClock) -> 
         assert reopened and all(s.tier_of(k) == "disk" for k in reopened)
         for key in reopened:
             assert s.get(key) == bytes([int(key[1:])]) * (MB // 2)
+
+
+def test_batch_get_into_reads_and_promotes_disk_objects(tmp_path: Path, clock: FakeClock) -> None:
+    cfg = StoreConfig(host_bytes=MB, disk_dir=str(tmp_path), disk_bytes=8 * MB, lease_ttl_s=0.0)
+    with EmbeddedStore(cfg, clock=clock) as s:
+        keys = [f"k{i}" for i in range(4)]
+        assert s.batch_put(keys, [np.full(MB // 2, i, np.uint8) for i in range(4)]) == [None] * 4
+        on_disk = [k for k in keys if s.tier_of(k) == "disk"]
+        assert on_disk
+        dests = [torch.empty(MB // 4, dtype=torch.float16) for _ in on_disk]
+        assert s.batch_get_into(on_disk, dests) == [MB // 2] * len(on_disk)
+        for key, dest in zip(on_disk, dests):
+            assert bytes(dest.view(torch.uint8).numpy()) == bytes([int(key[1:])]) * (MB // 2)
+        stats = s.stats()
+        assert stats.promotions >= 1 and stats.hits_per_tier["disk"] == len(on_disk)
+        assert s.tier_of(on_disk[-1]) == "host"  # the last one read was promoted
 
 
 def test_config_validation_and_sources(tmp_path: Path) -> None:

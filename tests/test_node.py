@@ -1,0 +1,125 @@
+"""A storage node on its own (no master): in-place writes, reads from the arena, and what a
+failed or broken write leaves behind (nothing)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from reference_store.errors import ChecksumMismatch
+from reference_store.node import Node, NodeConfig
+from reference_store.transport import protocol as p
+from reference_store.transport.tcp import Connection, ServerContext, recv_exact_into
+
+MiB = 1 << 20
+
+
+@pytest.fixture
+def node() -> Iterator[Node]:
+    # Nothing listens on the master's port: the node keeps retrying in the background, which
+    # does not matter to its data server.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    n = Node(NodeConfig(master=f"127.0.0.1:{dead}", memory_bytes=8 * MiB, prefault=False,
+                        heartbeat_s=5.0, frame_timeout_s=2.0))
+    n.serve()
+    try:
+        yield n
+    finally:
+        n.stop()
+
+
+def _objects(*sizes: int, first: int = 1) -> list[dict[str, object]]:
+    return [{"object_id": first + i, "size": size, "tenant": "t", "ns": "n", "key": f"k{i}",
+             "grant": ""} for i, size in enumerate(sizes)]
+
+
+def _host(node: Node) -> tuple[int, int, int]:
+    t = node._store.stats().tier("host")
+    return t.used_bytes, t.payload_bytes, t.objects
+
+
+def _wait_clean(node: Node, deadline_s: float = 10.0) -> None:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if _host(node) == (0, 0, 0) and not node._landing:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"node not clean: {_host(node)}, landing {node._landing}")
+
+
+def _conn(node: Node) -> Connection:
+    return Connection(node.address, timeout=10.0)
+
+
+def test_write_is_received_into_reservations_then_read_from_the_arena(node: Node) -> None:
+    a, b = b"a" * 300_000, b"b" * 70_000
+    conn = _conn(node)
+    try:
+        reply = conn.call(p.Op.NODE_WRITE, {"objects": _objects(len(a), len(b))}, [a, b])
+        assert reply.meta["codes"] == [0, 0]
+        assert _host(node)[1:] == (len(a) + len(b), 2)
+        assert node._store.reserve("probe", 1).direct  # the arena path is really in use
+        out_a, out_b = bytearray(len(a)), bytearray(len(b))
+        got = conn.call(p.Op.NODE_READ, {"ids": [1, 2], "sizes": [len(a), len(b)]},
+                        into=[memoryview(out_a), memoryview(out_b)])
+        assert got.meta["sizes"] == [len(a), len(b)]
+        assert bytes(out_a) == a and bytes(out_b) == b
+        again = conn.call(p.Op.NODE_WRITE, {"objects": _objects(5)}, [b"again"])
+        assert again.meta["codes"] == [-705]  # ObjectAlreadyExists: ids are never reused
+    finally:
+        conn.close()
+
+
+def _raw_write(node: Node, payload: bytes, *, send: bytes | None = None) -> socket.socket:
+    meta = p.encode_meta({"objects": _objects(len(payload))})
+    head, _ = p.encode_header(opcode=p.Op.NODE_WRITE, request_id=7, meta=meta, payload=[payload])
+    s = socket.create_connection(("127.0.0.1", int(node.address.rsplit(":", 1)[1])))
+    s.sendall(head + meta + (payload if send is None else send))
+    return s
+
+
+def test_corrupt_write_leaves_no_trace_and_the_id_stays_usable(node: Node) -> None:
+    good = b"g" * 200_000
+    s = _raw_write(node, good, send=b"e" * len(good))
+    try:
+        head = bytearray(p.HEADER_SIZE)
+        recv_exact_into(s, memoryview(head))
+        h = p.decode_header(head)
+        assert h.request_id == 7 and h.status == ChecksumMismatch.code
+    finally:
+        s.close()
+    _wait_clean(node)
+    conn = _conn(node)
+    try:
+        assert conn.call(p.Op.NODE_WRITE, {"objects": _objects(len(good))}, [good]).meta["codes"] == [0]
+    finally:
+        conn.close()
+
+
+def test_connection_dropped_mid_payload_leaves_no_trace(node: Node) -> None:
+    s = _raw_write(node, b"x" * 1_000_000, send=b"x" * 100_000)
+    s.close()
+    _wait_clean(node)
+
+
+def test_delete_while_a_response_is_sending_is_deferred(node: Node) -> None:
+    conn = _conn(node)
+    try:
+        conn.call(p.Op.NODE_WRITE, {"objects": _objects(1000)}, [b"z" * 1000])
+    finally:
+        conn.close()
+    ctx = ServerContext(peer="test")
+    view = node._borrow(ctx, 1, 1000)
+    assert isinstance(view, memoryview)
+    assert node._remove_ids([1]) == 1
+    assert node._store.exists("1")  # still being sent from: its room is not reused yet
+    assert bytes(view) == b"z" * 1000
+    for callback in ctx.after_send:
+        callback()
+    assert not node._store.exists("1")
+    assert node._borrow(ServerContext(peer="test"), 1, 1000) == -704  # ObjectNotFound
