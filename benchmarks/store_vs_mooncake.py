@@ -546,6 +546,7 @@ def orchestrate(args: argparse.Namespace) -> int:
                            "platform": platform.platform(),
                            "load_average_1min": loads},
                "results": results, "ratios": ratios, "targets": goals}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2))
     return 0
 

@@ -256,7 +256,11 @@ class Node:
         except StoreError as exc:
             self._end_read(oid)
             return exc.code
-        ctx.after_send.append(lambda: (borrow.release(), self._end_read(oid)))
+        def done() -> None:
+            borrow.release()
+            self._end_read(oid)
+
+        ctx.after_send.append(done)
         return borrow.buffer
 
     def _end_read(self, oid: int) -> None:

@@ -204,3 +204,38 @@ def test_unreachable_server_is_connection_lost() -> None:
     s.close()
     with pytest.raises(ConnectionLost):
         Connection(f"127.0.0.1:{port}", timeout=2.0)
+
+
+def test_corrupt_scattered_response_fails_only_that_call() -> None:
+    """The client hashes a response while receiving it into the caller's buffers; a mismatch
+    fails that call with ChecksumMismatch and the connection keeps working."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer_twice() -> None:
+        s, _ = listener.accept()
+        for corrupt in (True, False):
+            head = bytearray(p.HEADER_SIZE)
+            recv_exact_into(s, memoryview(head))
+            h = p.decode_header(head)
+            recv_exact_into(s, memoryview(bytearray(h.meta_len + h.payload_len)))
+            meta = p.encode_meta({"sizes": [300_000]})
+            body = b"q" * 300_000
+            raw, _ = p.encode_header(opcode=h.opcode, request_id=h.request_id, meta=meta,
+                                     payload=[body], response=True)
+            s.sendall(raw + meta + (b"Q" + body[1:] if corrupt else body))
+        s.close()
+
+    t = threading.Thread(target=answer_twice)
+    t.start()
+    c = Connection(f"127.0.0.1:{port}", timeout=5.0)
+    try:
+        dest = bytearray(300_000)
+        with pytest.raises(ChecksumMismatch):
+            c.call(p.Op.NODE_READ, {}, into=[memoryview(dest)])
+        assert c.call(p.Op.NODE_READ, {}, into=[memoryview(dest)]).meta["sizes"] == [300_000]
+        assert bytes(dest) == b"q" * 300_000
+    finally:
+        c.close()
+        t.join()
+        listener.close()
