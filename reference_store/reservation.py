@@ -12,8 +12,9 @@ room there, the object lives on disk), both fall back to a private buffer and a 
 same semantics. ``direct`` says which path was taken.
 
 Both are made by :meth:`reference_store.embedded.EmbeddedStore.reserve` and
-:meth:`~reference_store.embedded.EmbeddedStore.borrow`; they reach into the arena tier's
-allocator and index (``_alloc``, ``_mv``, ``_index``, ``_payload``) and take the store's lock.
+:meth:`~reference_store.embedded.EmbeddedStore.borrow`, take the store's lock, and use the arena
+tier's lending API (:meth:`ArenaTier.claim`, ``unclaim``, ``adopt``, ``view``) and
+:meth:`TieredStore.adopt`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import math
 from typing import TYPE_CHECKING, Any, Self
 
 from reference_store.errors import InvalidParams
+from reference_store.tiers.host import ArenaTier
 from reference_store.tiers.tiered import Entry
 
 if TYPE_CHECKING:
@@ -32,14 +34,9 @@ __all__ = ["Borrow", "Reservation"]
 
 logger = logging.getLogger(__name__)
 
-_ARENA_ATTRS = ("_alloc", "_mv", "_index", "_payload")
-
-
-def arena_of(tier: Any) -> Any | None:
+def arena_of(tier: Any) -> ArenaTier | None:
     """``tier`` when it is a CPU arena whose memory can be lent out, else None."""
-    if all(hasattr(tier, a) for a in _ARENA_ATTRS) and tier._mv is not None:
-        return tier
-    return None
+    return tier if isinstance(tier, ArenaTier) and tier.lendable else None
 
 
 class Reservation:
@@ -69,10 +66,10 @@ class Reservation:
             store: TieredStore = self._owner._store()
             tier = arena_of(store.tiers[0]) if self.nbytes else None
             if tier is not None and store.make_room(0, self.key, self.nbytes, {self.key}):
-                offset = tier._alloc.allocate(self.nbytes)
-                if offset is not None:
-                    self._offset, self._tier = offset, tier
-                    return tier._mv[offset:offset + self.nbytes]
+                claimed = tier.claim(self.nbytes)
+                if claimed is not None:
+                    self._offset, self._tier = claimed[0], tier
+                    return claimed[1]
         return memoryview(bytearray(self.nbytes))
 
     def commit(self) -> bool:
@@ -91,18 +88,11 @@ class Reservation:
             store: TieredStore = self._owner._store()
             if not self.direct:
                 return store.put(self.key, self.buffer, pin=self.pin, replace=self.upsert)
-            old = store.entries.get(self.key)
-            if old is not None and not self.upsert:
+            assert self._offset is not None
+            if not store.adopt(self.key, self._offset, self.nbytes, pin=self.pin,
+                               replace=self.upsert):
                 self._release()
                 return False
-            lease_until = old.lease_until if old is not None else 0.0
-            if old is not None:
-                store._drop(self.key)
-            self._tier._index[self.key] = (self._offset, self.nbytes)
-            self._tier._payload += self.nbytes
-            store.entries[self.key] = Entry(self.nbytes, 0, pinned=self.pin,
-                                            lease_until=lease_until)
-            store.policies[0].inserted(self.key)
             return True
 
     def abort(self) -> None:
@@ -115,7 +105,8 @@ class Reservation:
                 self._release()
 
     def _release(self) -> None:
-        self._tier._alloc.free(self._offset)
+        assert self._offset is not None
+        self._tier.unclaim(self._offset)
         self._offset = None
         self.buffer = memoryview(b"")
 
@@ -161,7 +152,7 @@ class Borrow:
             store: TieredStore = owner._store()
             entry = store.entries.get(self.key)
             tier = arena_of(store.tiers[entry.tier]) if entry is not None else None
-            if entry is None or tier is None or self.key not in tier._index:
+            if entry is None or tier is None or self.key not in tier:
                 view = memoryview(bytearray(entry.size if entry is not None else 0))
                 store.read_into(self.key, view)  # raises ObjectNotFound when absent
                 return view.toreadonly()
@@ -173,8 +164,9 @@ class Borrow:
             slot[1] += 1  # slot[2]: the lease before the first borrow, restored by the last
             entry.lease_until = math.inf
             self._entry = entry
-            offset, n = tier._index[self.key]
-            return tier._mv[offset:offset + n].toreadonly()
+            lent = tier.view(self.key)
+            assert isinstance(lent, memoryview)  # a lendable arena is CPU memory
+            return lent
 
     def release(self) -> None:
         """End the borrow (idempotent); the object's lease goes back to what it was."""

@@ -186,3 +186,25 @@ def test_borrow_from_the_disk_tier_copies(tmp_path) -> None:  # type: ignore[no-
             assert bytes(b.buffer) == b"a" * (60 * KiB)
     finally:
         s.close()
+
+
+def test_arena_lending_api_keeps_exact_accounting() -> None:
+    from reference_store.errors import InvalidParams as _InvalidParams
+    from reference_store.tiers.host import ArenaTier
+
+    tier = ArenaTier(1 << 16, name="host")
+    before = tier.stats().used_bytes
+    claimed = tier.claim(1000)
+    assert claimed is not None
+    offset, buf = claimed
+    assert buf.nbytes == 1000 and "k" not in tier
+    buf[:] = b"x" * 1000
+    tier.unclaim(offset)
+    assert tier.stats().used_bytes == before
+    offset, buf = tier.claim(1000) or (0, memoryview(b""))
+    buf[:] = b"y" * 1000
+    tier.adopt("k", offset, 1000)
+    assert tier.read("k") == b"y" * 1000 and tier.stats().payload_bytes == 1000
+    with pytest.raises(_InvalidParams, match="already in the host tier"):
+        tier.adopt("k", offset, 1000)
+    assert tier.claim(1 << 20) is None  # no extent fits: None, not an exception

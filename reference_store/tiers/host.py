@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import torch
 
-from reference_store.errors import BufferTooSmall, ObjectNotFound, StoreFull
+from reference_store.errors import BufferTooSmall, InvalidParams, ObjectNotFound, StoreFull
 from reference_store.tiers.allocator import DEFAULT_ALIGNMENT, Allocator
 from reference_store.tiers.base import ByteView, Tier, TierStats, as_tensor, view_nbytes
 
@@ -53,6 +53,39 @@ class ArenaTier(Tier):
 
     def footprint(self, key: str, nbytes: int) -> int:
         return self._alloc.rounded(nbytes)
+
+    # ----- lending arena memory (writes and reads in place, see reference_store.reservation) -
+
+    @property
+    def lendable(self) -> bool:
+        """True when the arena is CPU memory that callers may write and read in place."""
+        return self._mv is not None
+
+    def claim(self, nbytes: int) -> tuple[int, memoryview] | None:
+        """Room for ``nbytes`` not yet owned by any key: ``(offset, writable view)``, or None
+        when no free extent fits or the arena is not :attr:`lendable`. Hand it back with
+        :meth:`unclaim` or turn it into an object with :meth:`adopt`."""
+        if self._mv is None:
+            return None
+        offset = self._alloc.allocate(nbytes)
+        if offset is None:
+            return None
+        return offset, self._mv[offset:offset + nbytes]
+
+    def unclaim(self, offset: int) -> None:
+        """Give back room from :meth:`claim` that was never adopted."""
+        self._alloc.free(offset)
+
+    def adopt(self, key: str, offset: int, nbytes: int) -> None:
+        """Make claimed room at ``offset`` the object ``key`` (which must not be in this tier).
+
+        Raises:
+            InvalidParams: ``key`` is already in this tier.
+        """
+        if key in self._index:
+            raise InvalidParams(f"key: {key!r} is already in the {self.name} tier")
+        self._index[key] = (offset, nbytes)
+        self._payload += nbytes
 
     def can_fit(self, key: str, nbytes: int) -> bool:
         return self._alloc.can_allocate(nbytes)

@@ -181,6 +181,22 @@ class TieredStore:
             self._drop(key)
         raise StoreFull(self._full_message(key, nbytes))
 
+    def adopt(self, key: str, offset: int, nbytes: int, *, pin: bool = False,
+              replace: bool = False) -> bool:
+        """Make room claimed from the top tier (an arena, ``tiers[0].claim``) the object ``key``,
+        with :meth:`put`'s semantics: returns False, adopting nothing, when ``key`` exists and
+        ``replace`` is False (the caller then unclaims the room)."""
+        old = self.entries.get(key)
+        if old is not None and not replace:
+            return False
+        lease_until = old.lease_until if old is not None else 0.0
+        if old is not None:
+            self._drop(key)
+        self.tiers[0].adopt(key, offset, nbytes)  # type: ignore[attr-defined]
+        self.entries[key] = Entry(nbytes, 0, pinned=pin, lease_until=lease_until)
+        self.policies[0].inserted(key)
+        return True
+
     def _full_message(self, key: str, nbytes: int) -> str:
         parts = ", ".join(f"{s.name} {s.used_bytes}/{s.capacity_bytes}" for s in self.tier_stats())
         return (f"no room for {key!r} ({nbytes} bytes) in any tier after evicting every "
