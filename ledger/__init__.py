@@ -20,12 +20,11 @@ from .verify import verify_article, verify_paths
 
 __all__ = [
     "Article",
-    "Ledger",
-    "RunRecorder",
     "DatabaseError",
     "DocumentError",
     "Finding",
     "IntegrityError",
+    "Ledger",
     "LedgerError",
     "Measurement",
     "MigrationError",
@@ -33,6 +32,7 @@ __all__ = [
     "Report",
     "Run",
     "RunMetric",
+    "RunRecorder",
     "SchemaDriftError",
     "SealedRunError",
     "Severity",

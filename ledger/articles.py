@@ -213,7 +213,9 @@ def _figure_row(article: Article, ordinal: int, traced: TracedFigure) -> dict[st
     first = next((t for t in traced.traces if t.fact_id), None)
     sources = sorted({s for t in traced.traces for s in t.source_ids}
                      | set(paragraph_citations(article.body, fig.start)))
-    pick = lambda attr: next((getattr(t, attr) for t in traced.traces if getattr(t, attr)), None)
+    def pick(attr: str) -> Any:
+        return next((getattr(t, attr) for t in traced.traces if getattr(t, attr)), None)
+
     return {"ordinal": ordinal, "text": fig.text, "kind": fig.kind.value,
             "value": float(fig.value) if fig.value is not None else None,
             "span_start": fig.start, "span_end": fig.end, "line_no": line, "col_no": col,

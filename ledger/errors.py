@@ -19,15 +19,15 @@ only the caller decides whether they are fatal.
 from __future__ import annotations
 
 __all__ = [
-    "LedgerError",
-    "UsageError",
-    "DocumentError",
-    "SchemaDriftError",
     "DatabaseError",
+    "DocumentError",
+    "IntegrityError",
+    "LedgerError",
     "MigrationError",
     "NotFound",
+    "SchemaDriftError",
     "SealedRunError",
-    "IntegrityError",
+    "UsageError",
 ]
 
 

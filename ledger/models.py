@@ -23,47 +23,47 @@ from __future__ import annotations
 import datetime as dt
 import re
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 __all__ = [
+    "AUTHOR_REPORTED_EVIDENCE",
     "EXTENSION_PREFIX",
+    "INDEPENDENT_EVIDENCE",
+    "Article",
     "ArticleId",
-    "SourceId",
-    "FactId",
-    "InferenceId",
-    "MeasurementId",
-    "RunId",
-    "EvidenceType",
     "ArticleStatus",
-    "CorrectionStatus",
-    "ContentType",
-    "Model",
-    "Source",
-    "Fact",
-    "ComputationStep",
+    "BenchmarkScope",
     "Computation",
-    "Inference",
-    "ForbiddenLabelRule",
-    "SeparateExperimentsRule",
+    "ComputationStep",
+    "ContentType",
+    "Correction",
+    "CorrectionStatus",
     "DatedStatusRule",
     "DistinctDatesRule",
+    "EvidenceType",
     "ExperimentSpec",
+    "Fact",
+    "FactId",
+    "ForbiddenLabelRule",
     "GuardrailRule",
-    "Correction",
+    "Inference",
+    "InferenceId",
     "License",
-    "MetricSpec",
-    "BenchmarkScope",
-    "PublicProjection",
     "Measurement",
-    "Article",
-    "RunStatus",
-    "VerificationLevel",
-    "RunMetric",
+    "MeasurementId",
+    "MetricSpec",
+    "Model",
+    "PublicProjection",
     "Run",
-    "INDEPENDENT_EVIDENCE",
-    "AUTHOR_REPORTED_EVIDENCE",
+    "RunId",
+    "RunMetric",
+    "RunStatus",
+    "SeparateExperimentsRule",
+    "Source",
+    "SourceId",
+    "VerificationLevel",
 ]
 
 #: Fields whose names start with this prefix are extensions: allowed anywhere, kept verbatim.
@@ -262,7 +262,7 @@ class DistinctDatesRule(Model):
 
 
 GuardrailRule = Annotated[
-    Union[ForbiddenLabelRule, SeparateExperimentsRule, DatedStatusRule, DistinctDatesRule],
+    ForbiddenLabelRule | SeparateExperimentsRule | DatedStatusRule | DistinctDatesRule,
     Field(discriminator="kind"),
 ]
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any
 
-__all__ = ["Severity", "Finding", "FileResult", "Report", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT"]
+__all__ = ["EXIT_FINDINGS", "EXIT_INPUT", "EXIT_OK", "FileResult", "Finding", "Report", "Severity"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 

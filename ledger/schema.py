@@ -18,17 +18,17 @@ from .models import Article, Run
 from .report import Finding, Severity
 
 __all__ = [
-    "SCHEMA_DIR",
     "SCHEMA_BASE_URI",
+    "SCHEMA_DIR",
     "SCHEMA_MODELS",
     "build_schema",
     "build_schemas",
-    "export_schemas",
     "check_schemas",
-    "read_json",
+    "export_schemas",
     "load_article",
-    "validation_findings",
     "pointer",
+    "read_json",
+    "validation_findings",
 ]
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import subprocess
 import sys
-import argparse
 
 from ledger.cli import COMMAND_INDEX, COMMAND_MODULES, build_parser, main
 

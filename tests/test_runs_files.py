@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from db_fixtures import ledger_url  # noqa: F401
+
 from ledger.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

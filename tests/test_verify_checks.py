@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from verify_fixtures import SECOND, SEED, load
 
 from ledger.models import Article, DatedStatusRule, ForbiddenLabelRule, SeparateExperimentsRule
@@ -15,7 +17,7 @@ from ledger.verify import verify_article, verify_file
 from ledger.verify.arithmetic import ArithmeticError_, equations, evaluate
 from ledger.verify.consistency import word_count
 from ledger.verify.guardrails import rule_from_prose
-from ledger.verify.locate import body_locator
+from ledger.verify.locate import body_locator, pointer_positions
 from ledger.verify.tracing import trace_figures
 
 
@@ -226,10 +228,6 @@ def test_body_offsets_map_into_escaped_json() -> None:
 
 # --- robustness -------------------------------------------------------------------------------
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from ledger.verify.locate import pointer_positions
 
 _PROSE = st.lists(st.sampled_from(
     list("abcdefgxyz ,;:.-%×$[]()\n") + ["46", "3.8", "May 6", " times", "-fold", " GPUs",

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from db_fixtures import ledger_url  # noqa: F401
+
 from ledger.cli import main
 from ledger.db import Ledger
 from ledger.models import Run, RunMetric, RunStatus

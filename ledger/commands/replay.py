@@ -15,8 +15,8 @@ from typing import Any
 
 from ..errors import DocumentError, UsageError
 from ..models import Run, RunMetric, RunStatus
-from ..runs import RunRecorder, digest_file, new_run_id
 from ..progress import progress
+from ..runs import RunRecorder, digest_file, new_run_id
 from ._common import add_command
 from ._ledger import add_db_options, emit, open_ledger
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
 import json
+from typing import Any
 
 from pydantic import ValidationError
 

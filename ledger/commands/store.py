@@ -9,10 +9,10 @@ from typing import Any
 
 from ..db import Ledger
 from ..errors import DocumentError, NotFound
+from ..progress import progress
 from ..report import Severity
 from ..schema import load_article
 from ..verify import expand_paths, verify_article
-from ..progress import progress
 from ._common import add_command
 from ._ledger import add_db_options, dumps, emit, open_ledger
 
@@ -175,7 +175,9 @@ def _history_text(versions: list[dict[str, Any]]) -> str:
 
 def _text_diff(old: str, new: str, limit: int = 40) -> list[str]:
     """A unified diff of two texts, sentence by sentence, indented; at most ``limit`` lines."""
-    split = lambda text: text.replace(". ", ".\n").splitlines()
+    def split(text: str) -> list[str]:
+        return text.replace(". ", ".\n").splitlines()
+
     diff = list(difflib.unified_diff(split(old), split(new), lineterm="", n=0))[2:]
     shown = [f"      {line}" for line in diff if not line.startswith("@@")]
     return shown[:limit] + ([f"      ... {len(shown) - limit} more"] if len(shown) > limit else [])

@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from ..formats import to_github, to_junit, to_sarif
 from ..errors import NotFound
+from ..formats import to_github, to_junit, to_sarif
 from ..models import Run
 from ..report import Report
 from ..verify import verify_paths

@@ -49,7 +49,7 @@ def _articles(meta: sa.MetaData) -> None:
              sa.Column("publication_date", sa.Date, nullable=False),
              sa.Column("recorded_at", sa.String, nullable=False),
              sa.UniqueConstraint("article_id", "version"))
-    S, T, D, F, I, B = sa.String, sa.Text, sa.Date, sa.Float, sa.Integer, sa.Boolean
+    S, T, D, F, I, B = sa.String, sa.Text, sa.Date, sa.Float, sa.Integer, sa.Boolean  # noqa: E741
     _article_part(meta, "sources",
                   sa.Column("source_id", S, nullable=False, index=True),
                   sa.Column("url", T, nullable=False), sa.Column("title", T, nullable=False),

@@ -6,8 +6,8 @@ adding a family is one line here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from ..errors import DocumentError
 from ..models import Article
@@ -20,7 +20,7 @@ from .dates import check_dates
 from .integrity import check_integrity
 from .locate import locate_findings
 
-__all__ = ["CHECKS", "Check", "verify_article", "verify_file", "verify_paths", "expand_paths"]
+__all__ = ["CHECKS", "Check", "expand_paths", "verify_article", "verify_file", "verify_paths"]
 
 Check = Callable[[Article], list[Finding]]
 

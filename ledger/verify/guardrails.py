@@ -278,7 +278,7 @@ def _apply(rule: GuardrailRule, article: Article, traced: list[TracedFigure],
 def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``guardrail`` errors for violations; ``unchecked-guardrail`` warnings for the rest."""
     findings = []
-    for index, correction, rule in guardrail_rules(article):
+    for index, _correction, rule in guardrail_rules(article):
         if rule is None:
             findings.append(Finding(
                 Severity.warning, "unchecked-guardrail",

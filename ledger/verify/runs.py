@@ -7,8 +7,8 @@ without a ledger says once that it could not.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Callable
 
 from ..figures import quantize
 from ..models import Article, Measurement, Run, RunStatus

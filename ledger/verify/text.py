@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..models import Article
 from ..report import Finding, Severity
 
-__all__ = ["line_col", "body_span"]
+__all__ = ["body_span", "line_col"]
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:

@@ -250,5 +250,5 @@ class Tier(abc.ABC):
     @abc.abstractmethod
     def stats(self) -> TierStats: ...
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Release resources; the tier is unusable afterwards."""
