@@ -265,16 +265,25 @@ class Master:
         del self._pending[ident]
         self._drop(old)
 
+    def _claim_pending(self, ctx: ServerContext, key: str) -> tuple[Any, Any] | None:
+        """Remove and return ``(ident, obj)`` of this client's unfinished put of ``key``; None
+        when there is none (never started, not this client's, or taken over). Lock held."""
+        ident = (ctx.state["ns"], key)
+        obj = self._pending.get(ident)
+        if obj is None or obj.owner != ctx.state["client_id"]:
+            return None
+        del self._pending[ident]
+        return ident, obj
+
     def _op_put_end(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         codes = []
         with self._lock:
             for key in _keys(meta):
-                ident = (ctx.state["ns"], key)
-                obj = self._pending.get(ident)
-                if obj is None or obj.owner != ctx.state["client_id"]:
+                claimed = self._claim_pending(ctx, key)
+                if claimed is None:
                     codes.append(InvalidParams.code)  # not yours, or taken over
                     continue
-                del self._pending[ident]
+                ident, obj = claimed
                 obj.owner, obj.last_access = None, time.monotonic()
                 old = self._objects.get(ident)
                 self._objects[ident] = obj
@@ -289,13 +298,11 @@ class Master:
         codes = []
         with self._lock:
             for key in _keys(meta):
-                ident = (ctx.state["ns"], key)
-                obj = self._pending.get(ident)
-                if obj is None or obj.owner != ctx.state["client_id"]:
+                claimed = self._claim_pending(ctx, key)
+                if claimed is None:
                     codes.append(InvalidParams.code)
                     continue
-                del self._pending[ident]
-                self._drop(obj)
+                self._drop(claimed[1])
                 codes.append(0)
         return {"codes": codes}
 
