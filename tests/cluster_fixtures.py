@@ -7,7 +7,6 @@ then from the master's own view (nodes registered), each with a deadline, never 
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_store.client import StoreClient
+from reference_store.replay.cluster import ChildProcess
 
 __all__ = [
     "READY_TIMEOUT_S",
@@ -55,72 +55,21 @@ def wait_until(predicate: Callable[[], Any], *, timeout: float = READY_TIMEOUT_S
     raise TimeoutError(f"{what} not reached within {timeout:.0f} s (last error: {last_exc})")
 
 
-@dataclass
-class Proc:
-    """A child process with its READY line parsed and its output captured."""
-
-    popen: subprocess.Popen[str]
-    ready: list[str]
-    lines: list[str] = field(default_factory=list)
-
-    @property
-    def address(self) -> str:
-        return self.ready[2]
-
-    def kill9(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGKILL)
-        self.popen.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.kill9()
-
-
-def _spawn(args: list[str], env: dict[str, str] | None = None, log_level: str = "WARNING") -> Proc:
-    return _wait_ready(_launch(args, env, log_level), args)
+#: A store process (master or node) with its READY line parsed and its output captured.
+Proc = ChildProcess
 
 
 def _launch(args: list[str], env: dict[str, str] | None = None,
-            log_level: str = "WARNING") -> tuple[Proc, queue.Queue[str | None]]:
-    full_env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
-    popen = subprocess.Popen(
-        [sys.executable, "-m", "reference_store", "--log-level", log_level, *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=full_env,
-    )
-    lines: queue.Queue[str | None] = queue.Queue()
-    proc = Proc(popen, [])
-
-    def pump() -> None:
-        assert popen.stdout is not None
-        for line in popen.stdout:
-            proc.lines.append(line)
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-    return proc, lines
+            log_level: str = "WARNING") -> Proc:
+    """Start ``python -m reference_store ARGS`` without waiting for it to be ready."""
+    return ChildProcess("reference_store", ["--log-level", log_level, *args], env=env, cwd=ROOT,
+                        timeout_s=READY_TIMEOUT_S, wait=False)
 
 
-def _wait_ready(launched: tuple[Proc, queue.Queue[str | None]], args: list[str]) -> Proc:
-    proc, lines = launched
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
-        except queue.Empty:
-            break
-        if line is None:
-            raise RuntimeError(f"{args[0]} exited early: {''.join(proc.lines)}")
-        if line.startswith("READY"):
-            proc.ready = line.split()
-            return proc
-    proc.kill9()
-    raise TimeoutError(f"{args[0]} not ready within {READY_TIMEOUT_S} s: {''.join(proc.lines)}")
+def _spawn(args: list[str], env: dict[str, str] | None = None, log_level: str = "WARNING") -> Proc:
+    proc = _launch(args, env, log_level)
+    proc.wait_ready()
+    return proc
 
 
 def start_master(*extra: str, port: int = 0, env: dict[str, str] | None = None,
@@ -192,9 +141,9 @@ def cluster(nodes: int = 2, memory: str = "64MiB", master_args: tuple[str, ...] 
         args = ["node", "--master", master.address, "--memory", memory, "--heartbeat", "0.2",
                 *node_args]
         launched = [_launch(args) for _ in range(nodes)]  # start in parallel: imports are slow
-        c.nodes.extend(proc for proc, _ in launched)  # so that teardown stops them all
-        for item in launched:
-            _wait_ready(item, args)
+        c.nodes.extend(launched)  # so that teardown stops them all
+        for proc in launched:
+            proc.wait_ready()
         yield c
     finally:
         c.stop()

@@ -10,13 +10,15 @@ import asyncio
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,14 +40,18 @@ READY_TIMEOUT_S = 60.0
 
 
 class ChildProcess:
-    """A child started with ``python -m MODULE ARGS``; ``ready`` is its READY line's words."""
+    """A child started with ``python -m MODULE ARGS``; ``ready`` is its READY line's words.
+
+    ``env`` adds to this process's environment; ``lines`` collects the child's output.
+    """
 
     def __init__(self, module: str, args: Sequence[str], *,
-                 timeout_s: float = READY_TIMEOUT_S, wait: bool = True) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+                 timeout_s: float = READY_TIMEOUT_S, wait: bool = True,
+                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None) -> None:
+        full_env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
         self.popen = subprocess.Popen([sys.executable, "-m", module, *args],
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                      text=True, env=env)
+                                      text=True, env=full_env, cwd=cwd)
         self.lines: list[str] = []
         self._q: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -81,6 +87,17 @@ class ChildProcess:
         self.stop()
         tail = "\n".join(self.lines[-15:])
         raise RuntimeError(f"{module} did not become ready within {timeout_s:.0f} s:\n{tail}")
+
+    @property
+    def address(self) -> str:
+        """The HOST:PORT a store process announces in its READY line."""
+        return self.ready[2]
+
+    def kill9(self) -> None:
+        """SIGKILL, as a crash would; safe to call twice."""
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGKILL)
+        self.popen.wait(timeout=10)
 
     def stop(self) -> None:
         """Terminate (then kill after 5 s); safe to call twice."""
