@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from reference_store.errors import StoreError
 from reference_store.master import Master, MasterConfig
@@ -30,7 +31,10 @@ MASTER_EXAMPLE = """example:
 
 NODE_EXAMPLE = """example:
   reference-store node --master 127.0.0.1:50051 --memory 2GiB --disk /mnt/nvme/refstore \\
-      --disk-size 20GiB"""
+      --disk-size 20GiB
+example, also offering the arena over Mooncake's Transfer Engine (RDMA NIC mlx5_0):
+  reference-store node --master 10.0.0.1:50051 --memory 64GiB --advertise-host 10.0.0.7 \\
+      --te-metadata http://10.0.0.1:8080/metadata --te-protocol rdma --te-device mlx5_0"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--cluster-key-file", help="the master's cluster key (same file)")
     n.add_argument("--no-prefault", action="store_true",
                    help="do not touch the memory arena at start (faster start, slower first writes)")
+    n.add_argument("--no-shm", action="store_true",
+                   help="do not offer the memory arena to clients on this machine as shared "
+                        "memory (they then stream bytes over TCP)")
+    n.add_argument("--te-metadata",
+                   help="offer the arena over Mooncake's Transfer Engine, with this metadata "
+                        "server (e.g. http://HOST:8080/metadata from mooncake_master "
+                        "--enable_http_metadata_server=true)")
+    n.add_argument("--te-hostname",
+                   help="the engine's segment name (default: --advertise-host or --host)")
+    n.add_argument("--te-protocol", default="tcp", choices=("tcp", "rdma"),
+                   help="Transfer Engine protocol (default tcp)")
+    n.add_argument("--te-device", default="", help="RDMA NIC(s) for --te-protocol rdma")
     n.add_argument("--heartbeat", type=float, default=1.0, help="heartbeat seconds (1)")
     n.add_argument("--frame-timeout", type=float, default=30.0,
                    help="seconds a peer may take to finish sending a frame (30)")
@@ -105,6 +121,16 @@ def _run_master(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine_config(args: argparse.Namespace) -> Any:
+    if not args.te_metadata:
+        return None
+    from reference_store.transport.transfer_engine import EngineConfig
+
+    return EngineConfig(local_hostname=args.te_hostname or args.advertise_host or args.host,
+                        metadata_server=args.te_metadata, protocol=args.te_protocol,
+                        device_name=args.te_device)
+
+
 def _run_node(args: argparse.Namespace) -> int:
     node = Node(NodeConfig(
         master=args.master, memory_bytes=parse_size(args.memory, field="--memory"),
@@ -112,6 +138,7 @@ def _run_node(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, advertise_host=args.advertise_host,
         heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
         prefault=not args.no_prefault, cluster_key_file=args.cluster_key_file,
+        share_memory=not args.no_shm, transfer_engine=_engine_config(args),
     ))
     node.serve()
     gc.freeze()

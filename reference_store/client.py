@@ -1,10 +1,21 @@
 """The cluster client: metadata from the master, object bytes straight to and from the nodes.
 
-A batch put costs one ``PUT_START`` and one ``PUT_END`` on the master plus one write frame per node
-(per ``max_frame_bytes``), sent with scatter/gather from the caller's buffers. A batch get costs
-one ``LOCATE`` and one read frame per node, received straight into the caller's buffers. Reads
-fall back to the next replica when a node fails; a read that completes after its lease ended
-raises :class:`LeaseExpired` (the bytes may have been evicted and reused).
+A batch put costs one ``PUT_START`` and one ``PUT_END`` on the master. The bytes then go to each
+node one of two ways (``data_path``):
+
+- one-sided, when the node offers a segment this client can reach
+  (:mod:`reference_store.transport.segment`): ``NODE_RESERVE`` answers arena offsets, the
+  client writes there itself (``shm``: one memcpy into the node's arena on the same machine;
+  ``te``: Mooncake's Transfer Engine), then ``NODE_COMMIT``. Gets ``NODE_PIN``, read, and
+  ``NODE_UNPIN``.
+- streamed: write frames (about ``frame_bytes`` each) sent with scatter/gather from the
+  caller's buffers, and read frames received straight into them.
+
+``data_path="auto"`` (the default) takes the one-sided path wherever it can and streams
+otherwise; ``"tcp"`` always streams; ``"shm"`` or ``"te"`` insist on that segment kind (a node
+without it fails the objects with TransferError). Reads fall back to the next replica when a
+node fails; a read that completes after its lease ended raises :class:`LeaseExpired` (the bytes
+may have been evicted and reused).
 """
 
 from __future__ import annotations
@@ -14,7 +25,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import torch
@@ -32,7 +43,11 @@ from reference_store.errors import (
 )
 from reference_store.master import PIN_HARD, PIN_NONE, PIN_SOFT
 from reference_store.transport.protocol import Op
+from reference_store.transport.segment import SegmentPeer, attach_shm
 from reference_store.transport.tcp import DEFAULT_TIMEOUT_S, Connection
+
+if TYPE_CHECKING:
+    from reference_store.transport.transfer_engine import EngineConfig, TransferEngineTransport
 
 __all__ = ["DEFAULT_MAX_FRAME_BYTES", "PIN_HARD", "PIN_NONE", "PIN_SOFT", "StoreClient"]
 
@@ -41,7 +56,10 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
 DEFAULT_STREAMS = 1
 DEFAULT_FRAME_BYTES = 8 << 20
+DATA_PATHS = ("auto", "tcp", "shm", "te")
+DEFAULT_ONE_SIDED_MIN_BYTES = 64 << 10
 _Located = dict[str, Any]
+_Segment = tuple[str, SegmentPeer]  # (node id, the client's handle on its arena)
 
 
 def _host_view(value: Any, *, writable: bool, field: str) -> memoryview:
@@ -71,17 +89,33 @@ def _host_view(value: Any, *, writable: bool, field: str) -> memoryview:
 class StoreClient:
     """A client of a reference-store cluster (thread-safe).
 
+    ``data_path`` picks how bytes move (see the module docstring); with ``"auto"`` objects
+    under ``one_sided_min_bytes`` are streamed even where a segment is reachable.
+    ``transfer_engine`` starts a Mooncake Transfer Engine in this process for nodes that offer a
+    ``te`` segment.
+
     Raises at construction:
+        InvalidParams: an unknown ``data_path``, or ``"te"`` without ``transfer_engine``.
         ConnectionLost: the master cannot be reached.
         TenantNotRegistered, AuthenticationFailed: the master refused the tenant or token.
+        TransferError: the Transfer Engine cannot start.
     """
 
     def __init__(
         self, master: str, *, tenant: str = "default", token: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S, replicas: int = 1,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, streams: int = DEFAULT_STREAMS,
-        frame_bytes: int = DEFAULT_FRAME_BYTES,
+        frame_bytes: int = DEFAULT_FRAME_BYTES, data_path: str = "auto",
+        transfer_engine: EngineConfig | None = None,
+        one_sided_min_bytes: int = DEFAULT_ONE_SIDED_MIN_BYTES,
     ) -> None:
+        if data_path not in DATA_PATHS:
+            raise InvalidParams(f"data_path: expected one of {', '.join(DATA_PATHS)}, "
+                                f"got {data_path!r}")
+        if data_path == "te" and transfer_engine is None:
+            raise InvalidParams("transfer_engine: required with data_path 'te'")
+        self.data_path = data_path
+        self.one_sided_min_bytes = one_sided_min_bytes
         self.master_address = master
         self.tenant = tenant
         self._token = token
@@ -94,6 +128,12 @@ class StoreClient:
         self._nodes: dict[str, Connection] = {}
         self._master: Connection | None = None
         self._closed = False
+        self._segments: dict[str, _Segment | None] = {}
+        self._engine: TransferEngineTransport | None = None
+        if transfer_engine is not None and data_path in ("auto", "te"):
+            from reference_store.transport.transfer_engine import TransferEngineTransport
+
+            self._engine = TransferEngineTransport(transfer_engine)
         self.lease_ttl_s = 0.0
         self._connect_master()
 
@@ -148,14 +188,96 @@ class StoreClient:
             return conn
 
     def close(self) -> None:
-        """Close every connection; later calls raise NotReady."""
+        """Close every connection and segment; later calls raise NotReady."""
         self._closed = True
         with self._lock:
             conns = list(self._nodes.values()) + ([self._master] if self._master else [])
             self._nodes.clear()
             self._master = None
+            segments, self._segments = list(self._segments.values()), {}
         for conn in conns:
             conn.close()
+        for seg in segments:
+            if seg is not None:
+                seg[1].close()
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+    def register_buffer(self, buffer: Any) -> None:
+        """Register ``buffer`` with this client's Transfer Engine so that ``te`` transfers from
+        and into it skip the staging copy (Mooncake's ``register_buffer``); a no-op without
+        an engine. Raises: InvalidParams, TransferError."""
+        if self._engine is not None:
+            self._engine.register(buffer)
+
+    def register_range(self, address: int, length: int) -> None:
+        """:meth:`register_buffer` for raw memory (an address the caller keeps alive)."""
+        if self._engine is not None:
+            self._engine.register_range(address, length)
+
+    def unregister_range(self, address: int) -> None:
+        """Undo :meth:`register_range` (a no-op without an engine or for an unknown address)."""
+        if self._engine is not None:
+            try:
+                self._engine.unregister(address)
+            except InvalidParams:
+                pass
+
+    def unregister_buffer(self, buffer: Any) -> None:
+        """Undo :meth:`register_buffer`. Raises: InvalidParams when it was not registered."""
+        if self._engine is not None:
+            self._engine.unregister_buffer(buffer)
+
+    # ---------------------------------------------------------------- segments
+
+    def _segment(self, address: str) -> _Segment | None:
+        """This client's handle on the node's arena, or None to stream (cached per node).
+
+        Raises:
+            TransferError: ``data_path`` insists on a segment kind the node does not offer.
+        """
+        if self.data_path == "tcp":
+            return None
+        with self._lock:
+            if address in self._segments:
+                return self._segments[address]
+        try:
+            reply = self._node(address).call(Op.NODE_SEGMENTS, {}).meta
+        except StoreError as exc:
+            logger.info("node %s: no segment list (%s); streaming", address, exc)
+            return None
+        found = self._attach(reply.get("segments", []))
+        if found is None and self.data_path != "auto":
+            raise TransferError(f"node {address} offers no {self.data_path} segment this "
+                                f"process can reach (it offers "
+                                f"{[s.get('kind') for s in reply.get('segments', [])]})")
+        seg = (str(reply.get("node_id", "")), found) if found is not None else None
+        with self._lock:
+            self._segments.setdefault(address, seg)
+            return self._segments[address]
+
+    def _attach(self, offers: list[dict[str, Any]]) -> SegmentPeer | None:
+        for desc in offers:
+            kind = desc.get("kind")
+            if kind == "shm" and self.data_path in ("auto", "shm"):
+                peer = attach_shm(desc)
+                if peer is not None:
+                    return peer
+            if kind == "te" and self._engine is not None:
+                from reference_store.transport.transfer_engine import attach_te
+
+                te = attach_te(desc, self._engine)
+                if te is not None:
+                    return te
+        return None
+
+    def _forget_segment(self, address: str, seg: _Segment) -> None:
+        """Drop a stale handle (the node restarted with a new arena)."""
+        with self._lock:
+            if self._segments.get(address) is seg:
+                del self._segments[address]
+        seg[1].close()
 
     # ---------------------------------------------------------------- puts
 
@@ -205,16 +327,105 @@ class StoreClient:
     def _write_all(self, plan: dict[str, list[int]], started: list[dict[str, Any]],
                    keys: Sequence[str], views: list[memoryview], pin: int,
                    errors: list[StoreError | None]) -> set[int]:
+        def record(i: int) -> dict[str, Any]:
+            return {"object_id": started[i]["object_id"], "ns": started[i]["ns"],
+                    "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
+                    "pin": pin, "grant": started[i].get("grant", "")}
+
         failed: set[int] = set()
+        streamed: dict[str, list[int]] = {}
+        for address, idxs in plan.items():
+            try:
+                seg = self._segment(address)
+            except StoreError as exc:
+                self._mark(idxs, exc, failed, errors)
+                continue
+            rest = idxs if seg is None else self._write_one_sided(
+                address, seg, idxs, record, views, failed, errors)
+            if rest:
+                streamed[address] = rest
+        self._write_streamed(streamed, record, views, failed, errors)
+        return failed
+
+    def _write_one_sided(self, address: str, seg: _Segment, idxs: list[int],
+                         record: Any, views: list[memoryview], failed: set[int],
+                         errors: list[StoreError | None]) -> list[int]:
+        """Reserve, write into the node's arena, commit, a chunk of about ``frame_bytes`` at a
+        time while the node reserves the next chunks; returns the objects to stream instead
+        (too small to gain, or not placed in the arena)."""
+        node_id, peer = seg
+        rest, idxs = self._split_small(idxs, [views[i].nbytes for i in idxs])
+        try:
+            conn = self._node(address)
+        except StoreError as exc:
+            self._mark(idxs, exc, failed, errors)
+            return rest
+        chunks = self._chunks(idxs, [views[i].nbytes for i in idxs])
+        commits: list[tuple[Any, list[int]]] = []
+
+        # every chunk's reservation is asked for up front: the node works through them while
+        # this thread copies the chunks whose answers are in
+        reserved = [_submit(conn, Op.NODE_RESERVE, {"objects": [record(i) for i in chunk]})
+                    for chunk in chunks]
+        for k, chunk in enumerate(chunks):
+            try:
+                reply = _answer(conn, reserved[k])
+            except StoreError as exc:
+                self._mark(chunk, exc, failed, errors)
+                continue
+            direct, offsets = [], []
+            for i, code, off in zip(chunk, reply["codes"], reply["offsets"]):
+                if code:
+                    self._mark([i], error_from_code(code, "node reserve failed"), failed, errors)
+                elif off < 0:
+                    rest.append(i)
+                else:
+                    direct.append(i)
+                    offsets.append(off)
+            ids = [record(i)["object_id"] for i in direct]
+            if reply.get("node_id") != node_id:  # restarted with a new arena: look again
+                self._forget_segment(address, seg)
+                commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": [], "abort": ids}), []))
+                rest.extend(direct)
+                continue
+            try:
+                peer.write(offsets, [views[i] for i in direct])
+            except StoreError as exc:
+                self._mark(direct, exc, failed, errors)
+                commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": [], "abort": ids}), []))
+                continue
+            commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": ids, "abort": []}), direct))
+        for pending, direct in commits:
+            try:
+                codes = _answer(conn, pending)["codes"]
+            except StoreError as exc:
+                self._mark(direct, exc, failed, errors)
+                continue
+            for i, code in zip(direct, codes):
+                if code:
+                    self._mark([i], error_from_code(code, "node commit failed"), failed, errors)
+        return rest
+
+    def _split_small(self, idxs: list[int], sizes: list[int]) -> tuple[list[int], list[int]]:
+        """(to stream, one-sided): with ``data_path="auto"``, objects under
+        ``one_sided_min_bytes`` are streamed (one frame does the whole put or get for them,
+        where one-sided costs two extra node round trips)."""
+        if self.data_path != "auto":
+            return [], idxs
+        small = [i for i, n in zip(idxs, sizes) if n < self.one_sided_min_bytes]
+        large = [i for i, n in zip(idxs, sizes) if n >= self.one_sided_min_bytes]
+        return small, large
+
+    def _write_streamed(self, plan: dict[str, list[int]], record: Any,
+                        views: list[memoryview], failed: set[int],
+                        errors: list[StoreError | None]) -> None:
         inflight = []
         for address, idxs in plan.items():
             for n, chunk in enumerate(self._chunks(idxs, [views[i].nbytes for i in idxs])):
-                objects = [{"object_id": started[i]["object_id"], "ns": started[i]["ns"],
-                            "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
-                            "pin": pin, "grant": started[i].get("grant", "")} for i in chunk]
                 try:
                     conn = self._node(address, n)
-                    rid, pending = conn.submit(Op.NODE_WRITE, {"objects": objects},
+                    rid, pending = conn.submit(Op.NODE_WRITE,
+                                               {"objects": [record(i) for i in chunk]},
                                                [views[i] for i in chunk])
                     inflight.append((conn, rid, pending, chunk))
                 except StoreError as exc:
@@ -228,7 +439,6 @@ class StoreClient:
             for i, code in zip(chunk, codes):
                 if code:
                     self._mark([i], error_from_code(code, "node write failed"), failed, errors)
-        return failed
 
     @staticmethod
     def _mark(idxs: Sequence[int], exc: StoreError, failed: set[int],
@@ -340,6 +550,82 @@ class StoreClient:
 
     def _read_round(self, plan: dict[str, list[int]], located: list[Any],
                     views: list[memoryview], out: list[int | StoreError]) -> list[int]:
+        """Read each node's share once; returns the objects to try on their next replica."""
+        retry: list[int] = []
+        streamed: dict[str, list[int]] = {}
+        for address, idxs in plan.items():
+            try:
+                seg = self._segment(address)
+            except StoreError as exc:
+                for i in idxs:
+                    out[i] = exc
+                continue
+            rest = idxs if seg is None else self._read_one_sided(
+                address, seg, idxs, located, views, out, retry)
+            if rest:
+                streamed[address] = rest
+        return retry + self._read_streamed(streamed, located, views, out)
+
+    def _read_one_sided(self, address: str, seg: _Segment, idxs: list[int],
+                        located: list[Any], views: list[memoryview],
+                        out: list[int | StoreError], retry: list[int]) -> list[int]:
+        """Pin, read from the node's arena, unpin, a chunk at a time while the node pins the
+        next chunks; returns the objects to stream instead."""
+        node_id, peer = seg
+        rest, idxs = self._split_small(idxs, [located[i]["size"] for i in idxs])
+        try:
+            conn = self._node(address)
+        except StoreError as exc:
+            logger.info("node %s unreachable: %s", address, exc)
+            retry.extend(idxs)
+            return rest
+        chunks = self._chunks(idxs, [located[i]["size"] for i in idxs])
+        unpins = []
+
+        pinned = [_submit(conn, Op.NODE_PIN, {  # all up front, as for puts
+            "ids": [located[i]["object_id"] for i in chunk],
+            "sizes": [located[i]["size"] for i in chunk],
+            "grants": [located[i].get("grant", "") for i in chunk]}) for chunk in chunks]
+        for k, chunk in enumerate(chunks):
+            try:
+                reply = _answer(conn, pinned[k])
+            except StoreError as exc:
+                logger.info("pin on %s failed: %s", address, exc)
+                retry.extend(chunk)
+                continue
+            held, offsets = [], []
+            for i, size, off in zip(chunk, reply["sizes"], reply["offsets"]):
+                if size < 0:
+                    retry.append(i)
+                elif off < 0:
+                    rest.append(i)
+                else:
+                    held.append(i)
+                    offsets.append(off)
+            ids = [located[i]["object_id"] for i in held]
+            if reply.get("node_id") != node_id:  # restarted with a new arena: look again
+                self._forget_segment(address, seg)
+                rest.extend(held)
+            else:
+                try:
+                    peer.read(offsets, [views[i][:located[i]["size"]] for i in held])
+                except StoreError as exc:
+                    logger.info("one-sided read from %s failed: %s", address, exc)
+                    retry.extend(held)
+                else:
+                    for i in held:
+                        out[i] = int(located[i]["size"])
+            if ids:
+                unpins.append(_submit(conn, Op.NODE_UNPIN, {"ids": ids}))
+        for pending in unpins:
+            try:
+                _answer(conn, pending)
+            except StoreError as exc:  # the pins end with the connection anyway
+                logger.info("unpin on %s failed: %s", address, exc)
+        return rest
+
+    def _read_streamed(self, plan: dict[str, list[int]], located: list[Any],
+                       views: list[memoryview], out: list[int | StoreError]) -> list[int]:
         retry: list[int] = []
         inflight = []
         for address, idxs in plan.items():
@@ -409,6 +695,22 @@ class StoreClient:
     def ping(self) -> bool:
         """True when the master answers. Raises: RpcError."""
         return bool(self._call_master(Op.PING, {}).get("ok"))
+
+
+def _submit(conn: Connection, op: Op, meta: dict[str, Any]) -> Any:
+    """``conn.submit(op, meta)``, or the StoreError it raised: :func:`_answer` raises it where
+    the answer is awaited, so that a pipelined loop handles every failure in one place."""
+    try:
+        return conn.submit(op, meta)
+    except StoreError as exc:
+        return exc
+
+
+def _answer(conn: Connection, pending: Any) -> dict[str, Any]:
+    """The metadata of the answer to :func:`_submit`. Raises its StoreError."""
+    if isinstance(pending, StoreError):
+        raise pending
+    return conn.wait(*pending).meta
 
 
 def _raise_first(errors: Sequence[StoreError | None]) -> None:

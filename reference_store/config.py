@@ -39,6 +39,8 @@ class StoreConfig:
 
     A tier with 0 bytes is absent. ``device`` picks the device tier's torch device (None: CUDA
     when present, else CPU); ``pin_host_memory`` None pins the host arena when CUDA is present.
+    ``share_host_memory`` puts the host arena in a memfd that other processes on this machine can
+    map (a storage node's ``shm`` segment).
     ``disk_fsync`` False skips fsync (fast, NOT crash safe: for benchmarks of the write path only).
 
     Raises (on construction):
@@ -53,6 +55,7 @@ class StoreConfig:
     eviction: str = DEFAULT_EVICTION
     device: str | None = None
     pin_host_memory: bool | None = None
+    share_host_memory: bool = False
     alignment: int = 64
     placement: str = "best_fit"
     disk_fsync: bool = True

@@ -31,7 +31,7 @@ from reference_store.eviction import POLICIES, PolicyFactory, make_policy
 from reference_store.tiers.base import Buffer, ByteView, Tier, TierStats, borrowed_view
 from reference_store.tiers.device import DeviceTier
 from reference_store.tiers.disk import DiskTier
-from reference_store.tiers.host import HostTier
+from reference_store.tiers.host import ArenaTier, HostTier
 from reference_store.tiers.tiered import TieredStore
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ def build_tiers(config: StoreConfig) -> list[Tier]:
                                 alignment=max(config.alignment, 256), placement=config.placement))
     if config.host_bytes:
         tiers.append(HostTier(config.host_bytes, pin_memory=config.pin_host_memory,
-                              alignment=config.alignment, placement=config.placement))
+                              alignment=config.alignment, placement=config.placement,
+                              shared=config.share_host_memory))
     if config.disk_bytes:
         assert config.disk_dir is not None  # checked by StoreConfig
         tiers.append(DiskTier(Path(config.disk_dir), config.disk_bytes, fsync=config.disk_fsync,
@@ -343,6 +344,15 @@ class EmbeddedStore:
 
         self._check_key(key)
         return Borrow(self, key)
+
+    def lendable_arena(self) -> ArenaTier | None:
+        """The top tier when it is a CPU arena that :meth:`reserve` and :meth:`borrow` lend
+        from, else None: a storage node offers it to clients as a segment, and the ``offset``
+        of a direct reservation or borrow is a position in it."""
+        from reference_store.reservation import arena_of
+
+        with self._lock:
+            return arena_of(self._store().tiers[0])
 
     def stats(self) -> StoreStats:
         with self._lock:

@@ -15,6 +15,11 @@ Nodes heartbeat; a node silent for ``node_ttl_s`` is dropped and objects with no
 become misses. Object ids grow across restarts (start time in the high 32 bits), and after a
 restart nodes re-register and report what they hold: the object table is rebuilt from those
 reports, so objects on surviving nodes stay readable. ``state_dir`` keeps quota changes.
+
+Dropping an object under the lock only updates the tables; the node deletes are queued per
+thread and sent once the lock is released (one ``NODE_DELETE`` per node, before the request is
+answered), so a slow node never holds up other clients. Ids are never reused, so a late delete
+cannot touch another object.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ logger = logging.getLogger(__name__)
 
 PIN_NONE, PIN_SOFT, PIN_HARD = 0, 1, 2
 MAX_KEY_BYTES = 4096
+DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far below the cap
+DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +122,7 @@ class Master:
         self._nodes: dict[str, NodeInfo] = {}
         self._objects: dict[tuple[str, str], ObjectMeta] = {}
         self._pending: dict[tuple[str, str], ObjectMeta] = {}
+        self._unsent = threading.local()  # .deletes: this thread's (node id, object id) to send
         self._ids = itertools.count((int(time.time()) << 32) + 1)
         self._stop = threading.Event()
         self._server: Server | None = None
@@ -184,6 +192,8 @@ class Master:
             if isinstance(exc, StoreError):
                 raise
             raise InvalidParams(f"bad request for {name}: {type(exc).__name__}: {exc}") from exc
+        finally:
+            self._send_deletes()  # before the reply: a caller told "removed" can rely on it
         self.metrics.observe("op_latency_seconds", time.perf_counter() - started, f'op="{name}"')
         return out, []
 
@@ -469,6 +479,7 @@ class Master:
                         del self._nodes[node.node_id]
                         self._forget_node(node)
                 self._evict_to_watermark()
+            self._send_deletes()
 
     # ---------------------------------------------------------------- placement and eviction
 
@@ -527,21 +538,59 @@ class Master:
             self._evict(victim)
 
     def _drop(self, obj: ObjectMeta) -> None:
-        """Free an object's replicas on their nodes and refund its tenant (lock held)."""
+        """Free an object's room on its nodes and refund its tenant (lock held). The node
+        deletes are only queued: :meth:`_send_deletes` sends them after the lock is released."""
         self.tenants.refund(obj.tenant, obj.charged)
+        queue = self._queued_deletes()
         for node_id in obj.replicas:
             node = self._nodes.get(node_id)
             if node is None:
                 continue
             node.used = max(0, node.used - obj.size)
-            if node.conn is None:
-                continue
+            queue.append((node_id, obj.object_id))
+
+    def _queued_deletes(self) -> list[tuple[str, int]]:
+        queue: list[tuple[str, int]] | None = getattr(self._unsent, "deletes", None)
+        if queue is None:
+            queue = self._unsent.deletes = []
+        return queue
+
+    def _send_deletes(self) -> None:
+        """Send the deletes this thread queued, to all nodes at once, each node's ids in as few
+        frames as :data:`DELETE_BATCH` allows. Failures are logged, never raised. Call with
+        the lock released: that is the point."""
+        queue = self._queued_deletes()
+        if not queue:
+            return
+        self._unsent.deletes = []
+        by_node: dict[str, list[int]] = {}
+        for node_id, oid in queue:
+            by_node.setdefault(node_id, []).append(oid)
+        with self._lock:  # the current connection: a node may have re-registered meanwhile
+            conns = {n: self._nodes[n].conn for n in by_node if n in self._nodes}
+        in_flight = []
+        for node_id, ids in by_node.items():
+            conn = conns.get(node_id)
+            if conn is not None:
+                in_flight += [(node_id, conn, *call) for call in self._submit_deletes(conn, ids)]
+        for node_id, conn, rid, pending in in_flight:
             try:
-                node.conn.call(Op.NODE_DELETE, {"ids": [obj.object_id],
-                                                "grants": [self.key.grant(obj.object_id)]},
-                               timeout=2.0)
+                conn.wait(rid, pending, DELETE_TIMEOUT_S)
             except StoreError as exc:
-                logger.warning("could not delete object on node %s: %s", node_id, exc)
+                logger.warning("could not delete objects on node %s: %s", node_id, exc)
+
+    def _submit_deletes(self, conn: Connection, ids: list[int]) -> list[tuple[int, Any]]:
+        """Send ``NODE_DELETE`` frames for ``ids`` without waiting; ``(rid, pending)`` each."""
+        calls = []
+        for start in range(0, len(ids), DELETE_BATCH):
+            chunk = ids[start:start + DELETE_BATCH]
+            meta = {"ids": chunk, "grants": [self.key.grant(i) for i in chunk]}
+            try:
+                calls.append(conn.submit(Op.NODE_DELETE, meta))
+            except StoreError as exc:
+                logger.warning("could not delete objects on node %s: %s", conn.address, exc)
+                break
+        return calls
 
     # ---------------------------------------------------------------- metrics and state
 

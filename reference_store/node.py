@@ -5,6 +5,14 @@ a disk tier when configured) under their master-assigned object id, and remember
 tenant, namespace and key so that a restarted master can rebuild its table from the node's
 report. The master decides placement and eviction; the node only writes, reads and deletes.
 Object ids are never reused, so a read for an id can only ever return that object's bytes.
+
+Bytes reach the node two ways. Streamed: ``NODE_WRITE``/``NODE_READ`` frames carry them over
+the node's TCP connection (received straight into the arena, sent straight from it).
+One-sided (:mod:`reference_store.transport.segment`): the node offers its host arena as
+segments (``shm`` for clients on this machine, on by default; ``te``, Mooncake's Transfer
+Engine, when ``transfer_engine`` is configured), hands out arena offsets with ``NODE_RESERVE``
+and ``NODE_PIN``, and the client moves the bytes itself. Reservations and pins belong to the
+client's connection: they end with ``NODE_COMMIT``/``NODE_UNPIN`` or when it closes.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reference_store.errors import (
     AuthenticationFailed,
@@ -27,7 +35,11 @@ from reference_store.errors import (
 )
 from reference_store.tenants import ClusterKey
 from reference_store.transport.protocol import Buffer, Op
+from reference_store.transport.segment import SegmentExport, ShmExport
 from reference_store.transport.tcp import Connection, Server, ServerContext
+
+if TYPE_CHECKING:
+    from reference_store.transport.transfer_engine import EngineConfig
 
 __all__ = ["Node", "NodeConfig"]
 
@@ -36,7 +48,11 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, kw_only=True)
 class NodeConfig:
-    """Node settings. ``advertise_host`` is the host clients use to reach this node."""
+    """Node settings. ``advertise_host`` is the host clients use to reach this node.
+
+    ``share_memory`` offers the host arena to clients on this machine (``shm`` segment);
+    ``transfer_engine`` offers it through Mooncake's Transfer Engine (``te`` segment).
+    """
 
     master: str
     memory_bytes: int
@@ -51,6 +67,8 @@ class NodeConfig:
     prefault: bool = True
     cluster_key_file: str | None = None
     freeze_gc: bool = True
+    share_memory: bool = True
+    transfer_engine: EngineConfig | None = None
 
 
 def _open_store(config: NodeConfig) -> Any:
@@ -59,7 +77,7 @@ def _open_store(config: NodeConfig) -> Any:
     return EmbeddedStore(StoreConfig(
         device_bytes=0, host_bytes=config.memory_bytes, disk_dir=config.disk_dir,
         disk_bytes=config.disk_bytes if config.disk_dir else 0, lease_ttl_s=0.0,
-        eviction="lru",
+        eviction="lru", share_host_memory=config.share_memory,
     ))
 
 
@@ -73,10 +91,13 @@ class Node:
         self._store = _open_store(config)
         if config.prefault:
             self._prefault()
+        self._engine: Any = None
+        self._segments = self._export_segments()
         self._meta: dict[int, dict[str, Any]] = {}
         self._landing: set[int] = set()      # ids being received (reserved, not committed)
         self._reading: dict[int, int] = {}   # id -> responses still sending from its bytes
         self._doomed: set[int] = set()       # ids removed while being sent: freed afterwards
+        self._cancelled: set[int] = set()    # ids removed while being received: never committed
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._server: Server | None = None
@@ -95,6 +116,33 @@ class Node:
                 step = min(zeros.nbytes, total - offset)
                 res.buffer[offset:offset + step] = zeros[:step]
             res.abort()
+
+    def _export_segments(self) -> list[SegmentExport]:
+        """The arena's one-sided offers: ``shm`` when shared, ``te`` when an engine is set.
+
+        Raises:
+            TransferError: the Transfer Engine is configured but cannot start.
+        """
+        arena = self._store.lendable_arena()
+        if arena is None:
+            return []
+        out: list[SegmentExport] = []
+        if arena.shared_fd is not None:
+            out.append(ShmExport(arena.shared_fd, arena.capacity))
+        if self.config.transfer_engine is not None:
+            from reference_store.transport.transfer_engine import (
+                TeExport,
+                TransferEngineTransport,
+            )
+
+            self._engine = TransferEngineTransport(self.config.transfer_engine)
+            out.append(TeExport(self._engine, arena.arena))
+        return out
+
+    @property
+    def segments(self) -> list[dict[str, Any]]:
+        """What :meth:`handle` answers to ``NODE_SEGMENTS``."""
+        return [seg.describe() for seg in self._segments]
 
     @property
     def capacity(self) -> int:
@@ -116,6 +164,10 @@ class Node:
         self._stop.set()
         if self._server is not None:
             self._server.stop()
+        for seg in self._segments:
+            seg.close()
+        if self._engine is not None:
+            self._engine.close()
         self._store.close()
 
     @property
@@ -137,6 +189,16 @@ class Node:
                 return self._read(ctx, meta)
             if op == Op.NODE_DELETE:
                 return self._delete(meta), []
+            if op == Op.NODE_SEGMENTS:
+                return {"segments": self.segments, "node_id": self.node_id}, []
+            if op == Op.NODE_RESERVE:
+                return self._reserve_for(ctx, meta), []
+            if op == Op.NODE_COMMIT:
+                return self._commit_for(ctx, meta), []
+            if op == Op.NODE_PIN:
+                return self._pin(ctx, meta), []
+            if op == Op.NODE_UNPIN:
+                return self._unpin(ctx, meta), []
             if op == Op.NODE_LIST:
                 if not self.key.check_proof("list", meta.get("proof")):
                     raise AuthenticationFailed("listing needs a cluster-key proof")
@@ -148,7 +210,110 @@ class Node:
         raise ProtocolError(f"unknown opcode {op} for a node (field opcode)")
 
     def disconnected(self, ctx: ServerContext) -> None:
-        """Nothing to clean up per connection."""
+        """Abort the connection's uncommitted reservations and end its pins."""
+        reserved: dict[int, tuple[Any, dict[str, Any]]] = ctx.state.pop("reserved", {})
+        for res, _ in reserved.values():
+            res.abort()
+        self._unland(reserved)
+        pinned: dict[int, list[Any]] = ctx.state.pop("pinned", {})
+        for oid, borrows in pinned.items():
+            for borrow in borrows:
+                borrow.release()
+                self._end_read(oid)
+
+    # ----- one-sided transfers (reference_store.transport.segment) --------------------
+
+    def _reserve_for(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """Room in the arena for each object: ``offsets[i]`` (-1 with ``codes[i]`` 0 when the
+        room is not in the arena: stream that object with NODE_WRITE instead)."""
+        reserved: dict[int, tuple[Any, dict[str, Any]]] = ctx.state.setdefault("reserved", {})
+        codes, offsets = [], []
+        for rec in meta["objects"]:
+            oid, size = int(rec["object_id"]), int(rec["size"])
+            try:
+                self._mark_landing(oid, rec.get("grant"))
+                try:
+                    res = self._store.reserve(str(oid), size, upsert=True)
+                except StoreError:
+                    self._unland([oid])
+                    raise
+            except StoreError as exc:
+                codes.append(exc.code)
+                offsets.append(-1)
+                continue
+            if not res.direct:
+                res.abort()
+                self._unland([oid])
+                codes.append(0)
+                offsets.append(-1)
+                continue
+            reserved[oid] = (res, rec)
+            codes.append(0)
+            offsets.append(res.offset)
+        return {"codes": codes, "offsets": offsets, "node_id": self.node_id}
+
+    def _commit_for(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """Commit the connection's reservations in ``ids`` (written by the client) and abort
+        those in ``abort``; codes per id (ObjectNotFound: no such reservation)."""
+        reserved: dict[int, tuple[Any, dict[str, Any]]] = ctx.state.setdefault("reserved", {})
+        for oid in map(int, meta.get("abort", [])):
+            held = reserved.pop(oid, None)
+            if held is not None:
+                held[0].abort()
+                self._unland([oid])
+        codes = []
+        for oid in map(int, meta["ids"]):
+            held = reserved.pop(oid, None)
+            if held is None:
+                codes.append(ObjectNotFound.code)
+                continue
+            res, rec = held
+            codes.extend(self._commit([(oid, res.nbytes, rec)], [res])["codes"])
+            self._unland([oid])
+        return {"codes": codes}
+
+    def _pin(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """Hold each object in the arena for the client to read: ``offsets[i]`` and
+        ``sizes[i]`` (a negative error code), or offset -1 when the bytes are not in the
+        arena (read that object with NODE_READ instead; nothing is held for it)."""
+        pinned: dict[int, list[Any]] = ctx.state.setdefault("pinned", {})
+        ids, expected = meta["ids"], meta["sizes"]
+        grants = meta.get("grants") or [None] * len(ids)
+        sizes, offsets = [], []
+        for oid, want, grant in zip(map(int, ids), expected, grants, strict=True):
+            if not self.key.check(oid, grant):
+                sizes.append(AuthenticationFailed.code)
+                offsets.append(-1)
+                continue
+            borrow = self._hold(oid, int(want))
+            if isinstance(borrow, int):
+                sizes.append(borrow)
+                offsets.append(-1)
+                continue
+            sizes.append(borrow.nbytes)
+            if borrow.offset is None:
+                borrow.release()
+                self._end_read(oid)
+                offsets.append(-1)
+                continue
+            pinned.setdefault(oid, []).append(borrow)
+            offsets.append(borrow.offset)
+        return {"sizes": sizes, "offsets": offsets, "node_id": self.node_id}
+
+    def _unpin(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """End one pin per id in ``ids`` (unknown ids are ignored)."""
+        pinned: dict[int, list[Any]] = ctx.state.setdefault("pinned", {})
+        released = 0
+        for oid in map(int, meta["ids"]):
+            borrows = pinned.get(oid)
+            if not borrows:
+                continue
+            borrows.pop().release()
+            if not borrows:
+                del pinned[oid]
+            self._end_read(oid)
+            released += 1
+        return {"released": released}
 
     def _write(self, meta: dict[str, Any], payload: memoryview) -> dict[str, Any]:
         objects = meta["objects"]
@@ -204,18 +369,49 @@ class Node:
 
     def _commit(self, records: list[tuple[int, int, dict[str, Any]]],
                 reservations: Sequence[Any]) -> dict[str, Any]:
+        """Make received objects visible; one whose delete arrived while it was being received
+        (the master took its put over) is thrown away and answers ObjectNotFound."""
         codes = []
         for (oid, size, rec), res in zip(records, reservations, strict=True):
+            if self._was_cancelled(oid):
+                res.abort()
+                codes.append(ObjectNotFound.code)
+                continue
             try:
                 res.commit()
-                with self._lock:
-                    self._meta[oid] = _record(oid, size, rec)
-                codes.append(0)
             except StoreError as exc:
                 logger.warning("write of object %d failed: %s", oid, exc)
                 res.abort()
                 codes.append(exc.code)
+                continue
+            with self._lock:
+                cancelled = oid in self._cancelled
+                if not cancelled:
+                    self._meta[oid] = _record(oid, size, rec)
+            if cancelled:  # deleted while committing
+                self._forget(oid)
+            codes.append(ObjectNotFound.code if cancelled else 0)
         return {"codes": codes}
+
+    def _was_cancelled(self, oid: int) -> bool:
+        with self._lock:
+            return oid in self._cancelled
+
+    def _unland(self, ids: Any) -> None:
+        """``ids`` are no longer being received (lock taken here)."""
+        with self._lock:
+            for oid in ids:
+                self._landing.discard(oid)
+                self._cancelled.discard(oid)
+
+    def _mark_landing(self, oid: int, grant: object) -> None:
+        """Check a write like :meth:`_check_write` and mark ``oid`` as being received."""
+        if not self.key.check(oid, grant):
+            raise AuthenticationFailed(f"no valid grant to write object {oid}")
+        with self._lock:
+            if oid in self._meta or oid in self._landing:
+                raise ObjectAlreadyExists(f"object {oid} is already stored")
+            self._landing.add(oid)
 
     def _check_write(self, oid: int, grant: object) -> None:
         """Raises AuthenticationFailed without a grant, ObjectAlreadyExists for a used id (ids
@@ -243,19 +439,27 @@ class Node:
             buffers.append(view)
         return {"sizes": sizes}, buffers
 
-    def _borrow(self, ctx: ServerContext, oid: int, want: int) -> memoryview | int:
-        """The object's bytes, lent from the store's arena until the response is sent (a
-        delete meanwhile is deferred); an error code when it cannot be read."""
+    def _hold(self, oid: int, want: int) -> Any:
+        """A :class:`~reference_store.reservation.Borrow` of the object (a delete meanwhile is
+        deferred until :meth:`_end_read`), or an error code when it cannot be read."""
         with self._lock:
             rec = self._meta.get(oid)
             if rec is None or rec["size"] != want:
                 return ObjectNotFound.code
             self._reading[oid] = self._reading.get(oid, 0) + 1
         try:
-            borrow = self._store.borrow(str(oid))
+            return self._store.borrow(str(oid))
         except StoreError as exc:
             self._end_read(oid)
             return exc.code
+
+    def _borrow(self, ctx: ServerContext, oid: int, want: int) -> memoryview | int:
+        """The object's bytes, lent from the store's arena until the response is sent; an
+        error code when it cannot be read."""
+        borrow = self._hold(oid, want)
+        if isinstance(borrow, int):
+            return borrow
+
         def done() -> None:
             borrow.release()
             self._end_read(oid)
@@ -291,6 +495,9 @@ class Node:
         removed = 0
         for oid in map(int, ids):
             with self._lock:
+                if oid in self._landing and oid not in self._meta:
+                    self._cancelled.add(oid)  # its commit will throw it away
+                    continue
                 if self._meta.pop(oid, None) is None:
                     continue
                 removed += 1
@@ -370,5 +577,4 @@ class _WriteLanding:
         self._unmark()
 
     def _unmark(self) -> None:
-        with self._node._lock:
-            self._node._landing.difference_update(oid for oid, _, _ in self._records)
+        self._node._unland([oid for oid, _, _ in self._records])

@@ -61,6 +61,11 @@ class Reservation:
         """True when :attr:`buffer` is the object's final place in the host arena."""
         return self._offset is not None
 
+    @property
+    def offset(self) -> int | None:
+        """Where :attr:`buffer` starts in the host arena (None when not :attr:`direct`)."""
+        return self._offset
+
     def _claim(self) -> memoryview:
         with self._owner._lock:
             store: TieredStore = self._owner._store()
@@ -138,6 +143,7 @@ class Borrow:
         self._owner = owner
         self.key = key
         self._entry: Entry | None = None
+        self.offset: int | None = None  # where the bytes start in the arena, when direct
         self.buffer = self._take()
         self.nbytes = self.buffer.nbytes
 
@@ -164,6 +170,7 @@ class Borrow:
             slot[1] += 1  # slot[2]: the lease before the first borrow, restored by the last
             entry.lease_until = math.inf
             self._entry = entry
+            self.offset = tier.offset_of(self.key)
             lent = tier.view(self.key)
             assert isinstance(lent, memoryview)  # a lendable arena is CPU memory
             return lent

@@ -11,8 +11,11 @@ Mooncake runs unchanged against the reference store::
 
 Differences, on purpose:
 
-* ``metadata_server``, ``protocol`` and ``rdma_devices`` are accepted and ignored (the reference
-  store moves bytes over its own TCP transport; see ``reference_store.transport``).
+* ``protocol="tcp"`` uses the reference store's own transports (shared memory with nodes on
+  this machine, TCP frames otherwise; ``metadata_server`` is then unused). ``protocol="rdma"``
+  starts Mooncake Transfer Engines with ``metadata_server`` and ``rdma_devices``: the local
+  segment offers its arena through one, and every transfer goes through the client's
+  (``data_path="te"``; nodes without a ``te`` segment then fail with TransferError).
 * ``global_segment_size > 0`` starts a storage node inside this process that contributes that
   much memory, like a Mooncake client with a segment; 0 makes a pure client.
 * The tenant token comes from ``setup(..., token=...)`` or the ``REFERENCE_STORE_TOKEN``
@@ -29,7 +32,7 @@ import logging
 import os
 import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -42,6 +45,9 @@ from reference_store.errors import (
 from reference_store.node import Node, NodeConfig
 
 __all__ = ["TOKEN_ENV", "MooncakeDistributedStore", "ReplicateConfig"]
+
+if TYPE_CHECKING:
+    from reference_store.transport.transfer_engine import EngineConfig
 
 logger = logging.getLogger(__name__)
 
@@ -101,19 +107,25 @@ class MooncakeDistributedStore:
         if self._client is not None:
             return InvalidParams.code
         try:
-            self._client = StoreClient(master_server_addr, tenant=tenant_id,
-                                       token=token or os.environ.get(TOKEN_ENV))
-            if global_segment_size > 0:
-                self._start_segment(local_hostname, master_server_addr, global_segment_size)
+            engine = _engine_config(local_hostname, metadata_server, protocol, rdma_devices)
+            if global_segment_size > 0:  # the segment first: the client's engine is a peer
+                self._start_segment(local_hostname, master_server_addr, global_segment_size,
+                                    engine)
+            self._client = StoreClient(
+                master_server_addr, tenant=tenant_id, token=token or os.environ.get(TOKEN_ENV),
+                data_path="te" if engine is not None else "auto",
+                transfer_engine=_client_engine(engine))
         except StoreError as exc:
             logger.warning("setup failed: %s", exc)
             self.close()
             return exc.code
         return 0
 
-    def _start_segment(self, hostname: str, master: str, size: int) -> None:
+    def _start_segment(self, hostname: str, master: str, size: int,
+                       engine: EngineConfig | None) -> None:
         host = hostname.rsplit(":", 1)[0] if hostname.count(":") == 1 else hostname
-        self._node = Node(NodeConfig(master=master, memory_bytes=size, host=host or "127.0.0.1"))
+        self._node = Node(NodeConfig(master=master, memory_bytes=size, host=host or "127.0.0.1",
+                                     transfer_engine=engine))
         self._node.serve()
         if not self._node.registered.wait(_NODE_READY_S):
             raise NotReady(f"the local segment did not register with {master}")
@@ -268,13 +280,61 @@ class MooncakeDistributedStore:
             return exc.code
 
     def register_buffer(self, buffer_ptr: int, size: int) -> int:
-        """Record a buffer (the TCP path needs no registration); 0, or -600 for a bad one."""
+        """Record a buffer, and register it with the Transfer Engine when ``setup`` started one
+        (``protocol="rdma"``: transfers from and into it skip the staging copy); 0, or a
+        negative code (-600 for a bad buffer)."""
         if not buffer_ptr or size <= 0:
             return InvalidParams.code
+        if self._client is not None:
+            try:
+                self._client.register_range(buffer_ptr, size)
+            except StoreError as exc:
+                return exc.code
         self._buffers[buffer_ptr] = size
         return 0
 
     def unregister_buffer(self, buffer_ptr: int) -> int:
         """0, or -600 when the buffer was not registered (as Mooncake)."""
-        return 0 if self._buffers.pop(buffer_ptr, None) is not None else InvalidParams.code
+        if self._buffers.pop(buffer_ptr, None) is None:
+            return InvalidParams.code
+        if self._client is not None:
+            self._client.unregister_range(buffer_ptr)
+        return 0
 
+
+def _engine_config(hostname: str, metadata_server: str, protocol: str,
+                   devices: str) -> EngineConfig | None:
+    """The Transfer Engine ``setup`` asks for: ``protocol="rdma"`` moves bytes through Mooncake's
+    engine (the local segment offers its arena over it, the client reads and writes it); "tcp"
+    keeps the reference store's own transports (shared memory on one host, else TCP frames).
+
+    Raises: InvalidParams (unknown protocol, or rdma without a metadata server or device)."""
+    if protocol == "tcp":
+        return None
+    if protocol != "rdma":
+        raise InvalidParams(f"protocol: expected 'tcp' or 'rdma', got {protocol!r}")
+    if not metadata_server:
+        raise InvalidParams("metadata_server: required with protocol 'rdma' "
+                            "(e.g. http://HOST:8080/metadata)")
+    from reference_store.transport.transfer_engine import EngineConfig
+
+    host = hostname.rsplit(":", 1)[0] if hostname.count(":") == 1 else hostname
+    return EngineConfig(local_hostname=host, metadata_server=metadata_server, protocol="rdma",
+                        device_name=devices)
+
+
+def _client_engine(segment: EngineConfig | None) -> EngineConfig | None:
+    """The client's own engine: a second endpoint beside the segment's, on a port of its own."""
+    if segment is None:
+        return None
+    import socket
+    from dataclasses import replace
+
+    try:
+        with socket.socket() as probe:  # Mooncake names an endpoint "host:port"
+            probe.bind((segment.local_hostname, 0))
+            port = probe.getsockname()[1]
+    except OSError as exc:
+        raise InvalidParams(f"local_hostname: cannot bind {segment.local_hostname!r}: "
+                            f"{exc}") from exc
+    return replace(segment, local_hostname=f"{segment.local_hostname}:{port}")

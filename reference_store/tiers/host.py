@@ -10,6 +10,8 @@ when either side is on a GPU.
 from __future__ import annotations
 
 import logging
+import mmap
+import os
 from collections.abc import Iterator
 
 import torch
@@ -26,7 +28,9 @@ logger = logging.getLogger(__name__)
 class ArenaTier(Tier):
     """Objects in one contiguous ``torch.uint8`` arena on ``device``.
 
-    ``used_bytes`` counts aligned extents (what the allocator really holds).
+    ``used_bytes`` counts aligned extents (what the allocator really holds). With ``shared``
+    a CPU arena lives in a ``memfd`` (:attr:`shared_fd`) that a co-located process may map:
+    the ``shm`` segment of :mod:`reference_store.transport.segment`.
     """
 
     def __init__(
@@ -38,18 +42,35 @@ class ArenaTier(Tier):
         pin_memory: bool = False,
         alignment: int = DEFAULT_ALIGNMENT,
         placement: str = "best_fit",
+        shared: bool = False,
     ) -> None:
         self.name = name
         self._alloc = Allocator(capacity, alignment=alignment, placement=placement)
         self.capacity = self._alloc.capacity
         self.device = torch.device(device)
-        self.arena = torch.empty(self.capacity, dtype=torch.uint8, device=self.device,
-                                 pin_memory=pin_memory and self.device.type == "cpu")
+        self.shared_fd: int | None = None
+        self._mapping: mmap.mmap | None = None
+        if shared and self.device.type == "cpu" and self.capacity:
+            self.arena = self._shared_arena(name)
+        else:
+            self.arena = torch.empty(self.capacity, dtype=torch.uint8, device=self.device,
+                                     pin_memory=pin_memory and self.device.type == "cpu")
         self._mv: memoryview | None = self.arena.numpy().data if self.device.type == "cpu" else None
         self._index: dict[str, tuple[int, int]] = {}  # key -> (offset, size)
         self._payload = 0
         logger.debug("%s tier: %d bytes on %s (pinned=%s)", name, self.capacity, self.device,
                      self.arena.is_pinned() if self.device.type == "cpu" else False)
+
+    def _shared_arena(self, name: str) -> torch.Tensor:
+        fd = os.memfd_create(f"reference-store-{name}-arena", os.MFD_CLOEXEC)
+        try:
+            os.ftruncate(fd, self.capacity)
+            self._mapping = mmap.mmap(fd, self.capacity)
+        except OSError:
+            os.close(fd)
+            raise
+        self.shared_fd = fd
+        return torch.frombuffer(self._mapping, dtype=torch.uint8)
 
     def footprint(self, key: str, nbytes: int) -> int:
         return self._alloc.rounded(nbytes)
@@ -89,6 +110,10 @@ class ArenaTier(Tier):
 
     def can_fit(self, key: str, nbytes: int) -> bool:
         return self._alloc.can_allocate(nbytes)
+
+    def offset_of(self, key: str) -> int:
+        """Where ``key``'s bytes start in the arena. Raises ObjectNotFound."""
+        return self._locate(key)[0]
 
     def _locate(self, key: str) -> tuple[int, int]:
         try:
@@ -184,10 +209,21 @@ class ArenaTier(Tier):
         self._index.clear()
         self._mv = None
         self.arena = torch.empty(0, dtype=torch.uint8)
+        mapping, self._mapping = self._mapping, None
+        if mapping is not None:
+            try:
+                mapping.close()
+            except BufferError:  # a lent view is still alive; unmapped when it is collected
+                pass
+        fd, self.shared_fd = self.shared_fd, None
+        if fd is not None:
+            os.close(fd)
 
 
 class HostTier(ArenaTier):
-    """A DRAM arena; page-locked when ``pin_memory`` is None and CUDA is available."""
+    """A DRAM arena; page-locked when ``pin_memory`` is None and CUDA is available.
+
+    A ``shared`` arena (a memfd other processes on this host can map) is not page-locked."""
 
     def __init__(
         self,
@@ -196,7 +232,8 @@ class HostTier(ArenaTier):
         pin_memory: bool | None = None,
         alignment: int = DEFAULT_ALIGNMENT,
         placement: str = "best_fit",
+        shared: bool = False,
     ) -> None:
         pin = torch.cuda.is_available() if pin_memory is None else pin_memory
-        super().__init__(capacity, name="host", device="cpu", pin_memory=pin,
-                         alignment=alignment, placement=placement)
+        super().__init__(capacity, name="host", device="cpu", pin_memory=pin and not shared,
+                         alignment=alignment, placement=placement, shared=shared)

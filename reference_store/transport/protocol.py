@@ -93,6 +93,11 @@ class Op(enum.IntEnum):
     NODE_READ = 81
     NODE_DELETE = 82
     NODE_LIST = 83
+    NODE_SEGMENTS = 84
+    NODE_RESERVE = 85
+    NODE_COMMIT = 86
+    NODE_PIN = 87
+    NODE_UNPIN = 88
 
 
 @dataclass(frozen=True, slots=True)
