@@ -480,12 +480,12 @@ def report(results: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def targets(ratios: dict[str, Any]) -> dict[str, Any]:
-    """The issue's targets for each of our data paths, with the measured ratio and whether
-    it was met. The 0.6x ceiling target compares the TCP path with the raw socket, and the
-    default path (shared memory from 64 KiB on this host) with memcpy."""
+    """The issue's targets for each of our rows, with the measured ratio and whether it was met:
+    objects of 256 KiB and more at least 2x Mooncake and 0.6x the raw socket, and 4 KiB
+    operations per second at least Mooncake's. (The memcpy ratios in the table are for
+    reading how close the shared-memory path comes to one copy; they are not a target.)"""
     out: dict[str, Any] = {}
     for ours, table in ratios.items():
-        ceiling = "raw" if OURS[ours] == "tcp" else "memcpy"
         for size in SIZES:
             row = table.get(str(size), {})
             for op in ("put", "get"):
@@ -494,10 +494,10 @@ def targets(ratios: dict[str, Any]) -> dict[str, Any]:
                         v = row["mooncake"][op]
                         out[f"{ours} {op} {_label(size)} >= 2x mooncake"] = {"ratio": v,
                                                                             "met": v >= 2.0}
-                    if ceiling in row:
-                        v = row[ceiling][op]
-                        out[f"{ours} {op} {_label(size)} >= 0.6x {ceiling}"] = {"ratio": v,
-                                                                               "met": v >= 0.6}
+                    if "raw" in row:
+                        v = row["raw"][op]
+                        out[f"{ours} {op} {_label(size)} >= 0.6x raw"] = {"ratio": v,
+                                                                            "met": v >= 0.6}
                 elif "mooncake" in row:
                     v = row["mooncake"][op]
                     out[f"{ours} {op} 4 KiB ops/s >= mooncake"] = {"ratio": v, "met": v >= 1.0}
