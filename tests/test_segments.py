@@ -27,7 +27,7 @@ from reference_store.errors import (
 )
 from reference_store.tenants import ClusterKey
 from reference_store.transport.protocol import Op
-from reference_store.transport.segment import SegmentPeer, ShmPeer, attach_shm
+from reference_store.transport.segment import SegmentPeer, ShmPeer, attach_shm, copy_pairs
 from reference_store.transport.tcp import Connection
 
 KiB = 1 << 10
@@ -513,3 +513,37 @@ def _late_commit_after_takeover(c: Cluster) -> None:
     objects = conn.call(Op.NODE_LIST, {}).meta["objects"]
     conn.close()
     assert sorted(o["size"] for o in objects if o["key"] == "late") == [MiB]
+
+
+@pytest.mark.parametrize("sizes", [
+    [3 * MiB + 7, 1, 2 * MiB + 3],      # large pieces: two threads, pairs split between them
+    [4096] * 600,                        # many small pieces: one thread
+    [5 * MiB],                           # one piece cut in two
+    [],
+])
+def test_copy_pairs_copies_every_byte_once(sizes: list[int]) -> None:
+    rng = np.random.default_rng(len(sizes))
+    src = [rng.integers(0, 256, n, dtype=np.uint8) for n in sizes]
+    dst = [np.zeros(n, dtype=np.uint8) for n in sizes]
+    copy_pairs([(memoryview(d).cast("B"), memoryview(s).cast("B").toreadonly())
+                for d, s in zip(dst, src)])
+    for d, s in zip(dst, src):
+        assert np.array_equal(d, s)
+
+
+def test_shm_peer_refuses_ranges_outside_the_arena() -> None:
+    import mmap
+
+    peer = ShmPeer(mmap.mmap(-1, 8192), 8192)
+    with pytest.raises(TransferError, match="outside"):
+        peer.write([8000], [memoryview(bytes(200))])
+    with pytest.raises(TransferError, match="outside"):
+        peer.read([-1], [memoryview(bytearray(10))])
+    peer.write([100], [memoryview(b"abc")])
+    out = bytearray(3)
+    peer.read([100], [memoryview(out)])
+    assert out == b"abc"
+    peer.close()
+    with pytest.raises(TransferError, match="closed"):
+        peer.read([0], [memoryview(bytearray(1))])
+

@@ -40,6 +40,7 @@ from reference_store.errors import InvalidParams, TransferError
 
 __all__ = [
     "PARALLEL_COPY_BYTES",
+    "PARALLEL_PIECE_BYTES",
     "SegmentExport",
     "SegmentPeer",
     "ShmExport",
@@ -51,17 +52,24 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: A transfer of at least this many bytes is copied by two threads (numpy's copy releases the
-#: GIL): one core's memcpy tops out near 5 GB/s on the development machine, two reach ~8.
+#: A transfer of at least this many bytes, in pieces of :data:`PARALLEL_PIECE_BYTES` or more on
+#: average, is copied by two threads (numpy's copy releases the GIL): one core's memcpy tops out
+#: near 5 GB/s on the development machine, two reach ~8. Many smaller pieces mean the node is
+#: busy with as many reservations or pins, and on two cores a second copy thread then slows the
+#: whole transfer (256 KiB objects: put 2.3 GB/s serial against 1.9-2.1 with two threads).
 PARALLEL_COPY_BYTES = 2 << 20
+PARALLEL_PIECE_BYTES = 1 << 20
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+
+
+_CPUS = os.cpu_count() or 1
 
 
 def _helper() -> ThreadPoolExecutor | None:
     """One shared copy thread, or None on a single-CPU machine."""
     global _pool
-    if (os.cpu_count() or 1) < 2:
+    if _CPUS < 2:
         return None
     with _pool_lock:
         if _pool is None:
@@ -75,11 +83,12 @@ def _copy(pairs: Sequence[tuple[memoryview, memoryview]]) -> None:
 
 
 def copy_pairs(pairs: Sequence[tuple[memoryview, memoryview]]) -> None:
-    """Copy each ``(dst, src)`` pair of equal-length byte views. Small transfers are one
-    memcpy per pair on this thread; from :data:`PARALLEL_COPY_BYTES` on, the bytes are cut in
-    two halves (splitting a pair where needed) and a helper thread copies the first."""
+    """Copy each ``(dst, src)`` pair of equal-length byte views: one memcpy per pair on this
+    thread, or, for large transfers of large pieces (see :data:`PARALLEL_COPY_BYTES`), the bytes
+    cut in two halves (splitting a pair where needed) with a helper thread copying the first."""
     total = sum(dst.nbytes for dst, _src in pairs)
-    pool = _helper() if total >= PARALLEL_COPY_BYTES else None
+    large = total >= PARALLEL_COPY_BYTES and total >= PARALLEL_PIECE_BYTES * len(pairs)
+    pool = _helper() if large else None
     if pool is None:
         for dst, src in pairs:
             dst[:] = src
