@@ -1,5 +1,6 @@
 """A reference Mooncake-style KV-cache store: vLLM-compatible keys, tiered embedded store,
-a master, storage nodes and clients over TCP, and a replay harness (``reference_store.replay``).
+a master, storage nodes and clients (bytes over TCP frames, or one-sided through shared memory
+or Mooncake's Transfer Engine), and a replay harness (``reference_store.replay``).
 
 Public names load on first use (PEP 562), so a process that needs only the master or the
 keys does not pay for importing torch. Other parts add their names to ``_EXPORTS``.
@@ -16,6 +17,7 @@ _EXPORTS: dict[str, str] = {
     "BufferTooSmall": "reference_store.errors",
     "ChecksumMismatch": "reference_store.errors",
     "EmbeddedStore": "reference_store.embedded",
+    "EngineConfig": "reference_store.transport.transfer_engine",
     "hash_block_tokens": "reference_store.keys",
     "InvalidKey": "reference_store.errors",
     "InvalidParams": "reference_store.errors",
@@ -42,12 +44,14 @@ _EXPORTS: dict[str, str] = {
     "StoreFull": "reference_store.errors",
     "StoreStats": "reference_store.embedded",
     "TenantPolicy": "reference_store.tenants",
+    "TransferError": "reference_store.errors",
 }
 
 __all__ = [
     "BufferTooSmall",
     "ChecksumMismatch",
     "EmbeddedStore",
+    "EngineConfig",
     "InvalidKey",
     "InvalidParams",
     "LeaseExpired",
@@ -71,6 +75,7 @@ __all__ = [
     "StoreFull",
     "StoreStats",
     "TenantPolicy",
+    "TransferError",
     "block_hashes",
     "hash_block_tokens",
     "longest_cached_prefix",
@@ -94,6 +99,7 @@ if TYPE_CHECKING:  # pragma: no cover
         PinnedObject,
         StoreError,
         StoreFull,
+        TransferError,
     )
     from reference_store.keys import (
         LoraRef,
@@ -109,6 +115,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from reference_store.master import Master, MasterConfig
     from reference_store.node import Node, NodeConfig
     from reference_store.tenants import TenantPolicy
+    from reference_store.transport.transfer_engine import EngineConfig
 
 
 def __getattr__(name: str) -> Any:

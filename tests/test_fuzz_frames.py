@@ -24,7 +24,8 @@ json_values = st.recursive(
     max_leaves=12)
 meta_objects = st.dictionaries(
     st.sampled_from(["keys", "sizes", "ids", "objects", "tenant", "token", "node_id", "address",
-                     "capacity", "force", "lease", "replicas", "pin", "x"]), json_values, max_size=5)
+                     "capacity", "force", "lease", "replicas", "pin", "grants", "abort", "x"]),
+    json_values, max_size=5)
 
 
 @st.composite
@@ -122,3 +123,39 @@ def test_random_well_formed_requests_are_answered(target: Cluster, blob: bytes) 
         header, meta = answers[0]
         assert header.status == 0 or isinstance(meta.get("error"), str)
         _still_up(address)
+
+
+# the one-sided node operations with metadata of the right shape and random contents
+_records = st.lists(st.fixed_dictionaries(
+    {"object_id": st.integers(-5, 2**40) | st.text(max_size=4) | st.none(),
+     "size": st.integers(-5, 1 << 22) | st.text(max_size=4),
+     "grant": st.text(max_size=8) | st.none()},
+    optional={"tenant": st.text(max_size=4), "ns": st.text(max_size=4),
+              "key": st.text(max_size=8), "pin": json_values}), max_size=4)
+_ids = st.lists(st.integers(-5, 2**40) | st.text(max_size=4), max_size=4) | json_values
+one_sided = st.one_of(
+    st.tuples(st.just(p.Op.NODE_RESERVE), st.fixed_dictionaries({"objects": _records})),
+    st.tuples(st.just(p.Op.NODE_COMMIT), st.fixed_dictionaries({"ids": _ids, "abort": _ids})),
+    st.tuples(st.just(p.Op.NODE_PIN), st.fixed_dictionaries(
+        {"ids": _ids, "sizes": _ids, "grants": st.lists(st.text(max_size=8), max_size=4)})),
+    st.tuples(st.just(p.Op.NODE_UNPIN), st.fixed_dictionaries({"ids": _ids})),
+    st.tuples(st.just(p.Op.NODE_SEGMENTS), meta_objects))
+
+
+@given(requests=st.lists(one_sided, min_size=1, max_size=6))
+def test_one_sided_node_ops_answer_anything(target: Cluster,
+                                            requests: list[tuple[p.Op, dict[str, object]]]) -> None:
+    """Random reserve/commit/pin/unpin sequences on one connection: every call is answered
+    (a result or a named error), and closing the connection leaves the node serving."""
+    conn = Connection(target.nodes[0].address, timeout=10.0)
+    try:
+        for op, meta in requests:
+            try:
+                reply = conn.call(op, meta).meta
+            except p.StoreError as exc:
+                assert str(exc)
+            else:
+                assert isinstance(reply, dict)
+    finally:
+        conn.close()
+    _still_up(target.nodes[0].address)

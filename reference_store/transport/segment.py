@@ -41,6 +41,7 @@ from reference_store.errors import InvalidParams, TransferError
 __all__ = [
     "PARALLEL_COPY_BYTES",
     "PARALLEL_PIECE_BYTES",
+    "POPULATE_MAX_BYTES",
     "SegmentExport",
     "SegmentPeer",
     "ShmExport",
@@ -59,6 +60,8 @@ logger = logging.getLogger(__name__)
 #: whole transfer (256 KiB objects: put 2.3 GB/s serial against 1.9-2.1 with two threads).
 PARALLEL_COPY_BYTES = 2 << 20
 PARALLEL_PIECE_BYTES = 1 << 20
+#: An ``shm`` arena up to this size is mapped with all its pages up front.
+POPULATE_MAX_BYTES = 1 << 30
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -237,8 +240,11 @@ def attach_shm(desc: dict[str, Any]) -> ShmPeer | None:
             logger.info("%s is not the node's arena (another process or namespace); using TCP",
                         path)
             return None
-        # map every page up front (one fault-free mapping, as the node prefaults its arena)
-        flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+        # a small arena is mapped page by page up front (no faults on first use, as the node
+        # prefaults it); a large one fills its page tables as it is used (populating 64 GiB
+        # would cost 128 MiB of page tables in every client at once)
+        populate = getattr(mmap, "MAP_POPULATE", 0) if size <= POPULATE_MAX_BYTES else 0
+        flags = mmap.MAP_SHARED | populate
         return ShmPeer(mmap.mmap(handle, size, flags=flags), size)
     except OSError as exc:
         logger.info("cannot map %s (%s); using TCP", path, exc)
