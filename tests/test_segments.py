@@ -547,3 +547,29 @@ def test_shm_peer_refuses_ranges_outside_the_arena() -> None:
     with pytest.raises(TransferError, match="closed"):
         peer.read([0], [memoryview(bytearray(1))])
 
+
+
+def test_objects_demoted_to_the_node_disk_are_streamed_and_read_back(tmp_path: Any) -> None:
+    """A node whose arena overflows to its disk tier: reads of objects still in the arena go
+    one-sided, those on disk stream (their pin answers no offset), and every byte is right."""
+    with cluster(nodes=1, memory="8MiB",
+                 node_args=("--disk", str(tmp_path), "--disk-size", "64MiB")) as dc:
+        dc.wait_nodes(1)
+        client = dc.client(data_path="auto", one_sided_min_bytes=0)
+        address = dc.nodes[0].address
+        counted = _count_transfers(client, [address])[address]
+        keys = [f"disk/{i}" for i in range(24)]
+        values = [_random(MiB, 500 + i) for i in range(24)]
+        for start in range(0, len(keys), 4):  # batches that fit the arena: older ones demote
+            assert client.batch_put(keys[start:start + 4], values[start:start + 4]) == [None] * 4
+        assert counted.written == 24 * MiB  # every put went into the arena...
+        recent = [bytearray(MiB) for _ in range(4)]  # the newest are still in the arena
+        assert client.batch_get_into(keys[-4:], recent) == [MiB] * 4
+        assert [bytes(d) for d in recent] == values[-4:]
+        assert counted.read_bytes == 4 * MiB
+        # the oldest are on disk: their pins answer no offset and they stream (reading them
+        # promotes them, which demotes others: whatever the mix, every byte must be right)
+        dests = [bytearray(MiB) for _ in keys]
+        assert client.batch_get_into(keys, dests) == [MiB] * len(keys)
+        assert [bytes(d) for d in dests] == values
+        assert counted.read_bytes < 4 * MiB + 24 * MiB
