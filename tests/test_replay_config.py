@@ -28,6 +28,7 @@ def test_arm_overrides_apply() -> None:
     a, b = cfg.arm("a"), cfg.arm("b")
     assert (a.warmth, a.store.mode, a.routing) == ("cold", "none", "least_loaded")
     assert (b.warmth, b.store.mode, b.routing) == ("warm", "embedded", "least_loaded")
+    assert b.store.data_path == "auto"  # the store client's default
 
 
 @pytest.mark.parametrize("change, field", [
@@ -40,6 +41,8 @@ def test_arm_overrides_apply() -> None:
     ({"arms": [{"name": "a", "store": {"mode": "embedded"},
                 "instances": {"mode": "processes"}}]}, "arms.a"),
     ({"arms": [{"name": "a", "store": {"mode": "distributed"}}]}, "arms.a.store.address"),
+    ({"store": {"mode": "distributed", "address": "auto", "data_path": "rdma"}},
+     "store.data_path"),
     ({"colour": "red"}, "colour"),
 ])
 def test_invalid_configs_name_the_field(change: dict[str, object], field: str) -> None:

@@ -212,6 +212,7 @@ def test_quota_changes_at_run_time_and_survive_a_master_restart(tc: Cluster) -> 
     assert alice.stats()["tenants"]["alice"]["quota"] == 5 * MiB
     _admin_put(tc.metrics_port, "tenant_id=alice&quota=3MiB", TOKENS["ADMIN_TOKEN"])
     wait_until(lambda: alice.exists("big"), what="node re-registered after restart")
+    tc.wait_nodes(len(tc.nodes), alice)  # every node, so later tests see every object
     alice.remove("big", force=True)
 
 

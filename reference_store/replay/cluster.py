@@ -172,7 +172,8 @@ def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> 
                     "--local-cache-blocks", str(arm.instances.local_cache_blocks),
                     "--isolation", arm.instances.isolation]
             if store_master:
-                args += ["--store-master", store_master]
+                args += ["--store-master", store_master, "--store-data-path",
+                         arm.store.data_path]
             if cfg.model.torch_threads:
                 args += ["--torch-threads", str(cfg.model.torch_threads)]
             # all start at once: their imports overlap instead of queueing

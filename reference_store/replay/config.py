@@ -93,12 +93,14 @@ class InstancesSection(_Section):
 
 class StoreSection(_Section):
     """``none``: local caches only; ``embedded``: one EmbeddedStore shared in this process;
-    ``distributed``: the reference store's client, ``address`` of its master."""
+    ``distributed``: the reference store's client, ``address`` of its master, moving bytes by
+    ``data_path`` (see :class:`reference_store.client.StoreClient`)."""
 
     mode: Literal["none", "embedded", "distributed"] = "none"
     host_bytes: int = Field(default=256 << 20, ge=0)
     disk_bytes: int = Field(default=0, ge=0)
     address: str | None = None
+    data_path: Literal["auto", "tcp", "shm"] = "auto"
 
 
 class FaultSection(_Section):

@@ -28,7 +28,15 @@ ENGINE_NAME = "reference_store.replay (tiny torch transformer, CPU)"
 
 _CONNECTOR = {"none": "none (local prefix cache only)",
               "embedded": "reference_store EmbeddedStore (in-process)",
-              "distributed": "reference_store StoreClient over TCP"}
+              "distributed": "reference_store StoreClient"}
+
+
+def _connector(store: Any) -> str:
+    """What carried KV blocks: the store kind and, for a cluster, the client's data path
+    ("auto": shared memory with nodes on the same machine, TCP otherwise)."""
+    if store.mode == "distributed":
+        return f"{_CONNECTOR['distributed']} (data_path={store.data_path})"
+    return _CONNECTOR[store.mode]
 
 
 def _per_arm(run: ReplayRun, fn: Any) -> dict[str, Any]:
@@ -60,7 +68,7 @@ def agent_fields(run: ReplayRun, *, engine_revision: str, environment: dict[str,
                               f"{m.heads} heads, width {m.width}, {m.dtype})",
         "serving_engine_revision": f"{ENGINE_NAME} @ {engine_revision}",
         "cache_connector_revision": _per_arm(
-            run, lambda a: f"{_CONNECTOR[a.arm.store.mode]} @ {engine_revision}"),
+            run, lambda a: f"{_connector(a.arm.store)} @ {engine_revision}"),
         "hardware_and_gpu_count": f"{environment.get('cpu', 'unknown CPU')} x"
                                   f"{environment.get('cpu_count', '?')} CPUs, {len(gpus)} GPUs",
         "prefill_decode_topology": _per_arm(

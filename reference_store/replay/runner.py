@@ -182,7 +182,7 @@ def _open_store(stack: ExitStack, arm: Arm) -> tuple[Any, Any]:
             cluster = stack.enter_context(store_cluster(arm.store.host_bytes))
             address = cluster.address
         assert address is not None  # the config validator requires it
-        client = StoreClient(address)
+        client = StoreClient(address, data_path=arm.store.data_path)
         stack.callback(client.close)
         return client, cluster
     return None, None

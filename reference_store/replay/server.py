@@ -225,6 +225,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--local-cache-blocks", type=int, default=256)
     p.add_argument("--isolation", choices=("shared", "salt"), default="shared")
     p.add_argument("--store-master", help="reference-store master HOST:PORT (shared KV store)")
+    p.add_argument("--store-data-path", default="auto", choices=("auto", "tcp", "shm"),
+                   help="how the store client moves bytes (default auto: shared memory with "
+                        "nodes on this machine, TCP otherwise)")
     p.add_argument("--torch-threads", type=int, default=None)
     return p
 
@@ -246,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = None
     if args.store_master:
         from reference_store.client import StoreClient
-        store = StoreClient(args.store_master)
+        store = StoreClient(args.store_master, data_path=args.store_data_path)
     server = CompletionServer(ServingInstance(TinyTransformer(mcfg), icfg, store=store),
                               args.host, args.port)
     sys.stdout.write(f"READY {server.port}\n")
