@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 import pytest
 from cluster_fixtures import Cluster, cluster
+from mooncake_fixtures import CHILD_TIMEOUT_S, metadata_server
+from mooncake_fixtures import data as _data
+from mooncake_fixtures import sha as _sha
 
 KiB, MiB = 1 << 10, 1 << 20
-MASTER_BIN = Path(sys.executable).parent / "mooncake_master"
-CHILD_TIMEOUT_S = 60
 NODE_TE_HOST = "127.0.0.5"
 pytestmark = [pytest.mark.mooncake]
 
@@ -43,48 +44,8 @@ OBJECTS = [(64 * KiB, 1), (200_003, 2), (MiB, 3), (MiB + 4097, 4), (4 * MiB, 5)]
 TOTAL = sum(n for n, _s in OBJECTS)
 
 
-def _data(size: int, seed: int) -> bytes:
-    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8).tobytes()
-
-
-def _sha(data: Any) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _specs(prefix: str, seed_base: int = 0) -> list[list[Any]]:
     return [[f"{prefix}/{i}", n, seed_base + s] for i, (n, s) in enumerate(OBJECTS)]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_listening(port: int, *, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"mooncake_master serves no metadata on port {port} after "
-                                   f"{timeout:.0f} s") from None
-            time.sleep(0.05)
-
-
-def _engine_loads() -> tuple[bool, str]:
-    """Ask a child whether mooncake.engine loads; this process never maps the library."""
-    code = ("import json; from reference_store.transport.transfer_engine import engine_available;"
-            " print(json.dumps(engine_available()))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=CHILD_TIMEOUT_S)
-    lines = done.stdout.strip().splitlines()
-    if not lines:
-        return False, f"engine probe failed: {done.stderr.strip()[-500:]}"
-    ok, why = json.loads(lines[-1])
-    return bool(ok), str(why)
 
 
 # --- fixtures: every process is real and is stopped at the end ----------------------------------
@@ -93,22 +54,8 @@ def _engine_loads() -> tuple[bool, str]:
 @pytest.fixture(scope="module")
 def metadata() -> Iterator[str]:
     """The HTTP metadata URL of a ``mooncake_master`` started for this module."""
-    if not MASTER_BIN.exists():
-        pytest.skip(f"{MASTER_BIN} not installed")
-    ok, why = _engine_loads()
-    if not ok:
-        pytest.skip(why)
-    http = _free_port()
-    proc = subprocess.Popen(
-        [str(MASTER_BIN), "--enable_http_metadata_server=true",
-         f"--http_metadata_server_port={http}", f"--rpc_port={_free_port()}",
-         f"--metrics_port={_free_port()}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_listening(http)
-        yield f"http://127.0.0.1:{http}/metadata"
-    finally:
-        proc.kill()
-        proc.wait()
+    with metadata_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from mooncake_fixtures import (
+    CHILD_TIMEOUT_S,
+    MASTER_BIN,
+    free_port,
+    metadata_server,
+    wait_listening,
+)
+from mooncake_fixtures import data as _data
+from mooncake_fixtures import sha as _sha
 
 from reference_store.errors import InvalidParams
 from reference_store.transport.transfer_engine import (
@@ -43,8 +52,6 @@ from reference_store.transport.transfer_engine import (
 )
 
 MiB = 1 << 20
-MASTER_BIN = Path(sys.executable).parent / "mooncake_master"
-CHILD_TIMEOUT_S = 60
 pytestmark = [pytest.mark.mooncake]
 needs_engine = pytest.mark.skipif(not MASTER_BIN.exists(), reason=f"{MASTER_BIN} not installed")
 
@@ -61,34 +68,6 @@ def _pattern(n: int) -> np.ndarray:
     return (np.arange(n, dtype=np.uint64) * 2654435761 % 251).astype(np.uint8)
 
 
-def _data(n: int, seed: int) -> bytes:
-    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8).tobytes()
-
-
-def _sha(data: Any) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_listening(port: int, *, timeout: float = 30.0) -> None:
-    """Poll until something accepts on ``port`` (the children do not import cluster_fixtures,
-    which loads torch, so this small loop stands in for its ``wait_until``)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing listens on port {port} after {timeout:.0f} s") from None
-            time.sleep(0.05)
-
-
 def test_config_is_validated() -> None:
     with pytest.raises(InvalidParams, match="device_name"):
         EngineConfig(local_hostname="h", metadata_server="m", protocol="rdma")
@@ -98,37 +77,10 @@ def test_config_is_validated() -> None:
                         device_name="mlx5_0").device_name == "mlx5_0"
 
 
-def _engine_loads() -> tuple[bool, str]:
-    """Ask a child whether mooncake.engine loads, so this process never maps the library."""
-    code = ("import json; from reference_store.transport.transfer_engine import engine_available;"
-            " print(json.dumps(engine_available()))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=CHILD_TIMEOUT_S)
-    lines = done.stdout.strip().splitlines()
-    if not lines:
-        return False, f"engine probe failed: {done.stderr.strip()[-500:]}"
-    ok, why = json.loads(lines[-1])
-    return bool(ok), str(why)
-
-
 @pytest.fixture(scope="module")
 def metadata() -> Iterator[str]:
-    if not MASTER_BIN.exists():
-        pytest.skip(f"{MASTER_BIN} not installed")
-    ok, why = _engine_loads()
-    if not ok:
-        pytest.skip(why)
-    http = _free_port()
-    master = subprocess.Popen(
-        [str(MASTER_BIN), "--enable_http_metadata_server=true",
-         f"--http_metadata_server_port={http}", f"--rpc_port={_free_port()}",
-         f"--metrics_port={_free_port()}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_listening(http)
-        yield f"http://127.0.0.1:{http}/metadata"
-    finally:
-        master.kill()
-        master.wait()
+    with metadata_server() as url:
+        yield url
 
 
 def _serving_child(*args: str) -> Iterator[tuple[subprocess.Popen[str], dict[str, Any]]]:
