@@ -16,10 +16,8 @@ Skipped, with the reason, where Mooncake cannot load or ``mooncake_master`` is n
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time

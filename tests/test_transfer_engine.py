@@ -19,16 +19,12 @@ prints its results as one JSON line and leaves with ``os._exit(0)``:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import traceback
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
