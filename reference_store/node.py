@@ -231,25 +231,26 @@ class Node:
         for rec in meta["objects"]:
             oid, size = int(rec["object_id"]), int(rec["size"])
             try:
-                self._mark_landing(oid, rec.get("grant"))
-                try:
-                    res = self._store.reserve(str(oid), size, upsert=True)
-                except StoreError:
-                    self._unland([oid])
-                    raise
+                self._check_write(oid, rec.get("grant"), mark=True)
             except StoreError as exc:
                 codes.append(exc.code)
                 offsets.append(-1)
                 continue
-            if not res.direct:
-                res.abort()
-                self._unland([oid])
+            res, code = None, 0
+            try:
+                res = self._store.reserve(str(oid), size, upsert=True)
+            except StoreError as exc:
+                code = exc.code
+            if res is not None and res.direct:
+                reserved[oid] = (res, rec)
                 codes.append(0)
-                offsets.append(-1)
+                offsets.append(res.offset)
                 continue
-            reserved[oid] = (res, rec)
-            codes.append(0)
-            offsets.append(res.offset)
+            if res is not None:  # its room is not in the arena: the client streams it
+                res.abort()
+            self._unland([oid])
+            codes.append(code)
+            offsets.append(-1)
         return {"codes": codes, "offsets": offsets, "node_id": self.node_id}
 
     def _commit_for(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
@@ -373,10 +374,6 @@ class Node:
         (the master took its put over) is thrown away and answers ObjectNotFound."""
         codes = []
         for (oid, size, rec), res in zip(records, reservations, strict=True):
-            if self._was_cancelled(oid):
-                res.abort()
-                codes.append(ObjectNotFound.code)
-                continue
             try:
                 res.commit()
             except StoreError as exc:
@@ -388,14 +385,10 @@ class Node:
                 cancelled = oid in self._cancelled
                 if not cancelled:
                     self._meta[oid] = _record(oid, size, rec)
-            if cancelled:  # deleted while committing
+            if cancelled:  # deleted while it was being received
                 self._forget(oid)
             codes.append(ObjectNotFound.code if cancelled else 0)
         return {"codes": codes}
-
-    def _was_cancelled(self, oid: int) -> bool:
-        with self._lock:
-            return oid in self._cancelled
 
     def _unland(self, ids: Any) -> None:
         """``ids`` are no longer being received (lock taken here)."""
@@ -404,23 +397,17 @@ class Node:
                 self._landing.discard(oid)
                 self._cancelled.discard(oid)
 
-    def _mark_landing(self, oid: int, grant: object) -> None:
-        """Check a write like :meth:`_check_write` and mark ``oid`` as being received."""
-        if not self.key.check(oid, grant):
-            raise AuthenticationFailed(f"no valid grant to write object {oid}")
-        with self._lock:
-            if oid in self._meta or oid in self._landing:
-                raise ObjectAlreadyExists(f"object {oid} is already stored")
-            self._landing.add(oid)
-
-    def _check_write(self, oid: int, grant: object) -> None:
+    def _check_write(self, oid: int, grant: object, *, mark: bool = False) -> None:
         """Raises AuthenticationFailed without a grant, ObjectAlreadyExists for a used id (ids
-        are never reused, so an existing one means a forged or replayed write)."""
+        are never reused, so an existing one means a forged or replayed write). With ``mark``
+        the id is then being received, until :meth:`_unland`."""
         if not self.key.check(oid, grant):
             raise AuthenticationFailed(f"no valid grant to write object {oid}")
         with self._lock:
             if oid in self._meta or oid in self._landing:
                 raise ObjectAlreadyExists(f"object {oid} is already stored")
+            if mark:
+                self._landing.add(oid)
 
     def _read(self, ctx: ServerContext, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
         ids, expected = meta["ids"], meta["sizes"]
