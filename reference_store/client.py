@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
@@ -327,11 +327,10 @@ class StoreClient:
     def _write_all(self, plan: dict[str, list[int]], started: list[dict[str, Any]],
                    keys: Sequence[str], views: list[memoryview], pin: int,
                    errors: list[StoreError | None]) -> set[int]:
-        def record(i: int) -> dict[str, Any]:
-            return {"object_id": started[i]["object_id"], "ns": started[i]["ns"],
-                    "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
-                    "pin": pin, "grant": started[i].get("grant", "")}
-
+        records = {i: {"object_id": started[i]["object_id"], "ns": started[i]["ns"],
+                       "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
+                       "pin": pin, "grant": started[i].get("grant", "")}
+                   for idxs in plan.values() for i in idxs}
         failed: set[int] = set()
         streamed: dict[str, list[int]] = {}
         for address, idxs in plan.items():
@@ -341,14 +340,15 @@ class StoreClient:
                 self._mark(idxs, exc, failed, errors)
                 continue
             rest = idxs if seg is None else self._write_one_sided(
-                address, seg, idxs, record, views, failed, errors)
+                address, seg, idxs, records, views, failed, errors)
             if rest:
                 streamed[address] = rest
-        self._write_streamed(streamed, record, views, failed, errors)
+        self._write_streamed(streamed, records, views, failed, errors)
         return failed
 
     def _write_one_sided(self, address: str, seg: _Segment, idxs: list[int],
-                         record: Any, views: list[memoryview], failed: set[int],
+                         records: dict[int, dict[str, Any]], views: list[memoryview],
+                         failed: set[int],
                          errors: list[StoreError | None]) -> list[int]:
         """Reserve, write into the node's arena, commit, a chunk of about ``frame_bytes`` at a
         time while the node reserves the next chunks; returns the objects to stream instead
@@ -365,7 +365,7 @@ class StoreClient:
 
         # every chunk's reservation is asked for up front: the node works through them while
         # this thread copies the chunks whose answers are in
-        reserved = [_submit(conn, Op.NODE_RESERVE, {"objects": [record(i) for i in chunk]})
+        reserved = [_submit(conn, Op.NODE_RESERVE, {"objects": [records[i] for i in chunk]})
                     for chunk in chunks]
         for k, chunk in enumerate(chunks):
             try:
@@ -382,7 +382,7 @@ class StoreClient:
                 else:
                     direct.append(i)
                     offsets.append(off)
-            ids = [record(i)["object_id"] for i in direct]
+            ids = [records[i]["object_id"] for i in direct]
             if reply.get("node_id") != node_id:  # restarted with a new arena: look again
                 self._forget_segment(address, seg)
                 commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": [], "abort": ids}), []))
@@ -416,29 +416,45 @@ class StoreClient:
         large = [i for i, n in zip(idxs, sizes) if n >= self.one_sided_min_bytes]
         return small, large
 
-    def _write_streamed(self, plan: dict[str, list[int]], record: Any,
+    def _write_streamed(self, plan: dict[str, list[int]], records: dict[int, dict[str, Any]],
                         views: list[memoryview], failed: set[int],
                         errors: list[StoreError | None]) -> None:
-        inflight = []
-        for address, idxs in plan.items():
-            for n, chunk in enumerate(self._chunks(idxs, [views[i].nbytes for i in idxs])):
-                try:
-                    conn = self._node(address, n)
-                    rid, pending = conn.submit(Op.NODE_WRITE,
-                                               {"objects": [record(i) for i in chunk]},
-                                               [views[i] for i in chunk])
-                    inflight.append((conn, rid, pending, chunk))
-                except StoreError as exc:
-                    self._mark(chunk, exc, failed, errors)
-        for conn, rid, pending, chunk in inflight:
-            try:
-                codes = conn.wait(rid, pending).meta["codes"]
-            except StoreError as exc:
-                self._mark(chunk, exc, failed, errors)
+        answers = self._frames(plan, lambda i: views[i].nbytes, lambda chunk: (
+            Op.NODE_WRITE, {"objects": [records[i] for i in chunk]}, [views[i] for i in chunk],
+            None))
+        for chunk, answer in answers:
+            if isinstance(answer, StoreError):
+                self._mark(chunk, answer, failed, errors)
                 continue
-            for i, code in zip(chunk, codes):
+            for i, code in zip(chunk, answer["codes"]):
                 if code:
                     self._mark([i], error_from_code(code, "node write failed"), failed, errors)
+
+    def _frames(self, plan: dict[str, list[int]], size_of: Callable[[int], int],
+                request: Callable[[list[int]], tuple[Op, dict[str, Any], list[memoryview],
+                                                     list[memoryview] | None]],
+                ) -> list[tuple[list[int], dict[str, Any] | StoreError]]:
+        """Send each node's share of ``plan`` as frames of about ``frame_bytes`` over its
+        streams, every frame before waiting for any; ``request(chunk)`` gives a frame's
+        ``(op, meta, payload, into)``. Returns each frame's objects with its answer's metadata,
+        or the error that ended it."""
+        inflight = []
+        out: list[tuple[list[int], dict[str, Any] | StoreError]] = []
+        for address, idxs in plan.items():
+            for n, chunk in enumerate(self._chunks(idxs, [size_of(i) for i in idxs])):
+                op, meta, payload, into = request(chunk)
+                try:
+                    conn = self._node(address, n)
+                    inflight.append((conn, conn.submit(op, meta, payload, into=into), chunk))
+                except StoreError as exc:
+                    out.append((chunk, exc))
+        for conn, (rid, pending), chunk in inflight:
+            try:
+                out.append((chunk, conn.wait(rid, pending).meta))
+            except StoreError as exc:
+                logger.info("frame to %s failed: %s", conn.address, exc)
+                out.append((chunk, exc))
+        return out
 
     @staticmethod
     def _mark(idxs: Sequence[int], exc: StoreError, failed: set[int],
@@ -582,10 +598,8 @@ class StoreClient:
         chunks = self._chunks(idxs, [located[i]["size"] for i in idxs])
         unpins = []
 
-        pinned = [_submit(conn, Op.NODE_PIN, {  # all up front, as for puts
-            "ids": [located[i]["object_id"] for i in chunk],
-            "sizes": [located[i]["size"] for i in chunk],
-            "grants": [located[i].get("grant", "") for i in chunk]}) for chunk in chunks]
+        pinned = [_submit(conn, Op.NODE_PIN, _read_meta(located, chunk))  # all up front
+                  for chunk in chunks]
         for k, chunk in enumerate(chunks):
             try:
                 reply = _answer(conn, pinned[k])
@@ -627,27 +641,13 @@ class StoreClient:
     def _read_streamed(self, plan: dict[str, list[int]], located: list[Any],
                        views: list[memoryview], out: list[int | StoreError]) -> list[int]:
         retry: list[int] = []
-        inflight = []
-        for address, idxs in plan.items():
-            for n, chunk in enumerate(self._chunks(idxs, [located[i]["size"] for i in idxs])):
-                meta = {"ids": [located[i]["object_id"] for i in chunk],
-                        "sizes": [located[i]["size"] for i in chunk],
-                        "grants": [located[i].get("grant", "") for i in chunk]}
-                try:
-                    conn = self._node(address, n)
-                    rid, pending = conn.submit(Op.NODE_READ, meta,
-                                               into=[views[i] for i in chunk])
-                    inflight.append((conn, rid, pending, chunk))
-                except StoreError:
-                    retry.extend(chunk)
-        for conn, rid, pending, chunk in inflight:
-            try:
-                sizes = conn.wait(rid, pending).meta["sizes"]
-            except StoreError as exc:
-                logger.info("read from %s failed: %s", conn.address, exc)
+        answers = self._frames(plan, lambda i: located[i]["size"], lambda chunk: (
+            Op.NODE_READ, _read_meta(located, chunk), [], [views[i] for i in chunk]))
+        for chunk, answer in answers:
+            if isinstance(answer, StoreError):
                 retry.extend(chunk)
                 continue
-            for i, size in zip(chunk, sizes):
+            for i, size in zip(chunk, answer["sizes"]):
                 if size >= 0:
                     out[i] = size
                 else:
@@ -695,6 +695,13 @@ class StoreClient:
     def ping(self) -> bool:
         """True when the master answers. Raises: RpcError."""
         return bool(self._call_master(Op.PING, {}).get("ok"))
+
+
+def _read_meta(located: list[Any], chunk: list[int]) -> dict[str, Any]:
+    """What NODE_READ and NODE_PIN name: each object's id, expected size and grant."""
+    return {"ids": [located[i]["object_id"] for i in chunk],
+            "sizes": [located[i]["size"] for i in chunk],
+            "grants": [located[i].get("grant", "") for i in chunk]}
 
 
 def _submit(conn: Connection, op: Op, meta: dict[str, Any]) -> Any:
