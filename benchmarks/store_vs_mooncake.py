@@ -324,9 +324,9 @@ def page_aligned(nbytes: int) -> np.ndarray:
     """A zeroed byte array starting on a 4 KiB boundary, as pinned or registered memory does.
 
     Every system gets these buffers. Alignment matters on this CPU: a memcpy whose destination
-    is 1-63 bytes past its source modulo 4 KiB (numpy's own large arrays start 16 bytes into a
-    page, the store's arena extents on 64-byte boundaries) runs at about a third of the speed
-    ("4K aliasing"), and sizes from 256 KiB up to glibc's non-temporal threshold are hit."""
+    is 16 bytes past its source modulo 4 KiB (numpy's own large arrays start 16 bytes into a
+    page) copies 64 KiB and 256 KiB pieces at 0.35-0.43x the aligned speed ("4K aliasing";
+    ``benchmarks/bench_alignment.py``), while 1 MiB pieces are not hit."""
     raw = np.zeros(nbytes + 4096, dtype=np.uint8)
     start = -raw.ctypes.data % 4096
     return raw[start:start + nbytes]
