@@ -13,13 +13,13 @@ reported as not recorded when absent.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..grounding import contains, normalize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Inference, Measurement, Run, Source
 from ..verify.arithmetic import ArithmeticError_, evaluate
 from ..verify.tracing import Trace
@@ -81,9 +81,12 @@ class Evidence:
         return next((m for m in self.article.measurements or [] if m.id == measurement_id), None)
 
     def saved_copy(self, source_id: str) -> Path | None:
+        """The saved copy of a source in ``sources_dir`` (``S4.md``); text before PDF."""
         if self.sources_dir is None:
             return None
-        return next(iter(sorted(self.sources_dir.glob(f"{source_id}.*"))), None)
+        files = sorted(self.sources_dir.glob(f"{source_id}.*"),
+                       key=lambda p: (p.suffix.lower() == ".pdf", p.name))
+        return files[0] if files else None
 
 
 def _date(value: dt.date | dt.datetime | None) -> str:
@@ -171,12 +174,6 @@ def describe(ev: Evidence, trace: Trace) -> str:
 # --- chains ----------------------------------------------------------------------------------
 
 
-def _normal(text: str) -> str:
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
-    text = text.replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", "-")
-    return re.sub(r"\s+", " ", text).strip().lower()
-
-
 def _quote_found(ev: Evidence, source_id: str, quote: str) -> str:
     copy = ev.saved_copy(source_id)
     if copy is None:
@@ -185,7 +182,7 @@ def _quote_found(ev: Evidence, source_id: str, quote: str) -> str:
         text = copy.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         return f"unreadable ({exc.strerror})"
-    found = _normal(quote) in _normal(text)
+    found = contains(normalize(text), quote)
     return f"{'found' if found else 'NOT found'} in {copy.name}"
 
 
