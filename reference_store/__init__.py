@@ -1,6 +1,7 @@
 """A reference Mooncake-style KV-cache store: vLLM-compatible keys, tiered embedded store,
 a master, storage nodes and clients (bytes over TCP frames, or one-sided through shared memory
-or Mooncake's Transfer Engine), and a replay harness (``reference_store.replay``).
+or Mooncake's Transfer Engine). The replay harness that drives it is the separate ``replay``
+package; this one never imports it.
 
 Public names load on first use (PEP 562), so a process that needs only the master or the
 keys does not pay for importing torch. Other parts add their names to ``_EXPORTS``.
