@@ -310,7 +310,7 @@ def build_view(path: str | Path, runs: RunLookup | None = None,
     if not figures:
         return view
     view.figures = _figure_views(article, traced, view.findings, ev, index)
-    view.paragraphs = paragraphs(article.body)
+    view.paragraphs = list(paragraphs(article.body))
     view.guardrails = _guardrail_views(article, view.findings)
     run_ids = dict.fromkeys(m.run_id for m in article.measurements or [])
     view.runs = [r for r in (ev.run(rid) for rid in run_ids) if r is not None]
