@@ -33,8 +33,20 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from pydantic import Field, model_validator
+
+from reference_store.config import (
+    DEFAULT_FRAME_TIMEOUT_S,
+    DEFAULT_HIGH_WATERMARK,
+    DEFAULT_LEASE_TTL_S,
+    DEFAULT_LOW_WATERMARK,
+    DEFAULT_NODE_TTL_S,
+    DEFAULT_PUT_TIMEOUT_S,
+    StrictModel,
+    parse_size,
+)
 from reference_store.errors import (
     AuthenticationFailed,
     InvalidKey,
@@ -51,7 +63,7 @@ from reference_store.errors import (
     TenantQuotaExceeded,
 )
 from reference_store.metrics import Metrics
-from reference_store.tenants import ClusterKey, TenantPolicy, parse_size
+from reference_store.tenants import ClusterKey, TenantPolicy
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
@@ -65,19 +77,30 @@ DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far 
 DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
 
 
-@dataclass(frozen=True, kw_only=True)
-class MasterConfig:
-    """Master settings (all times in seconds)."""
+class MasterConfig(StrictModel):
+    """Master settings (all times in seconds).
+
+    Raises (on construction):
+        InvalidParams: an unknown field or a value out of range, named.
+    """
+
+    label: ClassVar[str] = "master config"
 
     host: str = "127.0.0.1"
-    port: int = 0
-    lease_ttl_s: float = 10.0
-    put_timeout_s: float = 30.0
-    node_ttl_s: float = 5.0
-    high_watermark: float = 0.95
-    low_watermark: float = 0.90
-    frame_timeout_s: float = 30.0
+    port: int = Field(default=0, ge=0, le=65535)
+    lease_ttl_s: float = Field(default=DEFAULT_LEASE_TTL_S, ge=0)
+    put_timeout_s: float = Field(default=DEFAULT_PUT_TIMEOUT_S, gt=0)
+    node_ttl_s: float = Field(default=DEFAULT_NODE_TTL_S, gt=0)
+    high_watermark: float = Field(default=DEFAULT_HIGH_WATERMARK, gt=0, le=1)
+    low_watermark: float = Field(default=DEFAULT_LOW_WATERMARK, gt=0, le=1)
+    frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
     state_dir: str | None = None
+
+    @model_validator(mode="after")
+    def _watermarks(self) -> MasterConfig:
+        if self.low_watermark > self.high_watermark:
+            raise ValueError("low_watermark: must not exceed high_watermark")
+        return self
 
 
 @dataclass
