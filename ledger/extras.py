@@ -28,6 +28,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "torch": "store",
     "cbor2": "store",
     "xxhash": "store",
+    "prometheus_client": "store",
     "matplotlib": "replay",
     "mooncake": "mooncake",
 }
