@@ -10,6 +10,9 @@ from ..errors import NotFound
 from ..formats import to_github, to_junit, to_sarif
 from ..models import Run
 from ..report import Report
+from ..reporting.build import build_view
+from ..reporting.evidence import RunLookup
+from ..reporting.text import render_markdown, render_verify_text
 from ..snapshots import DEFAULT_SNAPSHOT_DIR, folder_lookup
 from ..verify import Check, verify_paths
 from ..verify.grounding import grounding_check
@@ -20,6 +23,7 @@ __all__ = ["FORMATTERS", "register"]
 
 FORMATTERS = {
     "text": Report.to_text,
+    "markdown": Report.to_text,  # rendered from the articles' views: see _render
     "json": Report.to_json,
     "sarif": to_sarif,
     "junit": to_junit,
@@ -63,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if not url:
         report = verify_paths(args.paths, strict=args.strict,
                               extra_checks=[measurement_check(None), *_grounding(args)])
+        text = _render(args.format, report, None)
     else:
         from ..db import Ledger  # only here: plain verification never imports the database layer
         from ..runs import get_run
@@ -81,7 +86,19 @@ def run(args: argparse.Namespace) -> int:
                 grounding_check(ledger_lookup(conn, SnapshotStore(args.snapshots)))]
             report = verify_paths(args.paths, strict=args.strict,
                                   extra_checks=[measurement_check(lookup), *grounding])
-    write_output(FORMATTERS[args.format](report), args.output)
+            text = _render(args.format, report, lookup)
+    write_output(text, args.output)
     if args.output and args.format != "text":
         print(report.summary, file=sys.stderr)
     return report.exit_code
+
+
+def _render(fmt: str, report: Report, lookup: RunLookup | None) -> str:
+    """Text and Markdown read the articles again (sentences, nearest evidence, figures)."""
+    if fmt not in ("text", "markdown"):
+        return FORMATTERS[fmt](report)
+    views = [build_view(r.path, lookup, result=r, figures=fmt == "markdown")
+             for r in report.files]
+    if fmt == "markdown":
+        return render_markdown(report, views)
+    return render_verify_text(report, views)
