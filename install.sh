@@ -16,6 +16,18 @@ if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libibverbs\.so\.1'; then
   fi
 fi
 
+# Debian's Chromium, for the browser tests of the fact-check report (best effort: without it
+# those tests are skipped with the reason; Playwright's own browser download is not used).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "install: adding chromium (the fact-check report's browser tests drive it)"
+    (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+      || echo "install: chromium unavailable; the report's browser tests will be skipped"
+  else
+    echo "install: chromium missing and not root; the report's browser tests will be skipped"
+  fi
+fi
+
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0
