@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything into .venv from nothing: the CPU build of PyTorch first (a bare `torch`
-# requirement would pull a multi-GB CUDA build), then the project with its test tools and the
+# requirement would pull a multi-GB CUDA build), then the project with every extra (dev includes
+# all but mooncake) and the
 # real Mooncake Store (optional extra; it needs Debian's libibverbs1 to load).
 set -euo pipefail
 cd "$(dirname "$0")"
