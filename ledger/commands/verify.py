@@ -11,6 +11,7 @@ from ..formats import to_github, to_junit, to_sarif
 from ..models import Run
 from ..report import Report
 from ..verify import verify_paths
+from ..verify.levels import level_check
 from ..verify.runs import measurement_check
 from ._common import add_command, write_output
 
@@ -45,9 +46,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(args: argparse.Namespace) -> int:
     url = args.db or os.environ.get("LEDGER_DB_URL")
     if not url:
-        report = verify_paths(args.paths, strict=args.strict, extra_checks=[measurement_check(None)])
+        report = verify_paths(args.paths, strict=args.strict, extra_checks=[measurement_check(None), level_check(None)])
     else:
         from ..db import Ledger  # only here: plain verification never imports the database layer
+        from ..reproductions import all_reproductions
         from ..runs import get_run
 
         with Ledger.open(url, create=False) as ledger, ledger.read() as conn:
@@ -57,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
                 except NotFound:
                     return None
 
-            report = verify_paths(args.paths, strict=args.strict,
-                                  extra_checks=[measurement_check(lookup)])
+            found = all_reproductions(conn)
+            report = verify_paths(args.paths, strict=args.strict, extra_checks=[
+                measurement_check(lookup), level_check(lambda run_id: found.get(run_id, []))])
     write_output(FORMATTERS[args.format](report), args.output)
     if args.output and args.format != "text":
         print(report.summary, file=sys.stderr)
