@@ -109,4 +109,4 @@ def test_verify_cli_warns_and_figures_shows_the_level(tmp_path: Path,
     figures = json.loads(capsys.readouterr().out)["figures"]
     assert [f["level"] for f in figures if f["text"] == "84.5%"] == ["measured"]
     assert main(["figures", str(path)]) == 0
-    assert "LEVEL" in capsys.readouterr().out
+    assert "[measured] M1" in capsys.readouterr().out

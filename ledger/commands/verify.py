@@ -10,6 +10,9 @@ from ..errors import NotFound
 from ..formats import to_github, to_junit, to_sarif
 from ..models import Run
 from ..report import Report
+from ..reporting.build import build_view
+from ..reporting.evidence import RunLookup
+from ..reporting.text import render_markdown, render_verify_text
 from ..verify import verify_paths
 from ..verify.levels import level_check
 from ..verify.runs import measurement_check
@@ -19,6 +22,7 @@ __all__ = ["FORMATTERS", "register"]
 
 FORMATTERS = {
     "text": Report.to_text,
+    "markdown": Report.to_text,  # rendered from the articles' views: see _render
     "json": Report.to_json,
     "sarif": to_sarif,
     "junit": to_junit,
@@ -46,7 +50,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(args: argparse.Namespace) -> int:
     url = args.db or os.environ.get("LEDGER_DB_URL")
     if not url:
-        report = verify_paths(args.paths, strict=args.strict, extra_checks=[measurement_check(None), level_check(None)])
+        report = verify_paths(args.paths, strict=args.strict,
+                              extra_checks=[measurement_check(None), level_check(None)])
+        text = _render(args.format, report, None)
     else:
         from ..db import Ledger  # only here: plain verification never imports the database layer
         from ..reproductions import all_reproductions
@@ -62,7 +68,19 @@ def run(args: argparse.Namespace) -> int:
             found = all_reproductions(conn)
             report = verify_paths(args.paths, strict=args.strict, extra_checks=[
                 measurement_check(lookup), level_check(lambda run_id: found.get(run_id, []))])
-    write_output(FORMATTERS[args.format](report), args.output)
+            text = _render(args.format, report, lookup)
+    write_output(text, args.output)
     if args.output and args.format != "text":
         print(report.summary, file=sys.stderr)
     return report.exit_code
+
+
+def _render(fmt: str, report: Report, lookup: RunLookup | None) -> str:
+    """Text and Markdown read the articles again (sentences, nearest evidence, figures)."""
+    if fmt not in ("text", "markdown"):
+        return FORMATTERS[fmt](report)
+    views = [build_view(r.path, lookup, result=r, figures=fmt == "markdown")
+             for r in report.files]
+    if fmt == "markdown":
+        return render_markdown(report, views)
+    return render_verify_text(report, views)
