@@ -108,5 +108,12 @@ def test_verify_cli_warns_and_figures_shows_the_level(tmp_path: Path,
     assert main(["figures", str(path), "--format", "json"]) == 0
     figures = json.loads(capsys.readouterr().out)["figures"]
     assert [f["level"] for f in figures if f["text"] == "84.5%"] == ["measured"]
-    assert main(["figures", str(path)]) == 0
-    assert "[measured] M1" in capsys.readouterr().out
+    db = tmp_path / "l.db"
+    with Ledger.open(str(db)) as ledger:
+        ledger.record_run(_run())
+        ledger.record_reproduction(_reproduction(True))
+    assert main(["figures", str(path), "--db", str(db), "--format", "json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["figures"]
+    assert [f["level"] for f in figures if f["text"] == "84.5%"] == ["independently-reproduced"]
+    assert main(["figures", str(path), "--db", str(db)]) == 0
+    assert "[independently-reproduced] M1" in capsys.readouterr().out

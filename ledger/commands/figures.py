@@ -7,6 +7,7 @@ import json
 
 from ..errors import DocumentError
 from ..levels import figure_levels
+from ..models import Article
 from ..schema import load_article
 from ..verify.text import line_col
 from ..verify.tracing import TracedFigure, trace_figures
@@ -25,7 +26,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("path", metavar="PATH", help="an article JSON file")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--output", metavar="FILE", help="write the table here instead of stdout")
+    p.add_argument("--db", metavar="URL", help="a ledger whose recorded reproductions raise "
+                   "figures' verification levels (without it: reported or measured)")
     p.set_defaults(func=run)
+
+
+def _levels(article: Article, traced: list[TracedFigure], url: str | None) -> list[str]:
+    if not url:
+        return figure_levels(article, traced)
+    from ..db import Ledger
+    from ..reproductions import all_reproductions
+
+    with Ledger.open(url, create=False) as ledger, ledger.read() as conn:
+        found = all_reproductions(conn)
+    return figure_levels(article, traced, lambda run_id: found.get(run_id, []))
 
 
 def _value(t: TracedFigure) -> str:
@@ -57,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         first = findings[0]
         raise DocumentError(args.path, f"not a valid article: {first.pointer} {first.message}")
     traced = trace_figures(article)
-    levels = figure_levels(article, traced)
+    levels = _levels(article, traced, args.db)
     if args.format == "json":
         rows = []
         for t, level in zip(traced, levels):

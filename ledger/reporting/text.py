@@ -49,7 +49,7 @@ def render_figures(view: ArticleView, levels: Sequence[str] | None = None) -> st
             out.append(textwrap.fill(f"{where} {sentence}", _WIDTH, subsequent_indent="   "))
         rests = _rests_on(fig, view)
         head = f"   {fig.figure.text!r:<22} {fig.icon} {fig.label:<10} "
-        if levels is not None and levels[fig.index] != "-":
+        if levels is not None and levels[fig.index] not in ("-", "reported", fig.label):
             head += f"[{levels[fig.index]}] "
         pad = " " * len(head)
         out.append(head + _short(rests[0], max(40, _WIDTH - len(head))))
