@@ -42,7 +42,7 @@ def main() -> int:
         launch_args = ["--no-sandbox"] if os.geteuid() == 0 else []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=launch_args)
-            page = browser.new_page(viewport={"width": 1280, "height": 860},
+            page = browser.new_page(viewport={"width": 1280, "height": 1100},
                                     color_scheme="dark" if args.dark else "light")
             page.goto(page_file.as_uri())
             figure = page.locator(".fig", has_text=args.figure).first
