@@ -91,6 +91,10 @@ def test_quotes_are_looked_up_in_the_saved_copies(tmp_path: Path) -> None:
     html = report(tmp_path, str(SEED), "--sources", str(saved))
     chain = chain_html(html, fig_index(figure_html(html, "12")))
     assert quotes[1]["text"] in chain and "found in S4.md" in chain
+    # the quote that states the figure comes first, and says so
+    assert chain.index(quotes[1]["text"]) < chain.index(quotes[0]["text"])
+    first = chain[chain.index("Quote from S4"):]
+    assert first.index("states this figure</th><td>yes") < first.index(quotes[0]["text"])
     assert "NOT found in S4.md" in chain  # the other quotes of F4 are not in this copy
 
 
@@ -232,3 +236,12 @@ def test_action_writes_the_summary_and_the_report(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "index.html").exists()
     assert (tmp_path / "site" / "broken.html").exists()
     assert output.read_text().strip() == f"dir={tmp_path / 'site'}"
+
+
+def test_runs_come_from_the_ledger_with_db(tmp_path: Path, capsys) -> None:
+    db = str(tmp_path / "ledger.db")
+    assert main(["runs", "import", *map(str, sorted(RUNS.glob("*.json"))), "--db", db]) == 0
+    html = report(tmp_path, str(MEASURED), "--db", db)
+    chain = chain_html(html, fig_index(figure_html(html, "90.2%")))
+    assert "Measurement M3" in chain and f"Run {RUN_ID}" in chain and "AMD EPYC" in chain
+    assert "unknown-run" not in html

@@ -262,7 +262,7 @@ def _figure_views(article: Article, traced: list[TracedFigure], findings: list[F
         f = t.figure
         mine = [v for v in findings if _overlaps(f.start, f.end, v.start, v.end)]
         order = _ranked(t, index)
-        chains = [(describe(ev, tr), chain(ev, tr)) for tr in order[:MAX_CHAINS]]
+        chains = [(describe(ev, tr), chain(ev, tr, f)) for tr in order[:MAX_CHAINS]]
         sentence = enclosing(spans, f.start, f.end)
         views.append(FigureView(
             i, f, _status(order, {v.finding.severity for v in mine}, ev), order, chains,

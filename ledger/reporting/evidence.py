@@ -19,6 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..figures import Figure, extract_figures
 from ..grounding import contains, normalize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Inference, Measurement, Run, Source
 from ..verify.arithmetic import ArithmeticError_, evaluate
@@ -186,16 +187,29 @@ def _quote_found(ev: Evidence, source_id: str, quote: str) -> str:
     return f"{'found' if found else 'NOT found'} in {copy.name}"
 
 
-def _quote_steps(ev: Evidence, fact: Fact, source_id: str) -> list[Step]:
-    quotes = _extra(fact, "quotes") or []
+def _states(quote: str, values: frozenset[Decimal]) -> bool:
+    """Whether ``quote`` states one of ``values`` (a percent also as a fraction)."""
+    for fig in extract_figures(quote):
+        for v in fig.values:
+            if v in values or v / 100 in values or v * 100 in values:
+                return True
+    return False
+
+
+def _quote_steps(ev: Evidence, fact: Fact, source_id: str,
+                 values: frozenset[Decimal]) -> list[Step]:
+    quotes = [q if isinstance(q, dict) else q.model_dump() if hasattr(q, "model_dump") else {}
+              for q in _extra(fact, "quotes") or []]
+    mine = [q for q in quotes if q.get("source_id") == source_id]
+    # The quote that states the figure first: it is the one the editor is looking for.
+    mine.sort(key=lambda q: not _states(q.get("text") or "", values))
     steps = []
-    for q in quotes:
-        data = q if isinstance(q, dict) else q.model_dump() if hasattr(q, "model_dump") else {}
-        if data.get("source_id") != source_id:
-            continue
-        steps.append(Step("quote", f"Quote from {source_id}", data.get("text"), (
+    for data in mine:
+        text = data.get("text") or ""
+        steps.append(Step("quote", f"Quote from {source_id}", text, (
+            ("states this figure", "yes" if _states(text, values) else "no"),
             ("locator", data.get("locator") or NOT_RECORDED),
-            ("in saved copy", _quote_found(ev, source_id, data.get("text") or "")),
+            ("in saved copy", _quote_found(ev, source_id, text)),
         )))
     if not steps:
         steps.append(Step("quote", f"Quote from {source_id}", None,
@@ -235,14 +249,14 @@ def _fact_level(fact: Fact) -> str:
     return "reported (the source's figure)"
 
 
-def _fact_chain(ev: Evidence, trace: Trace) -> list[Step]:
+def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[Step]:
     fact = ev.fact(trace.fact_id)
     if fact is None:
         return [Step("fact", f"Fact {trace.fact_id}", None, (("fact", "missing"),))]
     steps = [Step("fact", f"Fact {fact.id}", fact.claim, (
         ("evidence type", fact.evidence_type.value.replace("_", " ")),))]
     for sid in fact.source_ids:
-        steps += _quote_steps(ev, fact, sid)
+        steps += _quote_steps(ev, fact, sid, values)
         steps.append(_source_step(ev, sid))
     steps.append(Step("level", "Verification level", None, (("level", _fact_level(fact)),)))
     return steps
@@ -405,10 +419,10 @@ def _date_chain(ev: Evidence, trace: Trace) -> list[Step]:
     return steps
 
 
-def chain(ev: Evidence, trace: Trace) -> list[Step]:
-    """The evidence chain behind one trace of a figure."""
+def chain(ev: Evidence, trace: Trace, figure: Figure | None = None) -> list[Step]:
+    """The evidence chain behind one trace of ``figure``."""
     if trace.origin == "fact":
-        return _fact_chain(ev, trace)
+        return _fact_chain(ev, trace, frozenset(figure.values) if figure else frozenset())
     if trace.origin == "measurement":
         return _measurement_chain(ev, trace)
     if trace.origin in ("inference", "assumption", "computation"):
