@@ -88,14 +88,16 @@ def test_quotes_are_looked_up_in_the_saved_copies(tmp_path: Path) -> None:
     words = quotes[1]["text"].split()  # the copy wraps lines and marks up a word
     (saved / "S4.md").write_text("## Results\n\n" + " ".join(words[:5]) + "\n**"
                                  + words[5] + "** " + " ".join(words[6:]) + "\n")
-    html = report(tmp_path, str(SEED), "--sources", str(saved))
+    html = report(tmp_path, str(SEED), "--sources", str(saved), code=1)
     chain = chain_html(html, fig_index(figure_html(html, "12")))
-    assert quotes[1]["text"] in chain and "found in S4.md" in chain
+    assert quotes[1]["text"] in chain and "found in saved page S4.md" in chain
     # the quote that states the figure comes first, and says so
     assert chain.index(quotes[1]["text"]) < chain.index(quotes[0]["text"])
     first = chain[chain.index("Quote from S4"):]
     assert first.index("states this figure</th><td>yes") < first.index(quotes[0]["text"])
-    assert "NOT found in S4.md" in chain  # the other quotes of F4 are not in this copy
+    # the other quotes of F4 are not in this copy: the chain says so, and so do the findings
+    assert "NOT found in saved page S4.md; closest passage (" in chain
+    assert "<code>quote-not-found</code>" in html
 
 
 def test_quotes_of_the_seed_are_in_the_shared_saved_sources(tmp_path: Path) -> None:
@@ -104,7 +106,8 @@ def test_quotes_of_the_seed_are_in_the_shared_saved_sources(tmp_path: Path) -> N
         pytest.skip(f"the saved sources are not at {shared}")
     html = report(tmp_path, str(SEED), "--sources", str(shared))
     chain = chain_html(html, fig_index(figure_html(html, "46-fold")))
-    assert "found in S4.md" in chain and "NOT found" not in chain
+    assert "found in saved page S4.md" in chain and "NOT found" not in chain
+    assert "snapshot</th><td>saved page S4.md" in chain
 
 
 def test_measured_figure_chain_names_run_machine_revision_and_config(tmp_path: Path) -> None:
@@ -245,3 +248,19 @@ def test_runs_come_from_the_ledger_with_db(tmp_path: Path, capsys) -> None:
     chain = chain_html(html, fig_index(figure_html(html, "90.2%")))
     assert "Measurement M3" in chain and f"Run {RUN_ID}" in chain and "AMD EPYC" in chain
     assert "unknown-run" not in html
+
+
+def test_snapshots_come_from_the_ledger_with_db(tmp_path: Path, capsys) -> None:
+    shared = SEED.parents[2] / "shared" / "sources"
+    if not (shared / "S4.md").exists():
+        pytest.skip(f"the saved sources are not at {shared}")
+    db, snaps = str(tmp_path / "ledger.db"), str(tmp_path / "snaps")
+    assert main(["ingest", str(SEED), "--db", db]) == 0
+    assert main(["sources", "add", f"{SEED.stem}:S4", str(shared / "S4.md"), "--db", db,
+                 "--snapshots", snaps, "--retrieved-at", "2026-11-04"]) == 0
+    html = report(tmp_path, str(SEED), "--db", db, "--snapshots", snaps)
+    chain = chain_html(html, fig_index(figure_html(html, "46-fold")))
+    assert "snapshot</th><td>add of 2026-11-04" in chain
+    assert "in snapshot</th><td>found in add of 2026-11-04" in chain
+    s1 = chain_html(html, fig_index(figure_html(html, "June 24, 2024")))  # S1 has none
+    assert "snapshot</th><td class=missing>not recorded: no snapshot of S1" in s1

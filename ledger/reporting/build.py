@@ -24,6 +24,7 @@ from ..models import Article, Correction, GuardrailRule, Run, VerificationLevel
 from ..report import FileResult, Finding, Severity
 from ..schema import read_json
 from ..verify import verify_file
+from ..verify.grounding import SnapshotLookup, grounding_check
 from ..verify.guardrails import guardrail_rules
 from ..verify.prose import Span, enclosing, paragraphs, sentences
 from ..verify.runs import measurement_check
@@ -282,16 +283,20 @@ def _guardrail_views(article: Article, findings: list[FindingView]) -> list[Guar
 
 
 def build_view(path: str | Path, runs: RunLookup | None = None,
-               sources_dir: str | Path | None = None,
+               snapshots: SnapshotLookup | None = None,
                result: FileResult | None = None, *, figures: bool = True) -> ArticleView:
-    """Verify ``path`` (measurements checked against ``runs`` when given) and build its view;
-    ``result`` is the file's verification when the caller already has it. ``figures=False``
-    builds only the findings (with their sentences and hints), for plain text output.
+    """Verify ``path`` (measurements checked against ``runs``, quotes against ``snapshots``,
+    when given) and build its view; ``result`` is the file's verification when the caller
+    already has it. ``figures=False`` builds only the findings (with their sentences and
+    hints), for plain text output.
 
     An unreadable or invalid article gives a view with its findings and no figures.
     """
     if result is None:
-        result = verify_file(path, [measurement_check(runs)])
+        checks = [measurement_check(runs)]
+        if snapshots is not None:
+            checks.append(grounding_check(snapshots))
+        result = verify_file(path, checks)
     article = None
     if result.article_id is not None:
         from ..schema import load_article
@@ -301,8 +306,7 @@ def build_view(path: str | Path, runs: RunLookup | None = None,
     if article is None:
         view.findings = _finding_views(None, result, None, None, [])
         return view
-    ev = Evidence(article, runs or (lambda _run_id: None),
-                  Path(sources_dir) if sources_dir else None)
+    ev = Evidence(article, runs or (lambda _run_id: None), snapshots)
     traced = trace_figures(article)
     index = build_index(article)
     view.evidence = ev
