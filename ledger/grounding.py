@@ -73,6 +73,10 @@ def closest_passage(haystack_normalized: str, quote: str, *, width: int = 240) -
     if found is None:
         return Passage("", 0.0)
     start, end = found.dest_start, found.dest_end
+    while start > 0 and haystack_normalized[start - 1] != " ":  # whole words
+        start -= 1
+    while end < len(haystack_normalized) and haystack_normalized[end] not in " ":
+        end += 1
     passage = haystack_normalized[start:end]
     if len(passage) > width:
         passage = passage[:width - 3] + "..."

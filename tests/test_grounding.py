@@ -103,3 +103,13 @@ def test_closest_passage_shows_the_edited_sentence() -> None:
     near = closest_passage(text, "APC only reduces the cost of processing the queries.")
     assert "APC only reduces the time of processing the queries" in near.text
     assert 80 <= near.similarity < 100
+
+
+def test_grounding_benchmark_runs_and_finds_each_edited_quote() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "benchmarks/bench_grounding.py", "--rounds", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert "ratio to the 2 s target" in done.stdout, done.stderr[-2000:]
+    assert "60 pages" in done.stdout and "findings per round: [10]" in done.stdout
