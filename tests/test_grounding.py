@@ -72,11 +72,17 @@ def test_multipliers_match_however_written(quote: str) -> None:
     assert ungrounded_figures("3.8× throughput", [quote]) == []
 
 
+def test_typed_quantities_convert_units() -> None:
+    assert ungrounded_figures("a 2 TiB pool", ["a pool of 2048 GiB"]) == []
+
+
 @pytest.mark.parametrize(("claim", "quote"), [
     ("3.8× throughput", "throughput improves by 3.9x"),
     ("a 38% gain", "a gain of 3.8x"),
     ("60 GPUs", "60 GB of memory"),
     ("56% lower", "56 points lower, measured on 56 GPUs"),
+    ("reads at 1 GB/s", "reads at 1 Gb/s"),
+    ("on 8 GPUs", "on 8 engineers"),
 ])
 def test_a_changed_value_kind_or_unit_does_not_match(claim: str, quote: str) -> None:
     assert [f.text for f in ungrounded_figures(claim, [quote])] != []
