@@ -72,6 +72,7 @@ __all__ = [
     "list_runs",
     "load_run_file",
     "new_run_id",
+    "operator",
     "record_run",
     "run_projection_rows",
 ]
@@ -176,6 +177,33 @@ def _versions(packages: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def _machine_id() -> str | None:
+    """A digest of ``/etc/machine-id`` (or the host name): identifies the machine without
+    publishing the id itself."""
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text:
+            return hashlib.sha256(text.encode()).hexdigest()[:16]
+    node = platform.node()
+    return hashlib.sha256(node.encode()).hexdigest()[:16] if node else None
+
+
+def operator() -> str | None:
+    """Who ran it: ``$LEDGER_OPERATOR``, else the git user's email, else the login name."""
+    name = os.environ.get("LEDGER_OPERATOR") or (_run_quiet(["git", "config", "user.email"])
+                                                 or "").strip()
+    if name:
+        return name
+    try:
+        import getpass
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):
+        return None
+
+
 def capture_environment(packages: Iterable[str] = DEFAULT_PACKAGES) -> dict[str, Any]:
     """A description of this machine and software, for ``Run.environment``."""
     torch = sys.modules.get("torch")
@@ -188,6 +216,8 @@ def capture_environment(packages: Iterable[str] = DEFAULT_PACKAGES) -> dict[str,
         "machine": platform.machine(),
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        "machine_id": _machine_id(),
+        "operator": operator(),
         "memory_bytes": _memory_bytes(),
         "gpus": _gpus(),
         "packages": _versions(packages),
