@@ -264,3 +264,14 @@ def test_snapshots_come_from_the_ledger_with_db(tmp_path: Path, capsys) -> None:
     assert "in snapshot</th><td>found in add of 2026-11-04" in chain
     s1 = chain_html(html, fig_index(figure_html(html, "June 24, 2024")))  # S1 has none
     assert "snapshot</th><td class=missing>not recorded: no snapshot of S1" in s1
+
+
+def test_unreadable_and_invalid_articles_get_a_page_of_findings(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2")
+    html = report(tmp_path, str(bad), code=2)
+    assert "<code>unreadable</code>" in html and "malformed JSON" in html
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text('{"id": "x"}')
+    html = report(tmp_path, str(invalid), code=1)
+    assert "<code>schema</code>" in html and "not ready" in html

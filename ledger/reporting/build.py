@@ -32,6 +32,7 @@ from ..verify.tracing import EvidenceIndex, Trace, TracedFigure, build_index, tr
 from .evidence import ORIGIN_ORDER, Evidence, RunLookup, Step, chain, describe
 
 __all__ = [
+    "CLOSE",
     "MAX_CHAINS",
     "STATUSES",
     "ArticleView",
@@ -234,24 +235,31 @@ def _overlaps(a_start: int, a_end: int, b_start: int | None, b_end: int | None) 
     return b_start is not None and b_end is not None and a_start < b_end and b_start < a_end
 
 
-def _exact_traces(figure: Figure, index: EvidenceIndex) -> set[Trace]:
-    """Traces whose evidence states the figure's value exactly, not only after rounding."""
+#: Evidence within this relative distance of a figure states it (78% for 0.7776); further off,
+#: it only rounds to it (three for 2.7), which is a weaker reason to rest the figure on it.
+CLOSE = Decimal("0.01")
+
+
+def _close_traces(figure: Figure, index: EvidenceIndex) -> set[Trace]:
+    """Traces whose evidence is within :data:`CLOSE` of the figure's value, not only equal to
+    it after rounding."""
     if figure.kind is FigureKind.date:
         return {d.trace for d in index.dates if d.date == figure.date}
-    values = set(figure.values)
     percent = figure.kind in (FigureKind.percent, FigureKind.points) or figure.unit == "%"
     out = set()
     for num in index.numbers:
-        stated = {num.value, num.value * 100} if percent and not num.percent else {num.value}
-        if stated & values:
-            out.add(num.trace)
+        stated = [num.value, num.value * 100] if percent and not num.percent else [num.value]
+        for value in figure.values:
+            if any(abs(v - value) <= CLOSE * max(abs(value), Decimal(1)) for v in stated):
+                out.add(num.trace)
     return out
 
 
 def _ranked(t: TracedFigure, index: EvidenceIndex) -> list[Trace]:
-    """A figure's traces, exact matches first, then by the strength of the evidence."""
-    exact = _exact_traces(t.figure, index)
-    return sorted(t.traces, key=lambda tr: (tr not in exact, ORIGIN_ORDER.index(tr.origin)
+    """A figure's traces: evidence that states it first, then by the strength of the evidence
+    (a measurement before a fact before an inference)."""
+    close = _close_traces(t.figure, index)
+    return sorted(t.traces, key=lambda tr: (tr not in close, ORIGIN_ORDER.index(tr.origin)
                                             if tr.origin in ORIGIN_ORDER else len(ORIGIN_ORDER)))
 
 
