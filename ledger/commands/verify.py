@@ -16,6 +16,7 @@ from ..reporting.text import render_markdown, render_verify_text
 from ..snapshots import DEFAULT_SNAPSHOT_DIR, folder_lookup
 from ..verify import Check, verify_paths
 from ..verify.grounding import grounding_check
+from ..verify.levels import level_check
 from ..verify.runs import measurement_check
 from ._common import add_command, write_output
 
@@ -66,10 +67,12 @@ def run(args: argparse.Namespace) -> int:
     url = args.db or os.environ.get("LEDGER_DB_URL")
     if not url:
         report = verify_paths(args.paths, strict=args.strict,
-                              extra_checks=[measurement_check(None), *_grounding(args)])
+                              extra_checks=[measurement_check(None), level_check(None),
+                                            *_grounding(args)])
         text = _render(args.format, report, None)
     else:
         from ..db import Ledger  # only here: plain verification never imports the database layer
+        from ..reproductions import all_reproductions
         from ..runs import get_run
 
         with Ledger.open(url, create=False) as ledger, ledger.read() as conn:
@@ -84,8 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
             grounding = _grounding(args) or [
                 grounding_check(ledger_lookup(conn, SnapshotStore(args.snapshots)))]
-            report = verify_paths(args.paths, strict=args.strict,
-                                  extra_checks=[measurement_check(lookup), *grounding])
+            found = all_reproductions(conn)
+            report = verify_paths(args.paths, strict=args.strict, extra_checks=[
+                measurement_check(lookup), level_check(lambda run_id: found.get(run_id, [])),
+                *grounding])
             text = _render(args.format, report, lookup)
     write_output(text, args.output)
     if args.output and args.format != "text":
