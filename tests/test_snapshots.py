@@ -278,3 +278,16 @@ def test_saved_pages_folder_and_unreadable_pages(
     code, findings = _verify(capsys, str(path), "--sources", str(pages))
     (found,) = [f for f in findings if f["rule"] == "snapshot-unreadable"]
     assert "S1.pdf: the PDF has no text layer" in found["message"]
+
+
+def test_fetch_without_the_sources_extra_keeps_the_body_and_says_why_there_is_no_text(
+        tmp_path: Path, site: tuple[str, _Pages], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    base, pages = site
+    pages.pages["/guide"] = (_guide(), "text/html")
+    db, _ = _ledger(tmp_path, small_article(f"{base}/guide"))
+    monkeypatch.setitem(sys.modules, "selectolax.lexbor", None)  # as if not installed
+    assert main(["sources", "fetch", "--db", db, "--snapshots", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "no text: text not extracted" in out and "kv-evidence-ledger[sources]" in out
