@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import ExtractError
 from ..figures import Figure, extract_figures
 from ..grounding import closest_passage, contains
+from ..levels import Level, LevelInfo, Reproduction, ReproductionsFor, article_levels
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Inference, Measurement, Run, Source
 from ..verify.arithmetic import ArithmeticError_, evaluate
 from ..verify.grounding import SnapshotLookup, SnapshotText, SourceSnapshots
@@ -65,13 +66,25 @@ class Evidence:
     article: Article
     runs: RunLookup = field(default=lambda _run_id: None)
     snapshots: SnapshotLookup | None = None
+    reproductions: ReproductionsFor | None = None
     _run_cache: dict[str, Run | None] = field(default_factory=dict)
+    _levels: dict[str, LevelInfo] | None = None
     _snapshot_cache: dict[str, SourceSnapshots | str | None] = field(default_factory=dict)
 
     def run(self, run_id: str) -> Run | None:
         if run_id not in self._run_cache:
             self._run_cache[run_id] = self.runs(run_id)
         return self._run_cache[run_id]
+
+    def level(self, key: str) -> LevelInfo | None:
+        """The verification level of a measurement, fact or inference (``M2``, ``F4``),
+        derived from the article and the reproductions the ledger recorded."""
+        if self._levels is None:
+            self._levels = article_levels(self.article, self.reproductions)
+        return self._levels.get(key)
+
+    def reproductions_of(self, run_id: str) -> list[Reproduction]:
+        return list(self.reproductions(run_id)) if self.reproductions else []
 
     def fact(self, fact_id: str | None) -> Fact | None:
         return next((f for f in self.article.facts if f.id == fact_id), None)
@@ -277,13 +290,19 @@ def _source_step(ev: Evidence, source_id: str) -> Step:
     ), src.url)
 
 
-def _fact_level(fact: Fact) -> str:
-    level = _extra(fact, "verification_level")
-    if level:
-        return str(getattr(level, "value", level))
-    if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE:
-        return "reported by its authors; not independently reproduced"
-    return "reported (the source's figure)"
+def _level_words(info: LevelInfo | None, fallback: str) -> str:
+    if info is None:
+        return fallback
+    return f"{info.level.value}" + (f": {info.detail}" if info.detail else "")
+
+
+def _fact_level(ev: Evidence, fact: Fact) -> str:
+    info = ev.level(fact.id)
+    words = _level_words(info, "reported")
+    if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE and (info is None or info.level is
+                                                            Level.reported):
+        words += " (by its authors; not independently reproduced)"
+    return words
 
 
 def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[Step]:
@@ -295,7 +314,7 @@ def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[
     for sid in fact.source_ids:
         steps += _quote_steps(ev, fact, sid, values)
         steps.append(_source_step(ev, sid))
-    steps.append(Step("level", "Verification level", None, (("level", _fact_level(fact)),)))
+    steps.append(Step("level", "Verification level", None, (("level", _fact_level(ev, fact)),)))
     return steps
 
 
@@ -351,24 +370,31 @@ def _run_step(run: Run, metric: str) -> Step:
     ))
 
 
-def _reproduction_steps(run: Run) -> list[Step]:
-    reproductions = _extra(run, "reproductions") or []
+def _reproduction_steps(ev: Evidence, run: Run, metric: str) -> list[Step]:
     steps = []
-    for i, rep in enumerate(reproductions, start=1):
-        data = rep if isinstance(rep, dict) else rep.model_dump(mode="json")
-        rows = tuple((str(k).replace("_", " "), str(v)) for k, v in data.items()
-                     if not isinstance(v, dict | list))
-        steps.append(Step("reproduction", f"Reproduction {i}", None, rows))
+    for i, rep in enumerate(ev.reproductions_of(run.id), start=1):
+        held = ("held" if metric in rep.held else "did NOT hold" if metric in rep.failed
+                else "not checked")
+        steps.append(Step("reproduction", f"Reproduction {i}: run {rep.run_id}", None, (
+            ("date", rep.date[:19].replace("T", " ")),
+            ("machine", rep.machine + (" (another machine or person)" if rep.independent
+                                       else " (the same machine)")),
+            ("operator", rep.operator or NOT_RECORDED),
+            ("revision", rep.revision[:12] if rep.revision else NOT_RECORDED),
+            (f"{metric}", held),
+            ("result", "every checked figure held" if rep.ok
+             else f"did not hold: {', '.join(rep.failed)}"),
+        )))
     if not steps:
-        steps.append(Step("reproduction", "Reproductions", None, (("reproductions",
-                                                                   NOT_RECORDED),)))
+        why = NOT_RECORDED if ev.reproductions is None else "none recorded in the ledger"
+        steps.append(Step("reproduction", "Reproductions", None, (("reproductions", why),)))
     return steps
 
 
-def _level(run: Run | None) -> str:
+def _level(ev: Evidence, m: Measurement, run: Run | None) -> str:
     if run is None:
-        return "measured (the run is not in the ledger given)"
-    return run.verification_level.value.replace("_", " ")
+        return "measured (the run is not in the ledger or run files given)"
+    return _level_words(ev.level(m.id), "measured")
 
 
 def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
@@ -389,8 +415,8 @@ def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
             ("run", f"{NOT_RECORDED}: not in the ledger or run files given (--db, --runs)"),)))
     else:
         steps.append(_run_step(run, m.metric))
-        steps += _reproduction_steps(run)
-    steps.append(Step("level", "Verification level", None, (("level", _level(run)),)))
+        steps += _reproduction_steps(ev, run, m.metric)
+    steps.append(Step("level", "Verification level", None, (("level", _level(ev, m, run)),)))
     return steps
 
 
