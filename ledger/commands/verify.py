@@ -8,6 +8,7 @@ import sys
 
 from ..errors import NotFound
 from ..formats import to_github, to_junit, to_sarif
+from ..levels import ReproductionsFor
 from ..models import Run
 from ..report import Report
 from ..reporting.build import build_view
@@ -16,6 +17,7 @@ from ..reporting.text import render_markdown, render_verify_text
 from ..snapshots import DEFAULT_SNAPSHOT_DIR, folder_lookup
 from ..verify import Check, verify_paths
 from ..verify.grounding import grounding_check
+from ..verify.levels import level_check
 from ..verify.runs import measurement_check
 from ._common import add_command, write_output
 
@@ -66,10 +68,12 @@ def run(args: argparse.Namespace) -> int:
     url = args.db or os.environ.get("LEDGER_DB_URL")
     if not url:
         report = verify_paths(args.paths, strict=args.strict,
-                              extra_checks=[measurement_check(None), *_grounding(args)])
+                              extra_checks=[measurement_check(None), level_check(None),
+                                            *_grounding(args)])
         text = _render(args.format, report, None)
     else:
         from ..db import Ledger  # only here: plain verification never imports the database layer
+        from ..reproductions import all_reproductions
         from ..runs import get_run
 
         with Ledger.open(url, create=False) as ledger, ledger.read() as conn:
@@ -84,21 +88,24 @@ def run(args: argparse.Namespace) -> int:
 
             grounding = _grounding(args) or [
                 grounding_check(ledger_lookup(conn, SnapshotStore(args.snapshots)))]
-            report = verify_paths(args.paths, strict=args.strict,
-                                  extra_checks=[measurement_check(lookup), *grounding])
-            text = _render(args.format, report, lookup)
+            found = all_reproductions(conn)
+            report = verify_paths(args.paths, strict=args.strict, extra_checks=[
+                measurement_check(lookup), level_check(lambda run_id: found.get(run_id, [])),
+                *grounding])
+            text = _render(args.format, report, lookup, lambda run_id: found.get(run_id, []))
     write_output(text, args.output)
     if args.output and args.format != "text":
         print(report.summary, file=sys.stderr)
     return report.exit_code
 
 
-def _render(fmt: str, report: Report, lookup: RunLookup | None) -> str:
+def _render(fmt: str, report: Report, lookup: RunLookup | None,
+            reproductions: ReproductionsFor | None = None) -> str:
     """Text and Markdown read the articles again (sentences, nearest evidence, figures)."""
     if fmt not in ("text", "markdown"):
         return FORMATTERS[fmt](report)
-    views = [build_view(r.path, lookup, result=r, figures=fmt == "markdown")
-             for r in report.files]
+    views = [build_view(r.path, lookup, result=r, figures=fmt == "markdown",
+                        reproductions=reproductions) for r in report.files]
     if fmt == "markdown":
         return render_markdown(report, views)
     return render_verify_text(report, views)
