@@ -72,8 +72,9 @@ def _execute(rec: RunRecorder, cfg: Any, base_dir: Path, only: list[str] | None,
              out: str | None, source: str) -> Any:
     """Replay, write outputs, and fill the recorder (metrics, outputs, agent fields)."""
     from replay.cli import write_run_outputs
-    from replay.record import agent_fields, metric_rows
+    from replay.record import agent_fields
     from replay.runner import replay_steps, run_config
+    from replay.spread import spread_rows
     assert rec.run is not None
     try:
         with progress(replay_steps(cfg, only), "replaying") as step:
@@ -82,8 +83,10 @@ def _execute(rec: RunRecorder, cfg: Any, base_dir: Path, only: list[str] | None,
         raise UsageError(str(exc)) from None
     for path in write_run_outputs(result, Path(out or f"runs/{rec.run_id}")):
         rec.add_output(path.name, path)
-    for name, value, unit, agg, n in metric_rows(result):
-        rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n)
+    for (name, value, unit, agg, n), samples, spread in spread_rows(result):
+        rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n, samples=samples,
+                   spread=spread)
+    rec.threads.update(result.threads)
     rec.agent_fields.update(agent_fields(
         result, engine_revision=_revision(rec.run), environment=rec.run.environment,
         source=source, retrieved_at=rec.run.started_at))
