@@ -132,7 +132,7 @@ def _read_warc(path: str | Path) -> list[tuple[str, str, bytes, str | None, int 
         raise DocumentError(str(path), f"cannot read the archive: {exc.strerror or exc}") from exc
     except (warcio.exceptions.ArchiveLoadFailed, EOFError, ValueError, UsageError,
             AttributeError, TypeError, KeyError, IndexError) as exc:  # warcio on cut headers
-        raise DocumentError(str(path), "truncated or damaged WARC archive "
+        raise DocumentError(str(path), "truncated, damaged or not a WARC archive "
                             f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
                             "nothing was imported") from exc
     except Exception as exc:  # zlib and gzip errors come in several types

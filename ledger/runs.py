@@ -49,7 +49,7 @@ import sqlalchemy as sa
 from pydantic import ValidationError
 from sqlalchemy import Connection
 
-from .errors import NotFound, SealedRunError, UsageError
+from .errors import DocumentError, NotFound, SealedRunError, UsageError
 from .log import Appender
 from .models import Run, RunMetric, RunStatus, VerificationLevel
 from .tables import LogEntry, RunMetricRow, RunRow, sql_table
@@ -68,7 +68,9 @@ __all__ = [
     "finish_run",
     "get_run",
     "git_state",
+    "import_run",
     "list_runs",
+    "load_run_file",
     "machine_load",
     "new_run_id",
     "operator",
@@ -381,6 +383,34 @@ def finish_run(ledger: Ledger, run_id: str, *, status: RunStatus = RunStatus.fin
     ended = ended_at or dt.datetime.now(dt.UTC)
     return _change(ledger, run_id, metrics, status=status.value, ended_at=ended.isoformat(),
                    **changes)
+
+
+def load_run_file(path: str | Path) -> Run:
+    """A run file (``ledger runs export``, or the replay harness's ``--run-file``). Raises
+    :class:`DocumentError` naming the file and the first problem."""
+    from .schema import read_json, validation_findings
+
+    data = read_json(path)
+    try:
+        return Run.model_validate_json(json.dumps(data))
+    except ValidationError as exc:
+        first = validation_findings(exc)[0]
+        raise DocumentError(str(path), f"not a run record: {first.pointer or '/'}: "
+                                       f"{first.message}") from None
+
+
+def import_run(ledger: Ledger, run: Run) -> str:
+    """Store a run read from a run file: ``"recorded"``, or ``"unchanged"`` when the identical
+    run is already there. Raises :class:`SealedRunError` when a different run has its id."""
+    try:
+        stored = ledger.get_run(run.id)
+    except NotFound:
+        ledger.record_run(run)
+        return "recorded"
+    if stored.model_dump(mode="json") != run.model_dump(mode="json"):
+        raise SealedRunError(f"run {run.id} is already in the ledger with different content; "
+                             "a sealed run cannot be replaced")
+    return "unchanged"
 
 
 def get_run(conn: Connection, run_id: str) -> Run:

@@ -31,6 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy import Connection
 
 from .errors import ExtractError, UsageError
+from .extras import missing_extra
 from .log import utc_now
 from .readable import extract
 from .snapshots import DEFAULT_SNAPSHOT_DIR
@@ -225,6 +226,12 @@ def _readable(store: SnapshotStore, body: bytes, content_type: str | None,
         readable = extract(body, content_type, name)
     except ExtractError as exc:
         return {"text_sha256": None, "text_error": str(exc), "page_meta": None}
+    except ModuleNotFoundError as exc:  # the body is kept; its text can be added later
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        return {"text_sha256": None, "text_error": f"text not extracted: {missing}",
+                "page_meta": None}
     meta = readable.meta.to_dict()
     return {"text_sha256": store.put(readable.text.encode("utf-8")), "text_error": None,
             "page_meta": json.dumps(meta, ensure_ascii=False) if meta else None}

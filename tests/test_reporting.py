@@ -118,7 +118,7 @@ def test_measured_figure_chain_names_run_machine_revision_and_config(tmp_path: P
     for text in ("Measurement M2", "shared_store_hit_rate", f"Run {RUN_ID}", "AMD EPYC",
                  "2 cores", "ab4f17c2dd5b (uncommitted changes)", "3 arms: no_store, "
                  "shared_store, warm_store", "2026-11-29 20:58 UTC", "Reproductions",
-                 "self reported"):
+                 f"measured: run {RUN_ID}"):
         assert text in chain, text
     assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') >= 3
 
@@ -275,3 +275,50 @@ def test_unreadable_and_invalid_articles_get_a_page_of_findings(tmp_path: Path) 
     invalid.write_text('{"id": "x"}')
     html = report(tmp_path, str(invalid), code=1)
     assert "<code>schema</code>" in html and "not ready" in html
+
+
+def test_a_recorded_reproduction_makes_figures_reproduced(tmp_path: Path) -> None:
+    from ledger.db import Ledger
+    from ledger.levels import Reproduction
+    from ledger.reproductions import record_reproduction
+
+    db = str(tmp_path / "ledger.db")
+    assert main(["runs", "import", *map(str, sorted(RUNS.glob("*.json"))), "--db", db]) == 0
+    html = report(tmp_path, str(MEASURED), "--db", db)
+    assert "none recorded in the ledger" in html and 'class="fig s-reproduced"' not in html
+    with Ledger.open(db) as ledger:
+        record_reproduction(ledger, Reproduction(
+            RUN_ID, "run-20261130T101500Z-0a1b2c3d", "2026-11-30T10:15:00Z", "4f9c2e1a7b3d",
+            "desk", "0123456789abcdef", False, held=("shared_store_hit_rate",),
+            failed=("cost_ratio",)))
+    html = report(tmp_path, str(MEASURED), "--db", db)
+    button = figure_html(html, "84.5%")
+    assert "s-reproduced" in button
+    chain = chain_html(html, fig_index(button))
+    for text in ("Reproduction 1: run run-20261130T101500Z-0a1b2c3d", "2026-11-30 10:15:00",
+                 "4f9c2e1a7b3d (the same machine)", "shared_store_hit_rate</th><td>held",
+                 "did not hold: cost_ratio", "reproduced 2026-11-30"):
+        assert text in chain, text
+    cost = chain_html(html, fig_index(figure_html(html, "90.2%")))
+    assert "warm_store_hit_rate</th><td>not checked" in cost
+    assert "s-measured" in figure_html(html, "90.2%")
+
+
+def test_a_metrics_spread_and_samples_show_when_the_run_has_them(tmp_path: Path) -> None:
+    import json
+
+    run = json.loads((RUNS / f"{RUN_ID}.json").read_text(encoding="utf-8"))
+    metric = next(m for m in run["metrics"] if m["name"] == "shared_store_hit_rate")
+    metric["x-samples"] = [0.84, 0.85, 0.845]  # what a run with rounds records
+    metric["x-spread"] = {"median": 0.845, "min": 0.84, "max": 0.85, "ci_low": 0.841,
+                          "ci_high": 0.849, "confidence": 0.95, "method": "bootstrap"}
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    html = report(tmp_path, str(MEASURED), "--runs", str(runs))
+    chain = chain_html(html, fig_index(figure_html(html, "84.5%")))
+    assert ("spread</th><td>median 0.845, range 0.84 to 0.85; 95% interval 0.841 to 0.849 "
+            "(bootstrap)") in chain
+    assert "samples</th><td>0.84, 0.85, 0.845" in chain
+    other = chain_html(html, fig_index(figure_html(html, "90.2%")))
+    assert "not recorded (a single pooled value)" in other

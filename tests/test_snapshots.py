@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from db_fixtures import ledger_url  # noqa: F401
 from snapshot_fixtures import QUOTE, html_page, make_pdf, small_article
 
 from ledger.cli import main
@@ -59,8 +60,8 @@ def _guide(sentence: str = QUOTE, published: str = "2026-10-01") -> bytes:
                                     "Other notes follow."], published=published).encode()
 
 
-def _ledger(tmp_path: Path, doc: dict[str, Any]) -> tuple[str, Path]:
-    db = str(tmp_path / "l.db")
+def _ledger(tmp_path: Path, doc: dict[str, Any], url: str | None = None) -> tuple[str, Path]:
+    db = url or str(tmp_path / "l.db")
     with Ledger.open(db) as ledger:
         ledger.ingest(Article.model_validate_json(json.dumps(doc)))
     path = tmp_path / f"{doc['id']}.json"
@@ -128,10 +129,11 @@ def test_bad_pages_give_one_line(body: bytes, message: str) -> None:
 # --- fetch, verify --db, stale quotes, impact -------------------------------------------------
 
 def test_fetched_page_grounds_quotes_then_goes_stale(
-        tmp_path: Path, site: tuple[str, _Pages], capsys: pytest.CaptureFixture[str]) -> None:
+        ledger_url: str, tmp_path: Path, site: tuple[str, _Pages],
+        capsys: pytest.CaptureFixture[str]) -> None:
     base, pages = site
     pages.pages["/guide"] = (_guide(), "text/html; charset=utf-8")
-    db, path = _ledger(tmp_path, small_article(f"{base}/guide"))
+    db, path = _ledger(tmp_path, small_article(f"{base}/guide"), ledger_url)
     snaps = str(tmp_path / "snaps")
     fetch = ["sources", "fetch", "--db", db, "--snapshots", snaps, "--timeout", "2"]
     assert main(fetch) == 0
@@ -198,13 +200,13 @@ def _rows(db: str) -> list[tuple[str, str, str | None]]:
 
 
 def test_add_export_import_round_trip_keeps_every_hash(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        ledger_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = small_article("https://docs.example.test/guide")
     doc["sources"].append(dict(doc["sources"][0], id="S2", url="https://docs.example.test/r.pdf",
                                published_at=None))
     doc["body"] += " A report agrees. [S2]"
     doc["editorial_word_count"] += 3
-    db, path = _ledger(tmp_path, doc)
+    db, path = _ledger(tmp_path, doc)  # SQLite
     (tmp_path / "guide.html").write_bytes(_guide())
     (tmp_path / "report.pdf").write_bytes(make_pdf(["Throughput rose by 3.8x."]))
     snaps = str(tmp_path / "snaps")
@@ -219,7 +221,7 @@ def test_add_export_import_round_trip_keeps_every_hash(
 
     fresh = tmp_path / "fresh"
     fresh.mkdir()
-    db2, _ = _ledger(fresh, doc)
+    db2, _ = _ledger(fresh, doc, ledger_url)  # the other kind of database from the first
     snaps2 = str(fresh / "snaps")
     assert main(["sources", "import", str(warc), "--db", db2, "--snapshots", snaps2]) == 0
     assert "imported 2 snapshot(s)" in capsys.readouterr().out
@@ -248,7 +250,9 @@ def test_a_truncated_warc_is_one_line_and_imports_nothing(
     in_headers, in_body = tmp_path / "headers.warc", tmp_path / "body.warc"
     in_headers.write_bytes(plain[:120])
     in_body.write_bytes(plain[:-60])
-    for broken in (cut, in_headers, in_body):
+    not_warc = tmp_path / "notes.warc.gz"
+    not_warc.write_bytes(gzip.compress(b"just some notes\n"))
+    for broken in (cut, in_headers, in_body, not_warc):
         capsys.readouterr()
         assert main(["sources", "import", str(broken), "--db", db, "--snapshots", snaps]) == 2
         err = capsys.readouterr().err.strip()
@@ -274,3 +278,16 @@ def test_saved_pages_folder_and_unreadable_pages(
     code, findings = _verify(capsys, str(path), "--sources", str(pages))
     (found,) = [f for f in findings if f["rule"] == "snapshot-unreadable"]
     assert "S1.pdf: the PDF has no text layer" in found["message"]
+
+
+def test_fetch_without_the_sources_extra_keeps_the_body_and_says_why_there_is_no_text(
+        tmp_path: Path, site: tuple[str, _Pages], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    base, pages = site
+    pages.pages["/guide"] = (_guide(), "text/html")
+    db, _ = _ledger(tmp_path, small_article(f"{base}/guide"))
+    monkeypatch.setitem(sys.modules, "selectolax.lexbor", None)  # as if not installed
+    assert main(["sources", "fetch", "--db", db, "--snapshots", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "no text: text not extracted" in out and "kv-evidence-ledger[sources]" in out

@@ -104,3 +104,19 @@ def test_closing_attribution_and_present_tense(tmp_path: Path) -> None:
         replace_body(doc, S4_CLOSE, "These are the post's figures, not PCT measurements.")
     _, result = verify_mutant(tmp_path, mutate)
     assert not [f for f in result.findings if f.severity is Severity.error], result.findings
+
+
+def test_owner_next_to_a_citation(tmp_path: Path) -> None:
+    """The seed's own misattribution (fixed in version 1.0.1), and a wrong owner of a post."""
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "vLLM's current Mooncake guide", "Mooncake's current guide"))
+    assert rules_at(result, doc, "Mooncake's").get("misattributed-source") == "error"
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "In a May 6, 2026 vLLM report,", "In NVIDIA's May 6, 2026 post,"))
+    assert rules_at(result, doc, "NVIDIA's").get("misattributed-source") == "error"
+
+
+def test_right_owners_pass(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "In a May 6, 2026 vLLM report,", "In vLLM's May 6, 2026 post,"))
+    assert not [f for f in result.findings if f.rule == "misattributed-source"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import NotFound, UsageError
+from ..levels import ReproductionsFor
 from ..models import Run
 from ..reporting import build_view, load_run_files, render_html, render_index
 from ..reporting.evidence import RunLookup
@@ -59,6 +60,7 @@ class _Data:
 
     runs: RunLookup | None = None
     snapshots: SnapshotLookup | None = None
+    reproductions: ReproductionsFor | None = None
 
 
 @contextlib.contextmanager
@@ -72,6 +74,7 @@ def _data(args: argparse.Namespace) -> Iterator[_Data]:
         yield _Data(files.get if args.runs else None, folder)
         return
     from ..db import Ledger  # only here: a report without --db never imports the database layer
+    from ..reproductions import all_reproductions
     from ..runs import get_run
     from ..snapshots import ledger_lookup
     from ..sources import SnapshotStore
@@ -85,11 +88,14 @@ def _data(args: argparse.Namespace) -> Iterator[_Data]:
             except NotFound:
                 return None
 
-        yield _Data(lookup, folder or ledger_lookup(conn, SnapshotStore(args.snapshots)))
+        found = all_reproductions(conn)
+        yield _Data(lookup, folder or ledger_lookup(conn, SnapshotStore(args.snapshots)),
+                    lambda run_id: found.get(run_id, []))
 
 
 def _one(args: argparse.Namespace, data: _Data) -> int:
-    view = build_view(args.article[0], data.runs, data.snapshots)
+    view = build_view(args.article[0], data.runs, data.snapshots,
+                      reproductions=data.reproductions)
     write_output(render_html(view), args.output)
     print(f"{args.output}: {'ready to publish' if view.ready else 'not ready'} "
           f"({len(view.figures)} figures, {len(view.findings)} findings)", file=sys.stderr)
@@ -104,7 +110,7 @@ def _all(args: argparse.Namespace, data: _Data) -> int:
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
     rows = []
     for path in expand_paths(args.article):
-        view = build_view(path, data.runs, data.snapshots)
+        view = build_view(path, data.runs, data.snapshots, reproductions=data.reproductions)
         name = f"{path.stem}.html"
         write_output(render_html(view), str(out / name))
         rows.append((view, name))

@@ -8,6 +8,7 @@ import sys
 
 from ..errors import NotFound
 from ..formats import to_github, to_junit, to_sarif
+from ..levels import ReproductionsFor
 from ..models import Run
 from ..report import Report
 from ..reporting.build import build_view
@@ -91,19 +92,20 @@ def run(args: argparse.Namespace) -> int:
             report = verify_paths(args.paths, strict=args.strict, extra_checks=[
                 measurement_check(lookup), level_check(lambda run_id: found.get(run_id, [])),
                 *grounding])
-            text = _render(args.format, report, lookup)
+            text = _render(args.format, report, lookup, lambda run_id: found.get(run_id, []))
     write_output(text, args.output)
     if args.output and args.format != "text":
         print(report.summary, file=sys.stderr)
     return report.exit_code
 
 
-def _render(fmt: str, report: Report, lookup: RunLookup | None) -> str:
+def _render(fmt: str, report: Report, lookup: RunLookup | None,
+            reproductions: ReproductionsFor | None = None) -> str:
     """Text and Markdown read the articles again (sentences, nearest evidence, figures)."""
     if fmt not in ("text", "markdown"):
         return FORMATTERS[fmt](report)
-    views = [build_view(r.path, lookup, result=r, figures=fmt == "markdown")
-             for r in report.files]
+    views = [build_view(r.path, lookup, result=r, figures=fmt == "markdown",
+                        reproductions=reproductions) for r in report.files]
     if fmt == "markdown":
         return render_markdown(report, views)
     return render_verify_text(report, views)

@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from ..errors import DocumentError
 from ..figures import Figure, FigureKind
-from ..models import Article, Correction, GuardrailRule, Run, VerificationLevel
+from ..levels import Level, ReproductionsFor
+from ..models import Article, Correction, GuardrailRule, Run
 from ..report import FileResult, Finding, Severity
 from ..schema import read_json
 from ..verify import verify_file
@@ -203,9 +204,8 @@ def _status(ranked: list[Trace], severities: set[Severity], ev: Evidence) -> str
     best = ranked[0]
     if best.origin != "measurement":
         return "traced"
-    run = ev.run(best.run_id) if best.run_id else None
-    if run is not None and (run.verification_level is not VerificationLevel.self_reported
-                            or getattr(run, "reproductions", None)):
+    info = ev.level(best.measurement_id or "")
+    if info is not None and info.level in (Level.reproduced, Level.independently_reproduced):
         return "reproduced"
     return "measured"
 
@@ -292,7 +292,8 @@ def _guardrail_views(article: Article, findings: list[FindingView]) -> list[Guar
 
 def build_view(path: str | Path, runs: RunLookup | None = None,
                snapshots: SnapshotLookup | None = None,
-               result: FileResult | None = None, *, figures: bool = True) -> ArticleView:
+               result: FileResult | None = None, *, figures: bool = True,
+               reproductions: ReproductionsFor | None = None) -> ArticleView:
     """Verify ``path`` (measurements checked against ``runs``, quotes against ``snapshots``,
     when given) and build its view; ``result`` is the file's verification when the caller
     already has it. ``figures=False`` builds only the findings (with their sentences and
@@ -314,7 +315,7 @@ def build_view(path: str | Path, runs: RunLookup | None = None,
     if article is None:
         view.findings = _finding_views(None, result, None, None, [])
         return view
-    ev = Evidence(article, runs or (lambda _run_id: None), snapshots)
+    ev = Evidence(article, runs or (lambda _run_id: None), snapshots, reproductions)
     traced = trace_figures(article)
     index = build_index(article)
     view.evidence = ev

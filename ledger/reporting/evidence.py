@@ -21,7 +21,17 @@ from typing import Any
 from ..errors import ExtractError
 from ..figures import Figure, extract_figures
 from ..grounding import closest_passage, contains
-from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Inference, Measurement, Run, Source
+from ..levels import Level, LevelInfo, Reproduction, ReproductionsFor, article_levels
+from ..models import (
+    AUTHOR_REPORTED_EVIDENCE,
+    EXTENSION_PREFIX,
+    Article,
+    Fact,
+    Inference,
+    Measurement,
+    Run,
+    Source,
+)
 from ..verify.arithmetic import ArithmeticError_, evaluate
 from ..verify.grounding import SnapshotLookup, SnapshotText, SourceSnapshots
 from ..verify.tracing import Trace
@@ -65,13 +75,25 @@ class Evidence:
     article: Article
     runs: RunLookup = field(default=lambda _run_id: None)
     snapshots: SnapshotLookup | None = None
+    reproductions: ReproductionsFor | None = None
     _run_cache: dict[str, Run | None] = field(default_factory=dict)
+    _levels: dict[str, LevelInfo] | None = None
     _snapshot_cache: dict[str, SourceSnapshots | str | None] = field(default_factory=dict)
 
     def run(self, run_id: str) -> Run | None:
         if run_id not in self._run_cache:
             self._run_cache[run_id] = self.runs(run_id)
         return self._run_cache[run_id]
+
+    def level(self, key: str) -> LevelInfo | None:
+        """The verification level of a measurement, fact or inference (``M2``, ``F4``),
+        derived from the article and the reproductions the ledger recorded."""
+        if self._levels is None:
+            self._levels = article_levels(self.article, self.reproductions)
+        return self._levels.get(key)
+
+    def reproductions_of(self, run_id: str) -> list[Reproduction]:
+        return list(self.reproductions(run_id)) if self.reproductions else []
 
     def fact(self, fact_id: str | None) -> Fact | None:
         return next((f for f in self.article.facts if f.id == fact_id), None)
@@ -277,13 +299,19 @@ def _source_step(ev: Evidence, source_id: str) -> Step:
     ), src.url)
 
 
-def _fact_level(fact: Fact) -> str:
-    level = _extra(fact, "verification_level")
-    if level:
-        return str(getattr(level, "value", level))
-    if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE:
-        return "reported by its authors; not independently reproduced"
-    return "reported (the source's figure)"
+def _level_words(info: LevelInfo | None, fallback: str) -> str:
+    if info is None:
+        return fallback
+    return f"{info.level.value}" + (f": {info.detail}" if info.detail else "")
+
+
+def _fact_level(ev: Evidence, fact: Fact) -> str:
+    info = ev.level(fact.id)
+    words = _level_words(info, "reported")
+    if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE and (info is None or info.level is
+                                                            Level.reported):
+        words += " (by its authors; not independently reproduced)"
+    return words
 
 
 def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[Step]:
@@ -295,20 +323,35 @@ def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[
     for sid in fact.source_ids:
         steps += _quote_steps(ev, fact, sid, values)
         steps.append(_source_step(ev, sid))
-    steps.append(Step("level", "Verification level", None, (("level", _fact_level(fact)),)))
+    steps.append(Step("level", "Verification level", None, (("level", _fact_level(ev, fact)),)))
     return steps
+
+
+def _spread_words(spread: dict[str, Any]) -> str:
+    try:
+        words = (f"median {_number(float(spread['median']))}, range "
+                 f"{_number(float(spread['min']))} to {_number(float(spread['max']))}")
+        if "ci_low" in spread and "ci_high" in spread:
+            level = float(spread.get("confidence") or 0.95) * 100
+            words += (f"; {level:.0f}% interval {_number(float(spread['ci_low']))} to "
+                      f"{_number(float(spread['ci_high']))}")
+    except (KeyError, TypeError, ValueError):
+        return ", ".join(f"{k} {v}" for k, v in spread.items())
+    return words + (f" ({spread['method']})" if spread.get("method") else "")
 
 
 def _spread_rows(run: Run, metric: str) -> tuple[tuple[str, str], ...]:
     found = next((m for m in run.metrics if m.name == metric), None)
     if found is None:
         return (("spread", f"metric {metric} not in run"),)
-    extra = {k: v for k, v in found.model_dump().items()
+    data = found.model_dump(mode="json")
+    extra = {k.removeprefix(EXTENSION_PREFIX): v for k, v in data.items()
              if k not in _BASE_METRIC_FIELDS and v not in (None, [], {})}
     rows = [("run value", f"{_number(found.value)} {found.unit} ({found.aggregation}, "
                           f"{found.sample_count} samples)")]
-    if not extra:
-        return (*rows, ("spread", NOT_RECORDED))
+    spread = extra.pop("spread", None)
+    rows.append(("spread", _spread_words(spread) if isinstance(spread, dict)
+                 else f"{NOT_RECORDED} (a single pooled value)"))
     for key, value in extra.items():
         if isinstance(value, list):
             value = ", ".join(_number(v) if isinstance(v, float) else str(v) for v in value)
@@ -351,24 +394,40 @@ def _run_step(run: Run, metric: str) -> Step:
     ))
 
 
-def _reproduction_steps(run: Run) -> list[Step]:
-    reproductions = _extra(run, "reproductions") or []
+def _reproduction_steps(ev: Evidence, run: Run, metric: str) -> list[Step]:
     steps = []
-    for i, rep in enumerate(reproductions, start=1):
-        data = rep if isinstance(rep, dict) else rep.model_dump(mode="json")
-        rows = tuple((str(k).replace("_", " "), str(v)) for k, v in data.items()
-                     if not isinstance(v, dict | list))
-        steps.append(Step("reproduction", f"Reproduction {i}", None, rows))
+    for i, rep in enumerate(ev.reproductions_of(run.id), start=1):
+        held = ("held" if metric in rep.held else "did NOT hold" if metric in rep.failed
+                else "not checked")
+        steps.append(Step("reproduction", f"Reproduction {i}: run {rep.run_id}", None, (
+            ("date", rep.date[:19].replace("T", " ")),
+            ("machine", rep.machine + (" (another machine or person)" if rep.independent
+                                       else " (the same machine)")),
+            ("operator", rep.operator or NOT_RECORDED),
+            ("revision", rep.revision[:12] if rep.revision else NOT_RECORDED),
+            (f"{metric}", held),
+            ("result", "every checked figure held" if rep.ok
+             else f"did not hold: {', '.join(rep.failed)}"),
+        )))
     if not steps:
-        steps.append(Step("reproduction", "Reproductions", None, (("reproductions",
-                                                                   NOT_RECORDED),)))
+        why = NOT_RECORDED if ev.reproductions is None else "none recorded in the ledger"
+        steps.append(Step("reproduction", "Reproductions", None, (("reproductions", why),)))
     return steps
 
 
-def _level(run: Run | None) -> str:
+def _derived_rows(m: Measurement) -> tuple[tuple[str, str], ...]:
+    derived = _extra(m, "derived_from")
+    if derived is None:
+        return ()
+    expression = getattr(derived, "expression", None) or (
+        derived.get("expression") if isinstance(derived, dict) else str(derived))
+    return (("derived from", str(expression)),)
+
+
+def _level(ev: Evidence, m: Measurement, run: Run | None) -> str:
     if run is None:
-        return "measured (the run is not in the ledger given)"
-    return run.verification_level.value.replace("_", " ")
+        return "measured (the run is not in the ledger or run files given)"
+    return _level_words(ev.level(m.id), "measured")
 
 
 def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
@@ -382,6 +441,7 @@ def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
         ("aggregation", m.aggregation or NOT_RECORDED),
         ("samples", str(m.sample_count) if m.sample_count is not None else NOT_RECORDED),
         ("measured", _date(m.measured_at)),
+        *_derived_rows(m),
     ))]
     run = ev.run(m.run_id)
     if run is None:
@@ -389,8 +449,8 @@ def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
             ("run", f"{NOT_RECORDED}: not in the ledger or run files given (--db, --runs)"),)))
     else:
         steps.append(_run_step(run, m.metric))
-        steps += _reproduction_steps(run)
-    steps.append(Step("level", "Verification level", None, (("level", _level(run)),)))
+        steps += _reproduction_steps(ev, run, m.metric)
+    steps.append(Step("level", "Verification level", None, (("level", _level(ev, m, run)),)))
     return steps
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["REPORTING_VERBS", "attributes", "desk_claims"]
+__all__ = ["DESK_NEGATED_RE", "REPORTING_VERBS", "attributes", "desk_claims"]
 
 #: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
 REPORTING_VERBS: dict[str, tuple[str, ...]] = {
@@ -116,7 +116,7 @@ _DESK_CLAIM_RE = re.compile(
     r"(?:measured|measures|tested|tests|ran|runs|benchmarked|benchmarks|found|finds|observed|"
     r"observes|recorded|records|saw|sees|clocked|achieved|reproduced|reproduces|got|obtained|"
     r"measurements?|testing|tests|benchmarks|runs)\b")
-_DESK_NEGATED_RE = re.compile(rf"\b{_NEGATION}\s+{_DESK}\b|\b{_DESK}\s+(?:{_NEGATION})\b"
+DESK_NEGATED_RE = re.compile(rf"\b{_NEGATION}\s+{_DESK}\b|\b{_DESK}\s+(?:{_NEGATION})\b"
                               r"|\b(?:not|never|no)\s+(?:\w+\s+){0,2}(?:PCT|desk|our)\b",
                               re.IGNORECASE)
 
@@ -151,6 +151,6 @@ def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] 
 def desk_claims(sentence: str) -> re.Match[str] | None:
     """The words by which ``sentence`` presents a figure as the desk's own measurement."""
     m = _DESK_CLAIM_RE.search(sentence)
-    if m is None or _DESK_NEGATED_RE.search(sentence):
+    if m is None or DESK_NEGATED_RE.search(sentence):
         return None
     return m
