@@ -146,6 +146,7 @@ class Model(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,  # no evidence is infinite; inf <= inf would pass any check
         populate_by_name=True,
         use_enum_values=False,
         json_schema_extra={
