@@ -34,7 +34,7 @@ from ..models import (
 )
 from ..report import Finding, Severity
 from .labels import Experiment, conflations
-from .prose import clauses, enclosing, find_terms, paragraphs, sentences
+from .prose import clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -151,13 +151,14 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
     than to any other figure there labels it: "46-fold TTFT and cost" breaks the rule, while
     "3.8 times the throughput and 46-fold lower TTFT" does not (throughput is 3.8's word)."""
     spans = clauses(article.body) if rule.scope == "clause" else sentences(article.body)
+    by_span = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
+                       lambda f: (f.start, f.end))
     findings = []
     for t in traced:
         span = enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t) else None
         if span is None:
             continue
-        neighbours = [o.figure for o in traced if span.contains(o.figure.start, o.figure.end)
-                      and o.figure.kind is not FigureKind.date]
+        neighbours = by_span.get(span.start, [])
         for start, end, term in find_terms(span.text, rule.forbidden, span.start):
             if _nearest_figure(start, end, neighbours) is t.figure:
                 findings.append(_violation(

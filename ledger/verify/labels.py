@@ -30,7 +30,7 @@ from ..models import Article
 from ..quantities import Kind, Quantity, Verdict, compare, metric_quantity, typed_figures
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, attributes, desk_claims
-from .prose import Span, clauses, enclosing, find_terms, paragraphs, sentences
+from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -138,14 +138,15 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     vocab = vocabularies(article)
     all_terms = [w for words in vocab.values() for w in words]
     spans = clauses(article.body)
+    by_clause = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
+                         lambda f: (f.start, f.end))
     findings = []
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
         if not own or clause is None or _self_labelled(t):
             continue
-        neighbours = [o.figure for o in traced if clause.contains(o.figure.start, o.figure.end)
-                      and o.figure.kind is not FigureKind.date]
+        neighbours = by_clause.get(clause.start, [])
         hits = [h for h in find_terms(clause.text, all_terms, clause.start)
                 if not _noun_of_another(h, t.figure, neighbours, article.body)]
         if not hits:
