@@ -309,8 +309,8 @@ def test_a_metrics_spread_and_samples_show_when_the_run_has_them(tmp_path: Path)
 
     run = json.loads((RUNS / f"{RUN_ID}.json").read_text(encoding="utf-8"))
     metric = next(m for m in run["metrics"] if m["name"] == "shared_store_hit_rate")
-    metric["x-samples"] = [0.84, 0.85, 0.845]  # what a run with rounds records
-    metric["x-spread"] = {"median": 0.845, "min": 0.84, "max": 0.85, "ci_low": 0.841,
+    metric["samples"] = [0.84, 0.85, 0.845]  # what a run with rounds records
+    metric["spread"] = {"median": 0.845, "min": 0.84, "max": 0.85, "ci_low": 0.841,
                           "ci_high": 0.849, "confidence": 0.95, "method": "bootstrap"}
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -322,3 +322,22 @@ def test_a_metrics_spread_and_samples_show_when_the_run_has_them(tmp_path: Path)
     assert "samples</th><td>0.84, 0.85, 0.845" in chain
     other = chain_html(html, fig_index(figure_html(html, "90.2%")))
     assert "not recorded (a single pooled value)" in other
+    assert html.count('class="chart-range"') == 1  # the hit-rate chart's whisker
+
+
+def test_a_finding_on_a_fact_points_at_the_figures_resting_on_it(tmp_path: Path) -> None:
+    doc = copy.deepcopy(load(SEED))
+    f4 = next(f for f in doc["facts"] if f["id"] == "F4")
+    f4["quotes"][1]["text"] = f4["quotes"][1]["text"].replace("12 GPUs", "16 GPUs")
+    saved = tmp_path / "sources"
+    saved.mkdir()
+    (saved / "S4.md").write_text(" ".join(q["text"] for q in load(SEED)["facts"][3]["quotes"]))
+    html = report(tmp_path, str(write_article(tmp_path, doc)), "--sources", str(saved), code=1)
+    assert re.search(r'data-finding="0" data-has-span><span class="sev">error</span> '
+                     r"<code>quote-not-found</code>", html)
+    assert re.search(r'class="where">F4 \(/facts/3/quotes/1', html)
+    for text in ("46-fold", "3.8 times", "60"):
+        button = figure_html(html, text)
+        assert 'data-findings="0"' in button and "s-traced" in button
+        assert "On its evidence F4: error [quote-not-found]" in chain_html(html, fig_index(button))
+    assert 'data-findings=""' in figure_html(html, "June 24, 2024")

@@ -65,7 +65,7 @@ def _boundaries(start: int, end: int, figures: Sequence[FigureView],
 
 
 def _figure_html(fig: FigureView) -> str:
-    findings = " ".join(str(i) for i in fig.findings)
+    findings = " ".join(str(i) for i in [*fig.findings, *fig.related])
     return (f'<button type="button" class="fig s-{fig.status}" id="fig-{fig.index}" '
             f'data-fig="{fig.index}" data-findings="{findings}" aria-controls="panel">'
             f'{escape(fig.figure.text)}<span class="ico" aria-hidden="true">{fig.icon}</span>'
@@ -128,6 +128,11 @@ def _chain_html(fig: FigureView, view: ArticleView) -> str:
         parts.append(f'<p class="finding-note sev-{f.severity.value}">{escape(f.severity.value)}'
                      f" [{escape(f.rule)}]: {escape(f.message)}"
                      + (f" ({escape(hint)})" if hint else "") + "</p>")
+    for i in fig.related:
+        v = view.findings[i]
+        parts.append(f'<p class="finding-note sev-{v.finding.severity.value}">On its evidence '
+                     f"{escape(v.evidence_id or '')}: {escape(v.finding.severity.value)} "
+                     f"[{escape(v.finding.rule)}]: {escape(v.finding.message)}</p>")
     if not fig.chains:
         parts.append('<p class="missing">Traces to no evidence in this article.</p>')
     for words, steps in fig.chains:
@@ -160,7 +165,8 @@ def _findings_html(view: ArticleView) -> str:
         sentence = (f'<span class="sentence">{escape(v.sentence)}</span>' if v.sentence
                     else f'<span class="where">{escape(v.where)}</span>')
         hint = f'<span class="hint">{escape(v.hint)}</span>' if v.hint else ""
-        target = "" if v.start is None else " data-has-span"
+        target = "" if v.start is None and not any(
+            v.index in fig.related for fig in view.figures) else " data-has-span"
         items.append(
             f'<li><button type="button" class="finding sev-{f.severity.value}" '
             f'data-finding="{v.index}"{target}><span class="sev">{escape(f.severity.value)}'

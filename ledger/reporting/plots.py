@@ -1,15 +1,17 @@
 """Small inline SVG bar charts of a run's metrics by arm, for the report (no plotting library:
 the report must stay one self-contained file, and a few rectangles need none).
 
-A run of the replay harness names its metrics ``<arm>_<family>`` (``no_store_p50_ttft``); a
-chart shows one family across the arms, so the cited figure is seen beside its baseline.
+A bar is the pooled value; when the run recorded its spread, a whisker spans the rounds' minimum
+to maximum. A run of the replay harness names its metrics ``<arm>_<family>``
+(``no_store_p50_ttft``); a chart shows one family across the arms, so the cited figure is seen
+beside its baseline.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from ..models import Run
+from ..models import Run, RunMetric
 
 __all__ = ["arm_names", "family_chart", "metric_family"]
 
@@ -33,6 +35,14 @@ def metric_family(run: Run, metric: str) -> str | None:
     return None
 
 
+def _range(metric: RunMetric) -> tuple[float, ...]:
+    """``(min, max)`` over the run's rounds when the run recorded its spread, else ``()``."""
+    spread = getattr(metric, "spread", None)
+    if spread is None:
+        return ()
+    return (float(spread.min), float(spread.max))
+
+
 def _format(value: float) -> str:
     return format(value, ".3g")
 
@@ -45,7 +55,7 @@ def family_chart(run: Run, family: str) -> str | None:
             if f"{arm}_{family}" in by_name]
     if len(rows) < 2:
         return None
-    top = max(abs(m.value) for _, m in rows) or 1.0
+    top = max(max((abs(m.value), *_range(m))) for _, m in rows) or 1.0
     unit = rows[0][1].unit
     height = len(rows) * (_BAR + _GAP) + 30
     title = f"{family.replace('_', ' ')} by arm ({unit}), run {run.id}"
@@ -62,6 +72,12 @@ def family_chart(run: Run, family: str) -> str | None:
         parts.append(f'<text x="0" y="{y + 15}" class="chart-label">{escape(arm)}</text>')
         parts.append(f'<rect x="{_LABEL}" y="{y}" width="{width:.1f}" height="{_BAR}" '
                      f'class="chart-bar"/>')
+        low_high = _range(metric)
+        if low_high:  # the spread over rounds, min to max, as a whisker across the bar
+            x0, x1 = (_LABEL + span * abs(v) / top for v in low_high)
+            parts.append(f'<line x1="{x0:.1f}" x2="{x1:.1f}" y1="{y + _BAR / 2}" '
+                         f'y2="{y + _BAR / 2}" class="chart-range"/>')
+            width = max(width, x1 - _LABEL)
         parts.append(f'<text x="{_LABEL + width + 4:.1f}" y="{y + 15}" class="chart-value">'
                      f'{_format(metric.value)}</text>')
     parts.append("</svg>")
