@@ -315,23 +315,39 @@ def _conflated(article: Article) -> list[Finding]:
     ]
 
 
+def _sourced(t: TracedFigure) -> bool:
+    """A figure that traces to sources' evidence and to none of the desk's own measurements."""
+    return (t.figure.kind is not FigureKind.date
+            and any(tr.origin in ("fact", "metric", "scope") for tr in t.traces)
+            and not any(tr.origin == "measurement" for tr in t.traces))
+
+
 def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
-    """``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it
-    as the desk's own measurement ("PCT measured", "we tested")."""
-    spans = sentences(article.body)
+    """``desk-claims-authors-figure``: a paragraph whose figures come from sources (none from
+    the desk's own ledger measurements) and a sentence in it that presents them as the desk's
+    own measurement ("PCT measured", "we tested", "These are PCT's measurements")."""
+    paras = paragraphs(article.body)
+    by_para = group_in(paras, [t for t in traced if _sourced(t)],
+                       lambda t: (t.figure.start, t.figure.end))
     findings = []
-    for t in traced:
-        if not t.author_reported or t.figure.kind is FigureKind.date:
-            continue
-        sentence = enclosing(spans, t.figure.start, t.figure.end)
-        claim = desk_claims(sentence.text) if sentence is not None else None
-        if claim is not None:
-            sources = sorted({s for tr in t.traces for s in tr.source_ids})
+    for para in paras:
+        figures = by_para.get(para.start, [])
+        if not figures or any(tr.origin == "measurement" for t in traced
+                              if para.contains(t.figure.start, t.figure.end)
+                              for tr in t.traces):
+            continue  # the desk's own measurements are in this paragraph
+        sources = sorted({s for t in figures for tr in t.traces for s in tr.source_ids})
+        for sentence in sentences(para.text):
+            claim = desk_claims(sentence.text)
+            if claim is None:
+                continue
+            start = para.start + sentence.start + claim.start()
             findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error,
+                article, start, start + len(claim.group()), Severity.error,
                 "desk-claims-authors-figure",
-                f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
-                f") but {claim.group()!r} presents it as the desk's own measurement"))
+                f"{claim.group()!r} presents this paragraph's figures (e.g. "
+                f"{figures[0].figure.text!r}) as the desk's own measurement, but they come from "
+                f"{', '.join(sources) or 'the sources'}, not from a ledger measurement"))
     return findings
 
 
