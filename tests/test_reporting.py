@@ -341,3 +341,38 @@ def test_a_finding_on_a_fact_points_at_the_figures_resting_on_it(tmp_path: Path)
         assert 'data-findings="0"' in button and "s-traced" in button
         assert "On its evidence F4: error [quote-not-found]" in chain_html(html, fig_index(button))
     assert 'data-findings=""' in figure_html(html, "June 24, 2024")
+
+
+def _png() -> bytes:
+    """A 1x1 PNG, written here."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\x00\x20\x60\xa0")) + chunk(b"IEND", b""))
+
+
+def test_the_runs_own_plots_are_inlined_when_their_digest_matches(tmp_path: Path) -> None:
+    import base64
+    import hashlib
+    import json
+
+    png = _png()
+    run = json.loads((RUNS / f"{RUN_ID}.json").read_text(encoding="utf-8"))
+    run["outputs"]["ttft.png"] = "sha256:" + hashlib.sha256(png).hexdigest()
+    runs, plots = tmp_path / "runs", tmp_path / "plots"
+    (plots / RUN_ID).mkdir(parents=True)
+    runs.mkdir()
+    (runs / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    (plots / RUN_ID / "ttft.png").write_bytes(png)
+    (plots / RUN_ID / "cost.png").write_bytes(png)  # not the bytes the run recorded
+    html = report(tmp_path, str(MEASURED), "--runs", str(runs), "--plots", str(plots))
+    assert f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}"' in html
+    assert f'alt="ttft.png, recorded by run {RUN_ID}"' in html
+    assert "cost.png: the file in" in html and "differs from the run's record" in html
+    assert "the run's plots hit_rate.png: not recorded here" in html
