@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_file import Results, add_output_option  # benchmarks/results_file.py
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "claims" / "pct-2026-11-04-spotlight-mooncake-store.json"
 
@@ -39,7 +41,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--article", default=str(SEED))
+    add_output_option(parser)
     args = parser.parse_args()
+    res = Results("bench_report", args)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.html"
         verify, report = [], []
@@ -63,6 +67,9 @@ def main() -> None:
     print(f"ledger report: median {r:.3f} s (report/verify {r / v:.2f}x)")
     print(f"report.html: {size:,} bytes ({size / 1e6:.3f} MB)")
     print(f"build and render in process: median {statistics.median(inside) * 1000:.0f} ms")
+    res.row(verify_s=v, report_s=r, report_bytes=size, in_process_s=statistics.median(inside))
+    res.ratio("ledger report time / ledger verify time", r / v)
+    res.save()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import jsonschema
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from ledger.figures import _extract
 from ledger.quantities import _typed
@@ -78,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--articles", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_verify", args)
     schema = json.loads((SCHEMA_DIR / "article.schema.json").read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
     times: dict[str, list[float]] = {"baseline": [], "verify": []}
@@ -99,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     ratio = medians["verify"] / medians["baseline"]
     print(f"ratio: ledger verify takes {ratio:.1f}x the time of json+jsonschema "
           f"(throughput {1 / ratio:.3f} of the baseline)")
+    for name, secs in medians.items():
+        res.row(tool=name, seconds=secs, articles_per_s=args.articles / secs)
+    res.ratio("ledger verify time / json+jsonschema time", ratio)
+    res.save()
     return 0
 
 
