@@ -201,10 +201,10 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     attributed = {p.start: attributes(p.text, names, authors) for p in paras}
-    for prev, para in zip(paras, paras[1:], strict=False):
-        if not attributed[para.start] and attributed[prev.start] and _REFERS_BACK.search(
-                para.text):
-            attributed[para.start] = True  # "Two of those figures ...": the same attribution
+    for prev, here in zip(paras, paras[1:], strict=False):
+        if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
+                here.text):
+            attributed[here.start] = True  # "Two of those figures ...": the same attribution
     findings = []
     for t in traced:
         if not t.author_reported or t.figure.kind is FigureKind.date:
