@@ -9,11 +9,20 @@ beside its baseline.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+from collections.abc import Sequence
 from html import escape
+from pathlib import Path
 
 from ..models import Run, RunMetric
 
-__all__ = ["arm_names", "family_chart", "metric_family"]
+__all__ = ["IMAGE_TYPES", "arm_names", "family_chart", "metric_family", "recorded_plots"]
+
+#: Plot files a run may record among its outputs, by suffix, with their media type.
+IMAGE_TYPES = {".svg": "image/svg+xml", ".png": "image/png"}
+#: A plot file larger than this is not inlined (the report stays well under 1 MB).
+MAX_PLOT_BYTES = 400_000
 
 _WIDTH, _BAR, _GAP, _LABEL = 420, 22, 8, 120
 
@@ -82,3 +91,32 @@ def family_chart(run: Run, family: str) -> str | None:
                      f'{_format(metric.value)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _plot_html(run: Run, name: str, path: Path) -> str:
+    data = path.read_bytes()
+    if len(data) > MAX_PLOT_BYTES:
+        return f"<p>{escape(name)}: {len(data):,} bytes, too large to inline</p>"
+    if "sha256:" + hashlib.sha256(data).hexdigest() != run.outputs[name]:
+        return (f"<p>{escape(name)}: the file in {escape(str(path.parent))} differs from the "
+                "run's record; not shown</p>")
+    uri = f"data:{IMAGE_TYPES[path.suffix.lower()]};base64,{base64.b64encode(data).decode()}"
+    return (f'<figure><img src="{uri}" alt="{escape(name)}, recorded by run {escape(run.id)}">'
+            f"<figcaption>{escape(name)} (digest checked against the run's record)"
+            "</figcaption></figure>")
+
+
+def recorded_plots(run: Run, folders: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """The run's recorded plot files found in ``FOLDER/<run id>/``, inlined when their digest
+    matches the run's record; and the names of those not found."""
+    shown, missing = [], []
+    for name in sorted(n for n in run.outputs if Path(n).suffix.lower() in IMAGE_TYPES):
+        path = next((f / run.id / name for f in folders if (f / run.id / name).is_file()), None)
+        if path is None:
+            missing.append(name)
+            continue
+        try:
+            shown.append(_plot_html(run, name, path))
+        except OSError as exc:
+            shown.append(f"<p>{escape(name)}: unreadable ({escape(exc.strerror or '')})</p>")
+    return shown, missing
