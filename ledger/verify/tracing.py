@@ -311,7 +311,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     found: list[Trace] = []
     misses: list[Miss] = []
     for value in figure.values:
-        strong, weak = [], []
+        strong: list[Trace] = []
+        weak: list[Trace] = []
         for ev in index.numbers:
             verdict = compare(q, value, ev.value, ev.quantity, ev.percent)
             if verdict is Verdict.match and not _named_count(q, ev):
