@@ -26,8 +26,9 @@ import jsonschema
 from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from ledger.figures import _extract
+from ledger.quantities import _typed
 from ledger.schema import SCHEMA_DIR
-from ledger.verify import verify_paths
+from ledger.verify import prose, verify_paths
 from ledger.verify.consistency import word_count
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +69,8 @@ def baseline(paths: list[Path], validator: jsonschema.Draft202012Validator) -> i
 
 
 def verify(paths: list[Path]) -> int:
-    _extract.cache_clear()
+    for cache in (_extract, _typed, prose.paragraphs, prose.sentences, prose.clauses):
+        cache.cache_clear()
     report = verify_paths(paths)
     return report.exit_code
 

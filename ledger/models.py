@@ -353,6 +353,10 @@ class Measurement(Model):
     sample_count: int | None = Field(default=None, ge=0)
     description: str | None = None
     derived_from: DerivedFrom | None = None
+    interval: list[int | float] | None = Field(
+        default=None, min_length=2, max_length=2,
+        description="[low, high]: the 95% interval the body may print as a range; "
+        "`ledger verify --db` checks it against the run's spread.")
 
 
 class Article(Model):

@@ -125,6 +125,7 @@ class ArticleView:
     guardrails: list[GuardrailView] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
     evidence: Evidence | None = None
+    plot_dirs: list[Path] = field(default_factory=list)  # where runs' plot files are
 
     @property
     def ready(self) -> bool:
