@@ -48,15 +48,9 @@ def run(args: argparse.Namespace) -> int:
         report = verify_paths(args.paths, strict=args.strict, extra_checks=[measurement_check(None)])
     else:
         from ..db import Ledger  # only here: plain verification never imports the database layer
-        from ..runs import get_run
+        from ._ledger import run_lookup
 
-        with Ledger.open(url, create=False) as ledger, ledger.read() as conn:
-            def lookup(run_id: str) -> Run | None:
-                try:
-                    return get_run(conn, run_id)
-                except NotFound:
-                    return None
-
+        with Ledger.open(url, create=False) as ledger, run_lookup(ledger) as lookup:
             report = verify_paths(args.paths, strict=args.strict,
                                   extra_checks=[measurement_check(lookup)])
     write_output(FORMATTERS[args.format](report), args.output)
