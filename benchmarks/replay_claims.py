@@ -18,8 +18,8 @@ import sys
 import torch
 
 from reference_store import EmbeddedStore, StoreConfig
-from reference_store.replay.engine import DoneEvent, ServingInstance
-from reference_store.replay.model import ModelConfig, TinyTransformer
+from replay.engine import DoneEvent, ServingInstance
+from replay.model import ModelConfig, TinyTransformer
 
 
 def _stats(inst: ServingInstance, prompt: list[int], out: int) -> dict[str, float]:

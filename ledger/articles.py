@@ -57,6 +57,7 @@ __all__ = [
     "load_entry",
     "metric_node",
     "paragraph_citations",
+    "projection_rows",
     "run_node",
 ]
 
@@ -143,25 +144,37 @@ def ingest_article(ledger: Ledger, article: Article) -> IngestResult:
     return IngestResult(article.id, version, seq, digest)
 
 
+def projection_rows(article: Article, version: int, seq: int, digest: str,
+                    recorded_at: str) -> dict[sa.Table, list[dict[str, Any]]]:
+    """Every projection row one article version produces, by table (the ``articles`` row
+    first, the per-version parts without their ``article_pk``). Ingest inserts these; an
+    audit rebuilds them from the log entry and compares them with the stored rows."""
+    rows: dict[sa.Table, list[dict[str, Any]]] = {_ARTICLES: [{
+        "article_id": article.id, "version": version, "entry_seq": seq, "digest": digest,
+        "title": article.title, "status": article.status.value,
+        "as_of_date": article.as_of_date, "publication_date": article.publication_date,
+        "recorded_at": recorded_at}]}
+    key = {"article_id": article.id, "version": version}
+    parts = _part_rows(article)
+    traced = trace_figures(article)
+    parts[sql_table(FigureRow)] = [_figure_row(article, i, t) for i, t in enumerate(traced, 1)]
+    parts[sql_table(DependencyRow)] = [{"node": a, "depends_on": b}
+                                      for a, b in sorted(_edges(article, traced))]
+    for table, values in parts.items():
+        rows[table] = [key | v for v in values]
+    return rows
+
+
 def _project(app: Appender, article: Article, version: int, seq: int, digest: str) -> None:
     conn = app.conn
-    result = conn.execute(sa.insert(_ARTICLES).values(
-        article_id=article.id, version=version, entry_seq=seq, digest=digest,
-        title=article.title, status=article.status.value, as_of_date=article.as_of_date,
-        publication_date=article.publication_date, recorded_at=_entry_time(conn, seq)))
+    rows = projection_rows(article, version, seq, digest, _entry_time(conn, seq))
+    result = conn.execute(sa.insert(_ARTICLES).values(**rows.pop(_ARTICLES)[0]))
     inserted = result.inserted_primary_key
     if inserted is None:  # pragma: no cover - every supported dialect returns the key
         raise DatabaseError("the database did not return the new article row's key")
-    key = {"article_pk": inserted[0], "article_id": article.id,
-           "version": version}
-    rows = _part_rows(article)
-    traced = trace_figures(article)
-    rows[sql_table(FigureRow)] = [_figure_row(article, i, t) for i, t in enumerate(traced, 1)]
-    rows[sql_table(DependencyRow)] = [{"node": a, "depends_on": b}
-                                     for a, b in sorted(_edges(article, traced))]
     for table, values in rows.items():
         if values:
-            conn.execute(sa.insert(table), [key | v for v in values])
+            conn.execute(sa.insert(table), [{"article_pk": inserted[0]} | v for v in values])
 
 
 def _entry_time(conn: Connection, seq: int) -> str:
@@ -287,8 +300,12 @@ def article_history(conn: Connection, article_id: str) -> list[ArticleVersion]:
         raise NotFound(f"no article {article_id!r} in the ledger")
     versions, previous = [], None
     for row in rows:
-        document = _document(conn, row)
+        entry = load_entry(conn, row.entry_seq)
+        document = dict(entry["data"]["document"])
         version = _row_version(row)
+        # what a reader is shown comes from the logged entry, not from the table row
+        version.title, version.status = document["title"], document["status"]
+        version.recorded_at, version.digest = entry["recorded_at"], entry["data"]["digest"]
         version.changes = json_diff(previous, document) if previous is not None else []
         versions.append(version)
         previous = document

@@ -25,6 +25,7 @@ __all__ = ["COMMAND_INDEX", "COMMAND_MODULES", "build_parser", "main"]
 COMMAND_INDEX: dict[str, tuple[str, str]] = {
     "verify": ("ledger.commands.verify", "check articles before publication"),
     "figures": ("ledger.commands.figures", "list the figures in a body and what each traces to"),
+    "report": ("ledger.commands.report", "write the fact-check report of an article as HTML"),
     "schema": ("ledger.commands.schema", "generate or check the JSON Schemas in schemas/"),
     "ingest": ("ledger.commands.store", "verify, then store an article version"),
     "show": ("ledger.commands.store", "show a stored article, source, fact, run or entry"),

@@ -5,6 +5,7 @@
     LedgerError (Exception)
     ├── UsageError (LedgerError, ValueError)        bad arguments or configuration -> exit 2
     ├── DocumentError (LedgerError, ValueError)     a file that cannot be read or parsed -> exit 2
+    ├── ExtractError (LedgerError)                  a saved page with no readable text -> exit 2
     ├── SchemaDriftError (LedgerError)              committed schemas differ from the models -> exit 1
     ├── DatabaseError (LedgerError)                 the database failed or refused -> exit 2
     │   ├── MigrationError                          ledger newer than this code, or a failed upgrade
@@ -21,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "DatabaseError",
     "DocumentError",
+    "ExtractError",
     "IntegrityError",
     "LedgerError",
     "MigrationError",
@@ -50,6 +52,13 @@ class DocumentError(LedgerError, ValueError):
         where = f"{path}:{line}:{column}" if line is not None else path
         super().__init__(f"{where}: {message}")
         self.path, self.message, self.line, self.column = path, message, line, column
+
+
+class ExtractError(LedgerError):
+    """A saved page has no readable text (no text layer, too large, not the format it claims);
+    the message is one line."""
+
+    exit_code = 2
 
 
 class SchemaDriftError(LedgerError):

@@ -39,6 +39,7 @@ __all__ = [
     "canonical_json",
     "chain_hash",
     "consistency_proof",
+    "find_nul",
     "inclusion_proof",
     "leaf_hash",
     "lock_head",
@@ -222,6 +223,30 @@ def _is_hex(text: str) -> bool:
     return True
 
 
+def find_nul(value: Any, pointer: str = "") -> str | None:
+    """The JSON pointer of the first string (or key) in ``value`` holding U+0000, or None.
+
+    PostgreSQL text cannot hold NUL and SQLite can; refusing it before any write makes the two
+    back ends accept and refuse the same documents.
+    """
+    if isinstance(value, str):
+        return pointer if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if "\x00" in str(key):
+                return here
+            found = find_nul(item, here)
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = find_nul(item, f"{pointer}/{i}")
+            if found is not None:
+                return found
+    return None
+
+
 # --- appending ----------------------------------------------------------------------------------
 
 
@@ -257,6 +282,10 @@ class Appender:
                recorded_at: str | None = None) -> int:
         """Append one entry; returns its ``seq``. Raises :class:`UsageError` for non-JSON data."""
         seq, when = self.size, recorded_at or utc_now()
+        nul = find_nul(data)
+        if nul is not None:
+            raise UsageError(f"{kind} {subject}: field {nul or '/'} contains a NUL character "
+                             "(U+0000), which the ledger refuses on every database")
         payload = canonical_json(
             {"seq": seq, "kind": kind, "subject": subject, "recorded_at": when, "data": data})
         leaf = leaf_hash(payload)
@@ -343,8 +372,10 @@ def _entry_problem(row: Any, expected: int, previous: bytes,
         body = json.loads(payload)
     except ValueError:
         return f"entry {expected}: payload is not JSON", leaf, chain
-    if (body.get("seq"), body.get("kind"), body.get("subject")) != (row.seq, row.kind, row.subject):
-        return f"entry {expected}: payload names seq/kind/subject other than its row", leaf, chain
+    if ((body.get("seq"), body.get("kind"), body.get("subject"), body.get("recorded_at"))
+            != (row.seq, row.kind, row.subject, row.recorded_at)):
+        return (f"entry {expected}: payload names seq/kind/subject/recorded_at other than its "
+                "row"), leaf, chain
     if chain.hex() != row.chain_hash:
         return (f"entry {expected} ({row.kind} {row.subject}): hash chain breaks here "
                 "(an earlier entry was altered, removed or reordered)"), leaf, chain

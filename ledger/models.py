@@ -56,6 +56,7 @@ __all__ = [
     "MetricSpec",
     "Model",
     "PublicProjection",
+    "Quote",
     "Run",
     "RunId",
     "RunMetric",
@@ -185,6 +186,15 @@ class Source(Model):
     license: str | None = None
 
 
+class Quote(Model):
+    """Words of a source that support a fact, as the source printed them."""
+
+    source_id: SourceId
+    text: NonEmpty = Field(description="The source's own words (whitespace, quote marks, dashes "
+                           "and markup are normalised when the quote is looked up).")
+    locator: str | None = Field(default=None, description="Heading, page or section.")
+
+
 class Fact(Model):
     id: FactId
     claim: NonEmpty
@@ -192,6 +202,10 @@ class Fact(Model):
     evidence_type: EvidenceType
     measurement_ids: list[MeasurementId] | None = Field(
         default=None, description="Ledger measurements that back this fact."
+    )
+    quotes: list[Quote] | None = Field(
+        default=None, description="The source's words that support the claim (ledger verify "
+        "finds them in the source snapshots)."
     )
 
 

@@ -26,6 +26,12 @@ class Finding:
     For findings in the body, ``line`` and ``column`` (1-based, in Unicode code points) locate
     the span in the body text, ``end_column`` is exclusive, and ``file_line``/``file_column``
     locate the same place in the JSON file itself (inside the escaped string).
+
+    Optional context (absent from ``to_dict`` when unset, so older consumers are unaffected):
+    ``sentence`` is the body sentence that holds the span; ``hint`` is a short suggestion such
+    as ``nearest evidence: 46 (F4)``; ``trace`` lists what the checker tried, one dict per
+    candidate piece of evidence (``origin``, ``pointer``, ``value``, ``kind``, ``unit``,
+    ``verdict``...), so an editor can see why a figure was or was not matched.
     """
 
     severity: Severity
@@ -37,10 +43,15 @@ class Finding:
     end_column: int | None = None
     file_line: int | None = None
     file_column: int | None = None
+    sentence: str | None = None
+    hint: str | None = None
+    trace: tuple[dict[str, Any], ...] | None = field(default=None, hash=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
+        if self.trace is not None:
+            data["trace"] = [dict(t) for t in self.trace]
         return {k: v for k, v in data.items() if v is not None and v != ""} | {"pointer": self.pointer}
 
 

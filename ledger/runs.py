@@ -71,6 +71,7 @@ __all__ = [
     "list_runs",
     "new_run_id",
     "record_run",
+    "run_projection_rows",
 ]
 
 logger = logging.getLogger(__name__)
@@ -213,18 +214,29 @@ def _load(conn: Connection, row: Any) -> Run:
     return Run.model_validate_json(json.dumps(json.loads(payload)["data"]["run"]))
 
 
+def run_projection_rows(run: Run, revision: int, seq: int,
+                        new_metrics: Sequence[RunMetric]) -> dict[sa.Table, list[dict[str, Any]]]:
+    """The ``runs`` row and the ``run_metrics`` rows one run revision projects (recording
+    inserts these; an audit rebuilds them from the log entry and compares)."""
+    return {
+        _RUN_TABLE: [{
+            "run_id": run.id, "revision": revision, "status": run.status.value,
+            "started_at": _rfc3339(run.started_at), "ended_at": _rfc3339(run.ended_at),
+            "git_commit": run.git_commit, "git_dirty": run.git_dirty,
+            "verification_level": run.verification_level.value, "entry_seq": seq}],
+        _METRIC_TABLE: [{
+            "run_id": run.id, "revision": revision, "name": m.name,
+            "aggregation": m.aggregation, "value": m.value, "unit": m.unit,
+            "sample_count": m.sample_count, "entry_seq": seq} for m in new_metrics],
+    }
+
+
 def _store(app: Appender, run: Run, revision: int, new_metrics: Sequence[RunMetric]) -> None:
     seq = app.append("run", run.id, {"revision": revision,
                                      "run": run.model_dump(mode="json", by_alias=True)})
-    app.conn.execute(sa.insert(_RUN_TABLE).values(
-        run_id=run.id, revision=revision, status=run.status.value,
-        started_at=_rfc3339(run.started_at), ended_at=_rfc3339(run.ended_at),
-        git_commit=run.git_commit, git_dirty=run.git_dirty,
-        verification_level=run.verification_level.value, entry_seq=seq))
-    for m in new_metrics:
-        app.conn.execute(sa.insert(_METRIC_TABLE).values(
-            run_id=run.id, revision=revision, name=m.name, aggregation=m.aggregation,
-            value=m.value, unit=m.unit, sample_count=m.sample_count, entry_seq=seq))
+    for table, rows in run_projection_rows(run, revision, seq, new_metrics).items():
+        if rows:
+            app.conn.execute(sa.insert(table), rows)
 
 
 def _rfc3339(value: dt.datetime | None) -> str | None:

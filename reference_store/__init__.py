@@ -1,6 +1,7 @@
 """A reference Mooncake-style KV-cache store: vLLM-compatible keys, tiered embedded store,
 a master, storage nodes and clients (bytes over TCP frames, or one-sided through shared memory
-or Mooncake's Transfer Engine), and a replay harness (``reference_store.replay``).
+or Mooncake's Transfer Engine). The replay harness that drives it is the separate ``replay``
+package; this one never imports it.
 
 Public names load on first use (PEP 562), so a process that needs only the master or the
 keys does not pay for importing torch. Other parts add their names to ``_EXPORTS``.
@@ -43,6 +44,10 @@ _EXPORTS: dict[str, str] = {
     "StoreError": "reference_store.errors",
     "StoreFull": "reference_store.errors",
     "StoreStats": "reference_store.embedded",
+    "StrictModel": "reference_store.config",
+    "Size": "reference_store.config",
+    "parse_size": "reference_store.config",
+    "format_size": "reference_store.config",
     "TenantPolicy": "reference_store.tenants",
     "TransferError": "reference_store.errors",
 }
@@ -69,22 +74,26 @@ __all__ = [
     "ObjectNotFound",
     "PinnedObject",
     "PrefixResult",
+    "Size",
     "StoreClient",
     "StoreConfig",
     "StoreError",
     "StoreFull",
     "StoreStats",
+    "StrictModel",
     "TenantPolicy",
     "TransferError",
     "block_hashes",
+    "format_size",
     "hash_block_tokens",
     "longest_cached_prefix",
     "none_hash",
+    "parse_size",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
     from reference_store.client import StoreClient
-    from reference_store.config import StoreConfig
+    from reference_store.config import Size, StoreConfig, StrictModel, format_size, parse_size
     from reference_store.embedded import EmbeddedStore, StoreStats
     from reference_store.errors import (
         BufferTooSmall,

@@ -14,15 +14,27 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from reference_store.config import (
+    DEFAULT_FRAME_TIMEOUT_S,
+    DEFAULT_HEARTBEAT_S,
+    DEFAULT_HIGH_WATERMARK,
+    DEFAULT_LEASE_TTL_S,
+    DEFAULT_LOW_WATERMARK,
+    DEFAULT_NODE_TTL_S,
+    DEFAULT_PUT_TIMEOUT_S,
+    parse_size,
+)
 from reference_store.errors import StoreError
 from reference_store.master import Master, MasterConfig
 from reference_store.metrics import MetricsServer
 from reference_store.node import Node, NodeConfig
-from reference_store.tenants import ClusterKey, TenantPolicy, parse_size
+from reference_store.tenants import ClusterKey, TenantPolicy
 
 __all__ = ["build_parser", "main"]
 
 logger = logging.getLogger(__name__)
+
+SIZE_UNITS = "KB/MB/GB/TB are powers of 1000, KiB/MiB/GiB/TiB powers of 1024"
 
 MASTER_EXAMPLE = """example:
   reference-store master --port 50051 --tenants tenants.yaml --state-dir /var/lib/refstore \\
@@ -50,25 +62,29 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--tenants", help="tenants policy YAML (default: one open namespace)")
     m.add_argument("--state-dir", help="directory for state that must survive restarts")
     m.add_argument("--metrics-port", type=int, help="HTTP port for /metrics, /health and admin")
-    m.add_argument("--lease-ttl", type=float, default=10.0, help="read lease seconds (10)")
-    m.add_argument("--put-timeout", type=float, default=30.0,
-                   help="seconds before an unfinished put may be taken over (30)")
-    m.add_argument("--node-ttl", type=float, default=5.0,
-                   help="seconds without heartbeat before a node is dropped (5)")
-    m.add_argument("--frame-timeout", type=float, default=30.0,
-                   help="seconds a peer may take to finish sending a frame (30)")
+    m.add_argument("--lease-ttl", type=float, default=DEFAULT_LEASE_TTL_S,
+                   help=f"read lease seconds ({DEFAULT_LEASE_TTL_S:g})")
+    m.add_argument("--put-timeout", type=float, default=DEFAULT_PUT_TIMEOUT_S,
+                   help="seconds before an unfinished put may be taken over "
+                        f"({DEFAULT_PUT_TIMEOUT_S:g})")
+    m.add_argument("--node-ttl", type=float, default=DEFAULT_NODE_TTL_S,
+                   help=f"seconds without heartbeat before a node is dropped ({DEFAULT_NODE_TTL_S:g})")
+    m.add_argument("--frame-timeout", type=float, default=DEFAULT_FRAME_TIMEOUT_S,
+                   help=f"seconds a peer may take to finish sending a frame ({DEFAULT_FRAME_TIMEOUT_S:g})")
     m.add_argument("--cluster-key-file",
                    help="secret shared with the nodes: object grants and node registration")
-    m.add_argument("--high-watermark", type=float, default=0.95,
-                   help="background eviction starts above this fraction of capacity (0.95)")
-    m.add_argument("--low-watermark", type=float, default=0.90,
-                   help="background eviction stops below this fraction (0.90)")
+    m.add_argument("--high-watermark", type=float, default=DEFAULT_HIGH_WATERMARK,
+                   help="background eviction starts above this fraction of capacity "
+                        f"({DEFAULT_HIGH_WATERMARK:g})")
+    m.add_argument("--low-watermark", type=float, default=DEFAULT_LOW_WATERMARK,
+                   help=f"background eviction stops below this fraction ({DEFAULT_LOW_WATERMARK:g})")
     n = sub.add_parser("node", help="storage node (holds object bytes)", epilog=NODE_EXAMPLE,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     n.add_argument("--master", required=True, help="master address HOST:PORT")
-    n.add_argument("--memory", required=True, help="host memory to contribute, e.g. 2GiB")
+    n.add_argument("--memory", required=True,
+                   help=f"host memory to contribute, e.g. 2GiB ({SIZE_UNITS})")
     n.add_argument("--disk", help="directory for the disk tier")
-    n.add_argument("--disk-size", default="0", help="disk tier size, e.g. 20GiB")
+    n.add_argument("--disk-size", default="0", help="disk tier size, e.g. 20GiB (needs --disk)")
     n.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     n.add_argument("--port", type=int, default=0, help="data port (default: a free one)")
     n.add_argument("--advertise-host", help="host clients use to reach this node")
@@ -87,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--te-protocol", default="tcp", choices=("tcp", "rdma"),
                    help="Transfer Engine protocol (default tcp)")
     n.add_argument("--te-device", default="", help="RDMA NIC(s) for --te-protocol rdma")
-    n.add_argument("--heartbeat", type=float, default=1.0, help="heartbeat seconds (1)")
-    n.add_argument("--frame-timeout", type=float, default=30.0,
-                   help="seconds a peer may take to finish sending a frame (30)")
+    n.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT_S,
+                   help=f"heartbeat seconds ({DEFAULT_HEARTBEAT_S:g})")
+    n.add_argument("--frame-timeout", type=float, default=DEFAULT_FRAME_TIMEOUT_S,
+                   help=f"seconds a peer may take to finish sending a frame ({DEFAULT_FRAME_TIMEOUT_S:g})")
     return parser
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from reference_store.config import StoreConfig
+from reference_store.config import StoreConfig, check_fits
 from reference_store.errors import InvalidKey, InvalidParams, NotReady, StoreError
 from reference_store.eviction import POLICIES, PolicyFactory, make_policy
 from reference_store.tiers.base import Buffer, ByteView, Tier, TierStats, borrowed_view
@@ -81,7 +81,12 @@ class StoreStats:
 
 
 def build_tiers(config: StoreConfig) -> list[Tier]:
-    """The tiers ``config`` asks for, fastest first (zero-sized tiers are left out)."""
+    """The tiers ``config`` asks for, fastest first (zero-sized tiers are left out).
+
+    Raises:
+        InvalidParams: a tier larger than the machine's memory or the disk's free space.
+    """
+    check_fits(host_bytes=config.host_bytes, disk_dir=config.disk_dir, disk_bytes=config.disk_bytes)
     tiers: list[Tier] = []
     if config.device_bytes:
         tiers.append(DeviceTier(config.device_bytes, device=config.device,

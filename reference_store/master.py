@@ -33,8 +33,20 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from pydantic import Field, model_validator
+
+from reference_store.config import (
+    DEFAULT_FRAME_TIMEOUT_S,
+    DEFAULT_HIGH_WATERMARK,
+    DEFAULT_LEASE_TTL_S,
+    DEFAULT_LOW_WATERMARK,
+    DEFAULT_NODE_TTL_S,
+    DEFAULT_PUT_TIMEOUT_S,
+    StrictModel,
+    parse_size,
+)
 from reference_store.errors import (
     AuthenticationFailed,
     InvalidKey,
@@ -50,8 +62,8 @@ from reference_store.errors import (
     TenantNotEmpty,
     TenantQuotaExceeded,
 )
-from reference_store.metrics import Metrics
-from reference_store.tenants import ClusterKey, TenantPolicy, parse_size
+from reference_store.metrics import GaugeSample, Metrics
+from reference_store.tenants import ClusterKey, TenantPolicy
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
@@ -64,20 +76,41 @@ MAX_KEY_BYTES = 4096
 DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far below the cap
 DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
 
+#: the master's gauges: name -> (help, label names)
+GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "nodes": ("Storage nodes registered", ()),
+    "objects": ("Objects in the master's table", ()),
+    "capacity_bytes": ("Bytes the registered nodes offer", ()),
+    "used_bytes": ("Bytes the registered nodes report in use", ()),
+    "tenant_usage_bytes": ("Bytes a tenant holds, replicas included", ("tenant",)),
+    "tenant_quota_bytes": ("A tenant's quota in bytes (absent: unlimited)", ("tenant",)),
+}
 
-@dataclass(frozen=True, kw_only=True)
-class MasterConfig:
-    """Master settings (all times in seconds)."""
+
+class MasterConfig(StrictModel):
+    """Master settings (all times in seconds).
+
+    Raises (on construction):
+        InvalidParams: an unknown field or a value out of range, named.
+    """
+
+    label: ClassVar[str] = "master config"
 
     host: str = "127.0.0.1"
-    port: int = 0
-    lease_ttl_s: float = 10.0
-    put_timeout_s: float = 30.0
-    node_ttl_s: float = 5.0
-    high_watermark: float = 0.95
-    low_watermark: float = 0.90
-    frame_timeout_s: float = 30.0
+    port: int = Field(default=0, ge=0, le=65535)
+    lease_ttl_s: float = Field(default=DEFAULT_LEASE_TTL_S, ge=0)
+    put_timeout_s: float = Field(default=DEFAULT_PUT_TIMEOUT_S, gt=0)
+    node_ttl_s: float = Field(default=DEFAULT_NODE_TTL_S, gt=0)
+    high_watermark: float = Field(default=DEFAULT_HIGH_WATERMARK, gt=0, le=1)
+    low_watermark: float = Field(default=DEFAULT_LOW_WATERMARK, gt=0, le=1)
+    frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
     state_dir: str | None = None
+
+    @model_validator(mode="after")
+    def _watermarks(self) -> MasterConfig:
+        if self.low_watermark > self.high_watermark:
+            raise ValueError("low_watermark: must not exceed high_watermark")
+        return self
 
 
 @dataclass
@@ -117,7 +150,7 @@ class Master:
         self.config = config
         self.tenants = tenants or TenantPolicy.open_policy()
         self.key = cluster_key or ClusterKey(None)
-        self.metrics = Metrics()
+        self.metrics = Metrics(tenants=self.tenants.names())
         self._lock = threading.RLock()
         self._nodes: dict[str, NodeInfo] = {}
         self._objects: dict[tuple[str, str], ObjectMeta] = {}
@@ -128,7 +161,7 @@ class Master:
         self._server: Server | None = None
         self._started = time.time()
         self._load_state()
-        self.metrics.add_gauges(self._gauges)
+        self.metrics.add_gauges(GAUGES, self._gauges)
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -194,7 +227,7 @@ class Master:
             raise InvalidParams(f"bad request for {name}: {type(exc).__name__}: {exc}") from exc
         finally:
             self._send_deletes()  # before the reply: a caller told "removed" can rely on it
-        self.metrics.observe("op_latency_seconds", time.perf_counter() - started, f'op="{name}"')
+        self.metrics.observe("op_latency_seconds", time.perf_counter() - started, op=str(name))
         return out, []
 
     def disconnected(self, ctx: ServerContext) -> None:
@@ -340,12 +373,11 @@ class Master:
                 results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
                                 "grant": self.key.grant(obj.object_id),
                                 "nodes": addrs, "lease_s": ttl})
-        labels = f'tenant="{ctx.state["tenant"]}"'
         if hits:
-            self.metrics.inc("hits_total", hits, labels)
+            self.metrics.inc("hits_total", hits, tenant=ctx.state["tenant"])
             self.metrics.inc("get_bytes_total", nbytes)
         if misses:
-            self.metrics.inc("misses_total", misses, labels)
+            self.metrics.inc("misses_total", misses, tenant=ctx.state["tenant"])
         return {"results": results}
 
     def _op_exists(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
@@ -594,16 +626,17 @@ class Master:
 
     # ---------------------------------------------------------------- metrics and state
 
-    def _gauges(self) -> list[tuple[str, str, float]]:
+    def _gauges(self) -> list[GaugeSample]:
         with self._lock:
-            out = [("nodes", "", float(len(self._nodes))),
-                   ("objects", "", float(len(self._objects))),
-                   ("capacity_bytes", "", float(sum(n.capacity for n in self._nodes.values()))),
-                   ("used_bytes", "", float(sum(n.used for n in self._nodes.values())))]
+            out: list[GaugeSample] = [
+                ("nodes", {}, float(len(self._nodes))),
+                ("objects", {}, float(len(self._objects))),
+                ("capacity_bytes", {}, float(sum(n.capacity for n in self._nodes.values()))),
+                ("used_bytes", {}, float(sum(n.used for n in self._nodes.values())))]
         for name, q in self.tenants.quotas().items():
-            out.append(("tenant_usage_bytes", f'tenant="{name}"', float(q["usage"] or 0)))
+            out.append(("tenant_usage_bytes", {"tenant": name}, float(q["usage"] or 0)))
             if q["quota"] is not None:
-                out.append(("tenant_quota_bytes", f'tenant="{name}"', float(q["quota"])))
+                out.append(("tenant_quota_bytes", {"tenant": name}, float(q["quota"])))
         return out
 
     def _state_file(self) -> Path | None:

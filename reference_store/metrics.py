@@ -12,90 +12,128 @@ When the policy names an admin token, PUT and DELETE need ``Authorization: Beare
 
 from __future__ import annotations
 
-import bisect
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from reference_store.errors import StoreError, TenantNotEmpty
 
-__all__ = ["LATENCY_BUCKETS_S", "Histogram", "Metrics", "MetricsServer"]
+__all__ = ["COUNTERS", "LATENCY_BUCKETS_S", "GaugeSample", "Metrics", "MetricsServer"]
 
 logger = logging.getLogger(__name__)
 
 LATENCY_BUCKETS_S = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                      0.25, 0.5, 1.0, 2.5)
 
+#: every counter: name -> (help, label names); all are exported from start-up, at 0
+COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "hits_total": ("Objects found by LOCATE", ("tenant",)),
+    "misses_total": ("Keys LOCATE did not find", ("tenant",)),
+    "puts_total": ("Puts completed", ()),
+    "put_bytes_total": ("Bytes of completed puts, one replica", ()),
+    "get_bytes_total": ("Bytes of objects located for reading", ()),
+    "put_takeovers_total": ("Unfinished puts taken over after the put timeout", ()),
+    "evictions_total": ("Objects evicted by the master", ()),
+    "evicted_bytes_total": ("Bytes evicted by the master, one replica", ()),
+    "nodes_lost_total": ("Nodes dropped after missing heartbeats", ()),
+    "nodes_departed_total": ("Nodes that said goodbye before stopping", ()),
+}
 
-class Histogram:
-    """A cumulative-bucket histogram (Prometheus semantics)."""
+#: a gauge reading: (name, labels, value)
+GaugeSample = tuple[str, Mapping[str, str], float]
 
-    def __init__(self, buckets: tuple[float, ...] = LATENCY_BUCKETS_S) -> None:
-        self.buckets = buckets
-        self.counts = [0] * (len(buckets) + 1)
-        self.total = 0.0
-        self.n = 0
 
-    def observe(self, value: float) -> None:
-        self.counts[bisect.bisect_left(self.buckets, value)] += 1
-        self.total += value
-        self.n += 1
+def _prometheus() -> Any:
+    try:
+        import prometheus_client
+    except ImportError:
+        raise StoreError("metrics need prometheus-client: "
+                         "pip install 'kv-evidence-ledger[store]'") from None
+    return prometheus_client
 
-    def lines(self, name: str, labels: str) -> list[str]:
-        out, running = [], 0
-        sep = "," if labels else ""
-        for bound, count in zip(self.buckets, self.counts):
-            running += count
-            out.append(f'{name}_bucket{{{labels}{sep}le="{bound}"}} {running}')
-        out.append(f'{name}_bucket{{{labels}{sep}le="+Inf"}} {self.n}')
-        out.append(f"{name}_sum{{{labels}}} {self.total}")
-        out.append(f"{name}_count{{{labels}}} {self.n}")
-        return out
+
+class _Gauges:
+    """A collector reading gauges from callbacks at scrape time."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._specs: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._sources: list[Callable[[], Iterable[GaugeSample]]] = []
+
+    def add(self, specs: Mapping[str, tuple[str, tuple[str, ...]]],
+            source: Callable[[], Iterable[GaugeSample]]) -> None:
+        self._specs.update(specs)
+        self._sources.append(source)
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        families = {name: GaugeMetricFamily(f"{self._prefix}_{name}", doc, labels=list(labels))
+                    for name, (doc, labels) in self._specs.items()}
+        for source in self._sources:
+            for name, labels, value in source():
+                family = families[name]
+                family.add_metric([labels[k] for k in self._specs[name][1]], value)
+        yield from families.values()
 
 
 class Metrics:
-    """Counters and histograms, thread-safe; gauges are read from callbacks at render time."""
+    """The master's counters, latency histograms and gauges, in a registry of its own.
 
-    def __init__(self, prefix: str = "refstore") -> None:
+    Counters are the ones in :data:`COUNTERS`, present at 0 from start-up (per tenant for
+    ``tenants``); label values are escaped by prometheus-client.
+
+    Raises (constructor):
+        StoreError: prometheus-client is not installed (the message names the extra).
+    """
+
+    def __init__(self, prefix: str = "refstore", *, tenants: Iterable[str] = ()) -> None:
+        prom = _prometheus()
         self.prefix = prefix
-        self._lock = threading.Lock()
-        self._counters: dict[tuple[str, str], float] = {}
-        self._hist: dict[tuple[str, str], Histogram] = {}
-        self._gauges: list[Callable[[], list[tuple[str, str, float]]]] = []
+        self.registry = prom.CollectorRegistry(auto_describe=True)
+        self._counters = {
+            name: prom.Counter(f"{prefix}_{name}", doc, list(labels), registry=self.registry)
+            for name, (doc, labels) in COUNTERS.items()}
+        for name, (_, labels) in COUNTERS.items():
+            if labels == ("tenant",):
+                for tenant in tenants:
+                    self._counters[name].labels(tenant=tenant)  # exported at 0 from now on
+        self._latency = prom.Histogram(f"{prefix}_op_latency_seconds",
+                                       "Master request handling time by operation", ["op"],
+                                       buckets=LATENCY_BUCKETS_S, registry=self.registry)
+        self._gauges = _Gauges(prefix)
+        self.registry.register(self._gauges)
 
-    def inc(self, name: str, value: float = 1, labels: str = "") -> None:
-        with self._lock:
-            self._counters[(name, labels)] = self._counters.get((name, labels), 0) + value
+    def inc(self, name: str, value: float = 1, **labels: str) -> None:
+        """Add ``value`` to a counter of :data:`COUNTERS`."""
+        counter = self._counters[name]
+        (counter.labels(**labels) if labels else counter).inc(value)
 
-    def observe(self, name: str, value: float, labels: str = "") -> None:
-        with self._lock:
-            self._hist.setdefault((name, labels), Histogram()).observe(value)
+    def observe(self, name: str, value: float, **labels: str) -> None:
+        """Record one latency (``name`` must be ``op_latency_seconds``)."""
+        if name != "op_latency_seconds":
+            raise KeyError(name)
+        self._latency.labels(**labels).observe(value)
 
-    def add_gauges(self, source: Callable[[], list[tuple[str, str, float]]]) -> None:
-        """Register a callback returning (name, labels, value) triples."""
-        self._gauges.append(source)
+    def add_gauges(self, specs: Mapping[str, tuple[str, tuple[str, ...]]],
+                   source: Callable[[], Iterable[GaugeSample]]) -> None:
+        """Declare gauges (name -> (help, label names)) read from ``source`` at scrape time."""
+        self._gauges.add(specs, source)
 
-    def counter(self, name: str, labels: str = "") -> float:
-        with self._lock:
-            return self._counters.get((name, labels), 0)
+    def counter(self, name: str, **labels: str) -> float:
+        """A counter's current value (0 when never incremented)."""
+        value = self.registry.get_sample_value(f"{self.prefix}_{name}", labels)
+        return float(value or 0.0)
 
     def render(self) -> str:
-        """The Prometheus text exposition."""
-        p = self.prefix
-        lines: list[str] = []
-        with self._lock:
-            for (name, labels), value in sorted(self._counters.items()):
-                lines.append(f"{p}_{name}{{{labels}}} {value}")
-            for (name, labels), hist in sorted(self._hist.items()):
-                lines.extend(hist.lines(f"{p}_{name}", labels))
-        for source in self._gauges:
-            for name, labels, value in source():
-                lines.append(f"{p}_{name}{{{labels}}} {value}")
-        return "\n".join(lines) + "\n"
+        """The Prometheus text exposition (with HELP and TYPE lines)."""
+        generate_latest = _prometheus().generate_latest
+        text: str = generate_latest(self.registry).decode()
+        return text
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -116,7 +154,7 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         owner = self.server.owner
         if url.path == "/metrics":
-            self._send(200, owner.metrics.render(), "text/plain; version=0.0.4")
+            self._send(200, owner.metrics.render(), "text/plain; version=0.0.4; charset=utf-8")
         elif url.path == "/health":
             self._send(200, json.dumps(owner.health()))
         elif url.path == "/api/v1/tenant_quotas":

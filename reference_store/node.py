@@ -22,9 +22,11 @@ import logging
 import threading
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
+from pydantic import Field, field_validator, model_validator
+
+from reference_store.config import DEFAULT_FRAME_TIMEOUT_S, DEFAULT_HEARTBEAT_S, Size, StrictModel
 from reference_store.errors import (
     AuthenticationFailed,
     InvalidParams,
@@ -37,38 +39,56 @@ from reference_store.tenants import ClusterKey
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.segment import SegmentExport, ShmExport
 from reference_store.transport.tcp import Connection, Server, ServerContext
-
-if TYPE_CHECKING:
-    from reference_store.transport.transfer_engine import EngineConfig
+from reference_store.transport.transfer_engine import EngineConfig
 
 __all__ = ["Node", "NodeConfig"]
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, kw_only=True)
-class NodeConfig:
+class NodeConfig(StrictModel):
     """Node settings. ``advertise_host`` is the host clients use to reach this node.
 
-    ``share_memory`` offers the host arena to clients on this machine (``shm`` segment);
-    ``transfer_engine`` offers it through Mooncake's Transfer Engine (``te`` segment).
+    ``master`` is ``HOST:PORT``. Sizes take ints or strings (``memory_bytes="2GiB"``);
+    ``disk_bytes`` needs ``disk_dir``. ``share_memory`` offers the host arena to clients on this
+    machine (``shm`` segment); ``transfer_engine`` offers it through Mooncake's Transfer Engine
+    (``te`` segment).
+
+    Raises (on construction):
+        InvalidParams: an unknown field or an impossible value, named.
     """
 
+    label: ClassVar[str] = "node config"
+
     master: str
-    memory_bytes: int
+    memory_bytes: Size
     disk_dir: str | None = None
-    disk_bytes: int = 0
+    disk_bytes: Size = 0
     host: str = "127.0.0.1"
-    port: int = 0
+    port: int = Field(default=0, ge=0, le=65535)
     advertise_host: str | None = None
-    heartbeat_s: float = 1.0
+    heartbeat_s: float = Field(default=DEFAULT_HEARTBEAT_S, gt=0)
     node_id: str | None = None
-    frame_timeout_s: float = 30.0
+    frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
     prefault: bool = True
     cluster_key_file: str | None = None
     freeze_gc: bool = True
     share_memory: bool = True
     transfer_engine: EngineConfig | None = None
+
+    @field_validator("master")
+    @classmethod
+    def _host_port(cls, master: str) -> str:
+        host, sep, port = master.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{master!r} is not HOST:PORT (e.g. 127.0.0.1:50051)")
+        return master
+
+    @model_validator(mode="after")
+    def _disk_needs_dir(self) -> NodeConfig:
+        if self.disk_bytes and not self.disk_dir:
+            raise ValueError("disk_bytes: a disk size needs a disk directory (--disk)")
+        return self
 
 
 def _open_store(config: NodeConfig) -> Any:

@@ -24,61 +24,92 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
-import yaml
+from pydantic import Field, field_validator, model_validator
 
+from reference_store.config import Size, StrictModel, format_size, parse_size, read_document
 from reference_store.errors import (
     AuthenticationFailed,
     InvalidParams,
     TenantNotRegistered,
 )
 
-__all__ = ["DEFAULT_TENANT", "ClusterKey", "Tenant", "TenantPolicy", "format_size", "parse_size"]
+__all__ = [
+    "DEFAULT_TENANT",
+    "ClusterKey",
+    "Tenant",
+    "TenantEntry",
+    "TenantPolicy",
+    "TenantsFile",
+    "format_size",
+    "parse_size",
+]
 
 DEFAULT_TENANT = "default"
-_UNITS = {
-    "": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-    "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
-    "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40,
-}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
-
-
-def parse_size(value: int | str, *, field: str = "size") -> int:
-    """Parse ``1048576``, ``"200GB"`` or ``"2GiB"`` into bytes.
-
-    Raises:
-        InvalidParams: the value is negative or not a size (the message names ``field``).
-    """
-    if isinstance(value, bool):
-        raise InvalidParams(f"{field}: expected a size, got {value!r}")
-    if isinstance(value, int):
-        if value < 0:
-            raise InvalidParams(f"{field}: size must not be negative, got {value}")
-        return value
-    match = _SIZE.match(str(value))
-    unit = match.group(2).upper() if match else None
-    if match is None or unit not in _UNITS:
-        raise InvalidParams(f"{field}: {value!r} is not a size like 200GB or 2GiB")
-    return int(float(match.group(1)) * _UNITS[unit])
-
-
-def format_size(nbytes: int) -> str:
-    """Render bytes with a binary unit, e.g. ``1.5GiB``."""
-    for unit, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if nbytes >= factor:
-            return f"{nbytes / factor:.4g}{unit}"
-    return f"{nbytes}B"
 
 
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
+
+
+class TenantEntry(StrictModel):
+    """One tenant as written in the tenants file: a name, a quota, and where its token is."""
+
+    label: ClassVar[str] = "tenant"
+    name_field: ClassVar[str | None] = "name"
+
+    name: str = Field(min_length=1)
+    quota: Size | None = None
+    token_env: str | None = None
+    token_file: str | None = None
+    token: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str) -> str:
+        if not name.isprintable():
+            raise ValueError("must be printable")
+        return name
+
+    @model_validator(mode="after")
+    def _has_token(self) -> TenantEntry:
+        if not (self.token_env or self.token_file or self.token):
+            raise ValueError(f"tenant `{self.name}` needs token_env, token_file or token")
+        return self
+
+
+class TenantsFile(StrictModel):
+    """The tenants file (see the module docstring)."""
+
+    label: ClassVar[str] = "tenants file"
+
+    version: Literal[1]
+    isolation: Literal["strict", "off"] = "strict"
+    admin_token_env: str | None = None
+    admin_token_file: str | None = None
+    admin_token: str | None = None
+    tenants: list[TenantEntry] = Field(min_length=1)
+
+    @field_validator("isolation", mode="before")
+    @classmethod
+    def _yaml_bool(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # YAML 1.1 reads a bare off/on as a boolean
+            return "strict" if value else "off"
+        return value
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> TenantsFile:
+        seen: set[str] = set()
+        for i, entry in enumerate(self.tenants):
+            if entry.name in seen:
+                raise ValueError(f"/tenants/{i}/name `{entry.name}` is repeated")
+            seen.add(entry.name)
+        return self
 
 
 @dataclass
@@ -119,12 +150,9 @@ class TenantPolicy:
         """Load a policy file.
 
         Raises:
-            InvalidParams: unreadable file or a bad field (the message names it).
+            InvalidParams: unreadable file, an unknown key or a bad field (the message names it).
         """
-        try:
-            doc = yaml.safe_load(Path(path).read_text())
-        except (OSError, yaml.YAMLError) as exc:
-            raise InvalidParams(f"{path}: cannot read tenants file: {exc}") from exc
+        doc = read_document(path, what="tenants file")
         return cls.from_dict(doc, env=os.environ if env is None else env, source=str(path))
 
     @classmethod
@@ -134,26 +162,20 @@ class TenantPolicy:
         """Build a policy from a parsed document (see the module docstring for the shape).
 
         Raises:
-            InvalidParams: a bad or missing field, named with its location.
+            InvalidParams: an unknown key, a bad or missing field, named with its location.
         """
-        if not isinstance(doc, dict) or doc.get("version") != 1:
-            raise InvalidParams(f"{source}: /version must be 1")
-        isolation = doc.get("isolation", "strict")
-        if isinstance(isolation, bool):  # YAML 1.1 reads a bare off/on as a boolean
-            isolation = "strict" if isolation else "off"
-        if isolation not in ("strict", "off"):
-            raise InvalidParams(f"{source}: /isolation must be 'strict' or 'off'")
-        entries = doc.get("tenants")
-        if not isinstance(entries, list) or not entries:
-            raise InvalidParams(f"{source}: /tenants must be a non-empty list")
+        spec: TenantsFile = TenantsFile.load(doc, source=source)
         tenants: dict[str, Tenant] = {}
-        for i, entry in enumerate(entries):
-            tenant = _tenant_from(entry, env=env, where=f"{source}: /tenants/{i}")
-            if tenant.name in tenants:
-                raise InvalidParams(f"{source}: /tenants/{i}/name {tenant.name!r} is repeated")
-            tenants[tenant.name] = tenant
-        admin = _secret(doc, env=env, where=f"{source}: ", prefix="admin_token")
-        return cls(tenants, isolation=isolation == "strict",
+        for i, entry in enumerate(spec.tenants):
+            token = _secret(entry.token_env, entry.token_file, entry.token, env=env,
+                            where=f"{source}: /tenants/{i}/token")
+            if not token:
+                raise InvalidParams(f"{source}: /tenants/{i}: the token of tenant "
+                                    f"`{entry.name}` is empty")
+            tenants[entry.name] = Tenant(entry.name, entry.quota, _digest(token))
+        admin = _secret(spec.admin_token_env, spec.admin_token_file, spec.admin_token, env=env,
+                        where=f"{source}: /admin_token")
+        return cls(tenants, isolation=spec.isolation == "strict",
                    admin_token_digest=_digest(admin) if admin else None)
 
     def authenticate(self, name: str, token: str | None) -> Tenant:
@@ -218,35 +240,19 @@ class TenantPolicy:
         return {t.name: {"quota": t.quota, "usage": t.usage} for t in self._tenants.values()}
 
 
-def _secret(entry: Mapping[str, Any], *, env: Mapping[str, str], where: str,
-            prefix: str = "token") -> str | None:
-    if f"{prefix}_env" in entry:
-        var = str(entry[f"{prefix}_env"])
+def _secret(var: str | None, path: str | None, literal: str | None, *,
+            env: Mapping[str, str], where: str) -> str | None:
+    """A secret from an environment variable, the first line of a file, or a literal."""
+    if var is not None:
         if var not in env:
-            raise InvalidParams(f"{where}/{prefix}_env: environment variable {var} is not set")
+            raise InvalidParams(f"{where}_env: environment variable {var} is not set")
         return env[var]
-    if f"{prefix}_file" in entry:
+    if path is not None:
         try:
-            return Path(str(entry[f"{prefix}_file"])).read_text().splitlines()[0].strip()
+            return Path(path).read_text().splitlines()[0].strip()
         except (OSError, IndexError) as exc:
-            raise InvalidParams(f"{where}/{prefix}_file: cannot read a token: {exc}") from exc
-    if prefix in entry:
-        return str(entry[prefix])
-    return None
-
-
-def _tenant_from(entry: Any, *, env: Mapping[str, str], where: str) -> Tenant:
-    if not isinstance(entry, dict):
-        raise InvalidParams(f"{where}: must be a mapping with name, quota and a token")
-    name = entry.get("name")
-    if not isinstance(name, str) or not name or not name.isprintable():
-        raise InvalidParams(f"{where}/name: must be a non-empty string")
-    quota = entry.get("quota")
-    quota_bytes = None if quota is None else parse_size(quota, field=f"{where}/quota")
-    token = _secret(entry, env=env, where=where)
-    if not token:
-        raise InvalidParams(f"{where}: needs token_env, token_file or token")
-    return Tenant(name, quota_bytes, _digest(token))
+            raise InvalidParams(f"{where}_file: cannot read a token: {exc}") from exc
+    return literal
 
 
 class ClusterKey:

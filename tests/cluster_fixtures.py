@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_store.client import StoreClient
-from reference_store.replay.cluster import ChildProcess
+from replay.cluster import ChildProcess
 
 __all__ = [
     "READY_TIMEOUT_S",

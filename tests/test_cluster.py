@@ -21,6 +21,7 @@ from cluster_fixtures import (
     wait_until,
     worker_result,
 )
+from prometheus_client.parser import text_string_to_metric_families
 
 from reference_store.client import PIN_HARD, PIN_SOFT, StoreClient
 from reference_store.errors import (
@@ -292,10 +293,13 @@ def test_health_and_metrics(cl: Cluster, client: StoreClient) -> None:
     status, body = _http(cl.metrics_port, "/health")
     assert status == 200 and json.loads(body)["nodes"] == 2
     status, text = _http(cl.metrics_port, "/metrics")
-    assert 'refstore_hits_total{tenant="default"}' in text
-    assert 'refstore_misses_total{tenant="default"}' in text
-    assert "refstore_op_latency_seconds_bucket" in text
-    assert 'refstore_tenant_usage_bytes{tenant="default"}' in text
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for f in text_string_to_metric_families(text) for s in f.samples}
+    tenant = (("tenant", "default"),)
+    assert samples[("refstore_hits_total", tenant)] >= 1
+    assert samples[("refstore_misses_total", tenant)] >= 1
+    assert samples[("refstore_op_latency_seconds_count", (("op", "put_start"),))] >= 1
+    assert samples[("refstore_tenant_usage_bytes", tenant)] >= 1
     assert client.ping()
 
 

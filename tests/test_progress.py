@@ -8,8 +8,8 @@ import logging
 import pytest
 
 from ledger.progress import progress
-from reference_store.replay.config import parse_config
-from reference_store.replay.runner import replay_steps, run_config
+from replay.config import parse_config
+from replay.runner import replay_steps, run_config
 
 
 def test_without_a_terminal_each_step_is_a_log_line(caplog: pytest.LogCaptureFixture) -> None:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from reference_store import EmbeddedStore, StoreConfig
-from reference_store.replay.breakeven import measure_break_even
-from reference_store.replay.model import ModelConfig, TinyTransformer
+from replay.breakeven import measure_break_even
+from replay.model import ModelConfig, TinyTransformer
 
 
 @pytest.fixture()

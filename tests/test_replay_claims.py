@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference_store.replay.config import parse_config
-from reference_store.replay.runner import ReplayRun, run_config
+from replay.config import parse_config
+from replay.runner import ReplayRun, run_config
 
 SYSTEM = 128
 REPO = 256

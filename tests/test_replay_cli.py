@@ -1,4 +1,4 @@
-"""``python -m reference_store.replay``: run, trace, import-vllm, schema, break-even; plots."""
+"""``python -m replay``: run, trace, import-vllm, schema, break-even; plots."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reference_store.replay.cli import build_parser, main
+from replay.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,7 +80,7 @@ def test_break_even_command_reports_prediction_and_measurement() -> None:
 
 
 def test_package_exports_are_pinned() -> None:
-    from reference_store import replay
+    import replay
     assert sorted(replay.__all__) == sorted(set(replay.__all__))
     for name in replay.__all__:
         assert getattr(replay, name) is not None

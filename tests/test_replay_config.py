@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reference_store.replay.config import ConfigError, load_config, parse_config
-from reference_store.replay.cost import CostModel
+from replay.config import ConfigError, load_config, parse_config
+from replay.cost import CostModel
 
 ROOT = Path(__file__).resolve().parents[1]
 MIN = {"name": "x", "trace": {"generator": {"kind": "no_reuse"}}}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reference_store.replay.cost import CostModel, Deployment, compare, hourly_cost
+from replay.cost import CostModel, Deployment, compare, hourly_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 import pytest
 
 from reference_store import EmbeddedStore, StoreConfig
-from reference_store.replay.engine import (
+from replay.engine import (
     DoneEvent,
     InstanceConfig,
     RequestStats,
     ServingInstance,
     TokenEvent,
 )
-from reference_store.replay.model import ModelConfig, TinyTransformer
+from replay.model import ModelConfig, TinyTransformer
 
 CFG = ModelConfig(layers=1, heads=2, width=32, vocab_size=256, block_size=16, seed=3)
 PROMPT = [(i * 11) % 256 for i in range(100)]  # 6 full blocks + 4 tokens

@@ -6,14 +6,14 @@ import itertools
 
 import pytest
 
-from reference_store.replay.generators import (
+from replay.generators import (
     ChatParams,
     CodingAgentParams,
     DocQAParams,
     NoReuseParams,
     generate,
 )
-from reference_store.replay.trace import materialise
+from replay.trace import materialise
 
 ALL = [CodingAgentParams(), ChatParams(), DocQAParams(), NoReuseParams()]
 

@@ -9,7 +9,7 @@ import pytest
 
 from ledger.cli import main as ledger_main
 from ledger.db import Ledger
-from reference_store.replay.record import AGENT_FIELDS
+from replay.record import AGENT_FIELDS
 
 CONFIG = """\
 name: ledger-test

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_store.replay.metrics import (
+from replay.metrics import (
     SLO,
     RequestRecord,
     hit_rate_over_time,

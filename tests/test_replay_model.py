@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from reference_store.replay.model import ModelConfig, TinyTransformer
+from replay.model import ModelConfig, TinyTransformer
 
 CFG = ModelConfig(layers=2, heads=2, width=32, vocab_size=256, block_size=16, seed=1)
 

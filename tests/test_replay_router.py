@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_store.replay.router import Router
+from replay.router import Router
 
 A = list(range(64))
 B = [1000 + i for i in range(64)]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reference_store.replay.config import ConfigError, parse_config
-from reference_store.replay.report import flat_metrics, run_document, summary_table
-from reference_store.replay.runner import run_config
+from replay.config import ConfigError, parse_config
+from replay.report import flat_metrics, run_document, summary_table
+from replay.runner import run_config
 
 TINY = {"layers": 1, "heads": 2, "width": 32, "vocab_size": 512, "torch_threads": 1}
 AGENT = {"generator": {"kind": "coding_agent", "sessions": 2, "turns": 3, "vocab_size": 512,

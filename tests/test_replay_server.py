@@ -11,15 +11,15 @@ import httpx
 import pytest
 
 from reference_store import EmbeddedStore, StoreConfig
-from reference_store.replay.cluster import ChildProcess
-from reference_store.replay.engine import InstanceConfig, ServingInstance
-from reference_store.replay.generators import CodingAgentParams, generate
-from reference_store.replay.metrics import SLO, summarise
-from reference_store.replay.model import ModelConfig, TinyTransformer
-from reference_store.replay.replayer import HttpBackend, replay
-from reference_store.replay.replayer import main as replayer_main
-from reference_store.replay.router import Router
-from reference_store.replay.server import CompletionServer
+from replay.cluster import ChildProcess
+from replay.engine import InstanceConfig, ServingInstance
+from replay.generators import CodingAgentParams, generate
+from replay.metrics import SLO, summarise
+from replay.model import ModelConfig, TinyTransformer
+from replay.replayer import HttpBackend, replay
+from replay.replayer import main as replayer_main
+from replay.router import Router
+from replay.server import CompletionServer
 
 CFG = ModelConfig(layers=1, heads=2, width=32, vocab_size=512, block_size=16)
 
@@ -149,7 +149,7 @@ def test_replayer_command_line_against_an_endpoint(servers: list[str], tmp_path:
 
 @pytest.mark.slow
 def test_server_runs_as_a_separate_process() -> None:
-    child = ChildProcess("reference_store.replay.server",
+    child = ChildProcess("replay.server",
                          ["--port", "0", "--model-json", json.dumps({"layers": 1, "width": 32,
                                                                      "heads": 2}),
                           "--torch-threads", "1"])

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from reference_store.replay.cli import trace_schema
-from reference_store.replay.trace import Session, SharedPrefix, Trace, Turn, materialise
+from replay.cli import trace_schema
+from replay.trace import Session, SharedPrefix, Trace, Turn, materialise
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,7 +91,7 @@ def test_json_round_trip() -> None:
 def test_committed_schema_matches_the_model() -> None:
     committed = json.loads((ROOT / "schemas" / "trace.schema.json").read_text())
     assert committed == trace_schema(), \
-        "regenerate: python -m reference_store.replay schema > schemas/trace.schema.json"
+        "regenerate: python -m replay schema > schemas/trace.schema.json"
 
 
 def test_schema_validates_a_trace_and_rejects_a_bad_one() -> None:

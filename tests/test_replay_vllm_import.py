@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reference_store.replay.trace import materialise
-from reference_store.replay.vllm_import import (
+from replay.trace import materialise
+from replay.vllm_import import (
     ConversationFormatError,
     import_conversations,
     load_conversations,

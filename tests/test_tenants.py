@@ -47,13 +47,13 @@ tenants:
 
 @pytest.mark.parametrize("text, expected", [
     (1024, 1024), ("200GB", 200 * 10**9), ("2GiB", 2 << 30), ("1.5MiB", 3 << 19), ("7", 7),
-    ("64 KiB", 64 << 10), ("3M", 3 << 20),
+    ("64 KiB", 64 << 10),
 ])
 def test_parse_size(text: int | str, expected: int) -> None:
     assert parse_size(text) == expected
 
 
-@pytest.mark.parametrize("bad", ["lots", "-1GB", "1.5XB", -3, True])
+@pytest.mark.parametrize("bad", ["lots", "-1GB", "1.5XB", -3, True, "3M"])
 def test_parse_size_rejects_with_the_field_name(bad: object) -> None:
     with pytest.raises(InvalidParams, match="quota"):
         parse_size(bad, field="quota")  # type: ignore[arg-type]

@@ -60,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
                                        "end_column": col + t.figure.end - t.figure.start})
         text = json.dumps({"article": article.id, "figures": rows}, indent=2)
     else:
-        text = render_table(article.body, traced)
+        from ..reporting.build import build_view
+        from ..reporting.text import render_figures
+
+        text = render_figures(build_view(args.path))
     write_output(text, args.output)
     return 0 if all(t.traced for t in traced) else 1

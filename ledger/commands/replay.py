@@ -1,6 +1,6 @@
 """``ledger run CONFIG``, ``ledger reproduce RUN_ID``, ``ledger ingest-bench FILE``.
 
-``run`` executes a replay config (``reference_store.replay``) and records it as a sealed run with
+``run`` executes a replay config (``replay``) and records it as a sealed run with
 every seed agent field; ``reproduce`` re-runs a recorded run's configuration and checks its ratios
 and rates within the tolerances the configuration states (exit 1 when one is outside);
 ``ingest-bench`` records a ``vllm bench serve --save-result`` file as a run.
@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _load_config(path: Path) -> Any:
-    from reference_store.replay.config import ConfigError, load_config
+    from replay.config import ConfigError, load_config
     try:
         return load_config(path)
     except ConfigError as exc:
@@ -71,9 +71,9 @@ def _revision(run: Run) -> str:
 def _execute(rec: RunRecorder, cfg: Any, base_dir: Path, only: list[str] | None,
              out: str | None, source: str) -> Any:
     """Replay, write outputs, and fill the recorder (metrics, outputs, agent fields)."""
-    from reference_store.replay.cli import write_run_outputs
-    from reference_store.replay.record import agent_fields, metric_rows
-    from reference_store.replay.runner import replay_steps, run_config
+    from replay.cli import write_run_outputs
+    from replay.record import agent_fields, metric_rows
+    from replay.runner import replay_steps, run_config
     assert rec.run is not None
     try:
         with progress(replay_steps(cfg, only), "replaying") as step:
@@ -99,7 +99,7 @@ def _trace_inputs(cfg: Any, base_dir: Path) -> dict[str, Path]:
 
 
 def _summary(result: Any, run: Run | None) -> dict[str, Any]:
-    from reference_store.replay.report import summary_table
+    from replay.report import summary_table
     return {"run_id": run.id if run else None, "status": run.status.value if run else None,
             "table": summary_table(result),
             "metrics": [m.model_dump(mode="json") for m in (run.metrics if run else [])]}
@@ -132,8 +132,8 @@ def _seed(cfg: Any) -> int | None:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from reference_store.replay.config import ConfigError, parse_config
-    from reference_store.replay.reproduce import compare_metrics
+    from replay.config import ConfigError, parse_config
+    from replay.reproduce import compare_metrics
     with open_ledger(args) as ledger:
         original = ledger.get_run(args.run_id)
         params = original.parameters
@@ -184,7 +184,7 @@ def _reproduce_text(d: dict[str, Any]) -> str:
 
 
 def _fields(items: list[str]) -> dict[str, str]:
-    from reference_store.replay.record import AGENT_FIELDS
+    from replay.record import AGENT_FIELDS
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -196,7 +196,7 @@ def _fields(items: list[str]) -> dict[str, str]:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from reference_store.replay.vllm_bench import BenchFormatError, load_bench_result
+    from replay.vllm_bench import BenchFormatError, load_bench_result
     try:
         bench = load_bench_result(args.file)
     except BenchFormatError as exc:

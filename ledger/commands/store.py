@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from ..db import Ledger
-from ..errors import DocumentError, NotFound
+from ..errors import DocumentError, NotFound, UsageError
 from ..progress import progress
 from ..report import Severity
 from ..schema import load_article
@@ -64,7 +64,10 @@ def _ingest_one(ledger: Any, path: str, allow_errors: bool) -> dict[str, Any]:
     if article is None or (errors and not allow_errors):
         reasons = [f"{f.pointer or '/'}: [{f.rule}] {f.message}" for f in errors]
         return {"path": path, "outcome": "refused", "errors": reasons}
-    result = ledger.ingest(article)
+    try:
+        result = ledger.ingest(article)
+    except UsageError as exc:  # content no database may hold (a NUL character)
+        return {"path": path, "outcome": "refused", "errors": [str(exc)]}
     outcome = "unchanged" if result.unchanged else "stored"
     return {"path": path, "outcome": outcome, "errors_allowed": len(errors)} | result.to_dict()
 

@@ -17,6 +17,7 @@ from .arithmetic import check_arithmetic
 from .body import check_body
 from .consistency import check_consistency
 from .dates import check_dates
+from .grounding import check_quotes
 from .integrity import check_integrity
 from .locate import locate_findings
 
@@ -25,7 +26,7 @@ __all__ = ["CHECKS", "Check", "expand_paths", "verify_article", "verify_file", "
 Check = Callable[[Article], list[Finding]]
 
 CHECKS: list[Check] = [
-    check_integrity, check_dates, check_body, check_arithmetic, check_consistency,
+    check_integrity, check_dates, check_body, check_arithmetic, check_consistency, check_quotes,
 ]
 
 

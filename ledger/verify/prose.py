@@ -10,6 +10,8 @@ comma in ``June 24, 2024`` does not split).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,29 +44,51 @@ def _split(text: str, offset: int, separator: re.Pattern[str]) -> list[Span]:
     return spans
 
 
-def paragraphs(text: str) -> list[Span]:
-    return [Span(m.start(), m.end(), m.group()) for m in _PARAGRAPH_RE.finditer(text)]
+@lru_cache(maxsize=64)
+def paragraphs(text: str) -> tuple[Span, ...]:
+    """Paragraphs of ``text`` in order (cached: the checks ask for the same body many times)."""
+    return tuple(Span(m.start(), m.end(), m.group()) for m in _PARAGRAPH_RE.finditer(text))
 
 
-def sentences(text: str) -> list[Span]:
+@lru_cache(maxsize=64)
+def sentences(text: str) -> tuple[Span, ...]:
     out: list[Span] = []
     for para in paragraphs(text):
         out += _split(para.text, para.start, _SENTENCE_END_RE)
-    return out
+    return tuple(out)
 
 
-def clauses(text: str) -> list[Span]:
+@lru_cache(maxsize=64)
+def clauses(text: str) -> tuple[Span, ...]:
     out: list[Span] = []
     for sentence in sentences(text):
         out += _split(sentence.text, sentence.start, _CLAUSE_SEP_RE)
-    return out
+    return tuple(out)
 
 
-def enclosing(spans: list[Span], start: int, end: int) -> Span | None:
-    """The span that contains ``[start, end)``, if any."""
-    for span in spans:
-        if span.contains(start, end):
-            return span
+_STARTS: dict[int, tuple[Sequence[Span], list[int]]] = {}
+
+
+def _starts(spans: Sequence[Span]) -> list[int]:
+    """Start offsets of ``spans``, kept per span list (by identity: hashing a long tuple on
+    every lookup would make each lookup linear)."""
+    hit = _STARTS.get(id(spans))
+    if hit is not None and hit[0] is spans:
+        return hit[1]
+    if len(_STARTS) > 256:
+        _STARTS.clear()
+    starts = [s.start for s in spans]
+    _STARTS[id(spans)] = (spans, starts)
+    return starts
+
+
+def enclosing(spans: Sequence[Span], start: int, end: int) -> Span | None:
+    """The span that contains ``[start, end)``, if any (``spans`` sorted and disjoint, as the
+    functions above return them: a binary search, so a long body stays linear overall)."""
+    starts = _starts(spans)
+    i = bisect_right(starts, start) - 1
+    if i >= 0 and spans[i].contains(start, end):
+        return spans[i]
     return None
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..models import Article
 from ..report import Finding, Severity
+from .prose import enclosing, sentences
 
-__all__ = ["body_span", "line_col"]
+__all__ = ["body_span", "line_col", "sentence_at"]
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -15,9 +19,19 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, column
 
 
+def sentence_at(body: str, start: int, end: int) -> str | None:
+    """The text of the body sentence that holds ``[start, end)``, if one does."""
+    span = enclosing(sentences(body), start, end)
+    return span.text if span is not None else None
+
+
 def body_span(
-    article: Article, start: int, end: int, severity: Severity, rule: str, message: str
+    article: Article, start: int, end: int, severity: Severity, rule: str, message: str,
+    *, hint: str | None = None, trace: Sequence[dict[str, Any]] | None = None,
 ) -> Finding:
-    """A finding on ``article.body[start:end]`` (a span that does not cross a line)."""
+    """A finding on ``article.body[start:end]`` (a span that does not cross a line), with the
+    sentence it sits in and, when given, a hint and the trace the checker tried."""
     line, column = line_col(article.body, start)
-    return Finding(severity, rule, message, "/body", line, column, column + (end - start))
+    return Finding(severity, rule, message, "/body", line, column, column + (end - start),
+                   sentence=sentence_at(article.body, start, end), hint=hint,
+                   trace=tuple(trace) if trace is not None else None)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from reference_store.config import DEFAULT_LEASE_TTL_S
 from reference_store.errors import (
     ChecksumMismatch,
     InvalidParams,
@@ -65,7 +66,7 @@ class TieredStore:
         tiers: Sequence[Tier],
         *,
         policy_factory: PolicyFactory = LRUPolicy,
-        lease_ttl_s: float = 10.0,
+        lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not tiers:

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 import xxhash
 
+from reference_store.config import DEFAULT_FRAME_TIMEOUT_S
 from reference_store.errors import (
     BufferTooSmall,
     ChecksumMismatch,
@@ -63,7 +64,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_IDLE_TIMEOUT_S = 3600.0
-DEFAULT_FRAME_TIMEOUT_S = 30.0
 _IOV_MAX = min(getattr(os, "sysconf", lambda _n: 1024)("SC_IOV_MAX") or 1024, 1024)
 _SCRATCH = 1 << 20
 _WAITALL = getattr(socket, "MSG_WAITALL", 0)

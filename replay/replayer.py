@@ -6,12 +6,12 @@ stream; end-to-end latency runs to the end of the stream. Two backends:
 
 * :class:`InProcessBackend`: instances in this process (each request in a worker thread);
 * :class:`HttpBackend`: any OpenAI-compatible ``/v1/completions`` endpoint that streams (our
-  :mod:`reference_store.replay.server`, vLLM, SGLang). Prompts are sent as token id lists, which
+  :mod:`replay.server`, vLLM, SGLang). Prompts are sent as token id lists, which
   vLLM and SGLang accept, so block hashes on the server match the trace's.
 
 Command line (against real endpoints)::
 
-    python -m reference_store.replay.replayer --trace trace.json \\
+    python -m replay.replayer --trace trace.json \\
         --target http://gpu1:8000 --target http://gpu2:8000 --routing prefix_affinity \\
         --model my-model --out records.json
 """
@@ -32,10 +32,10 @@ from typing import Any, Protocol
 
 import httpx
 
-from reference_store.replay.engine import DoneEvent, ServingInstance, TokenEvent
-from reference_store.replay.metrics import SLO, RequestRecord, summarise
-from reference_store.replay.router import ROUTING_POLICIES, Router
-from reference_store.replay.trace import Trace, TurnRequest, materialise
+from replay.engine import DoneEvent, ServingInstance, TokenEvent
+from replay.metrics import SLO, RequestRecord, summarise
+from replay.router import ROUTING_POLICIES, Router
+from replay.trace import Trace, TurnRequest, materialise
 
 __all__ = [
     "Backend",
@@ -265,9 +265,9 @@ async def replay(trace: Trace, backend: Backend, router: Router, *, delay_scale:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m reference_store.replay.replayer",
+        prog="python -m replay.replayer",
         description="Replay a trace against OpenAI-compatible streaming endpoints.",
-        epilog="example: python -m reference_store.replay.replayer --trace t.json "
+        epilog="example: python -m replay.replayer --trace t.json "
                "--target http://127.0.0.1:8000 --routing round_robin --out records.json")
     p.add_argument("--trace", required=True, type=Path, help="trace JSON file")
     p.add_argument("--target", action="append", required=True, help="base URL (repeatable)")

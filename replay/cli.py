@@ -1,4 +1,4 @@
-"""``python -m reference_store.replay``: run replays, write traces and the trace schema, measure
+"""``python -m replay``: run replays, write traces and the trace schema, measure
 the break-even prefix length.
 
 Exit codes: 0 success, 1 a check failed (schema out of date), 2 usage or input error.
@@ -19,18 +19,18 @@ import yaml
 __all__ = ["build_parser", "main", "trace_schema", "write_run_outputs"]
 
 _EPILOG = """examples:
-  python -m reference_store.replay run examples/replay-coding-agent.yaml --out runs/demo
-  python -m reference_store.replay trace coding_agent --set sessions=8 --out trace.json
-  python -m reference_store.replay import-vllm conversations.json --out trace.json
-  python -m reference_store.replay schema --check schemas/trace.schema.json
-  python -m reference_store.replay break-even --rounds 5"""
+  python -m replay run examples/replay-coding-agent.yaml --out runs/demo
+  python -m replay trace coding_agent --set sessions=8 --out trace.json
+  python -m replay import-vllm conversations.json --out trace.json
+  python -m replay schema --check schemas/trace.schema.json
+  python -m replay break-even --rounds 5"""
 
 Out = Callable[[str], None]
 
 
 def trace_schema() -> dict[str, Any]:
     """The JSON Schema of the trace format (what ``schemas/trace.schema.json`` holds)."""
-    from reference_store.replay.trace import Trace
+    from replay.trace import Trace
     body = Trace.model_json_schema(mode="validation")
     head = {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "https://kv-evidence-ledger.invalid/schemas/trace.schema.json",
@@ -42,19 +42,19 @@ def trace_schema() -> dict[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m reference_store.replay",
+    p = argparse.ArgumentParser(prog="python -m replay",
                                 description="Replay multi-turn traffic and measure a KV cache.",
                                 epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     r = sub.add_parser("run", help="run a replay config and print the summary table",
-                       epilog="example: python -m reference_store.replay run "
+                       epilog="example: python -m replay run "
                               "examples/replay-coding-agent.yaml --out runs/demo")
     r.add_argument("config", type=Path)
     r.add_argument("--out", type=Path, help="directory for results.json and PNG plots")
     r.add_argument("--arm", action="append", help="run only this arm (repeatable)")
     t = sub.add_parser("trace", help="write a generated trace as JSON",
-                       epilog="example: python -m reference_store.replay trace coding_agent "
+                       epilog="example: python -m replay trace coding_agent "
                               "--set sessions=8 --set seed=3")
     t.add_argument("kind", choices=("coding_agent", "multi_tenant_chat", "long_document_qa",
                                     "no_reuse"))
@@ -62,16 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="generator parameter (YAML value)")
     t.add_argument("--out", type=Path)
     v = sub.add_parser("import-vllm", help="convert a vLLM multi-turn conversation file",
-                       epilog="example: python -m reference_store.replay import-vllm conv.json "
+                       epilog="example: python -m replay import-vllm conv.json "
                               "--out trace.json")
     v.add_argument("file", type=Path)
     v.add_argument("--out", type=Path)
     s = sub.add_parser("schema", help="print the trace JSON Schema, or check a committed copy",
-                       epilog="example: python -m reference_store.replay schema --check "
+                       epilog="example: python -m replay schema --check "
                               "schemas/trace.schema.json")
     s.add_argument("--check", type=Path, help="exit 1 if this file differs from the model")
     b = sub.add_parser("break-even", help="predict and measure the break-even prefix length",
-                       epilog="example: python -m reference_store.replay break-even --rounds 7")
+                       epilog="example: python -m replay break-even --rounds 7")
     b.add_argument("--rounds", type=int, default=5)
     b.add_argument("--master", help="reference-store master HOST:PORT (default: embedded store)")
     b.add_argument("--layers", type=int, default=2)
@@ -83,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_run_outputs(run: Any, out_dir: Path) -> list[Path]:
     """results.json and the PNG plots of a replay run."""
-    from reference_store.replay.plots import plot_all
-    from reference_store.replay.report import run_document
+    from replay.plots import plot_all
+    from replay.report import run_document
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = out_dir / "results.json"
     doc.write_text(json.dumps(run_document(run), indent=1))
@@ -92,9 +92,9 @@ def write_run_outputs(run: Any, out_dir: Path) -> list[Path]:
 
 
 def _run(args: argparse.Namespace, out: Out) -> int:
-    from reference_store.replay.config import load_config
-    from reference_store.replay.report import summary_table
-    from reference_store.replay.runner import run_config
+    from replay.config import load_config
+    from replay.report import summary_table
+    from replay.runner import run_config
     cfg = load_config(args.config)
     run = run_config(cfg, base_dir=args.config.parent, only=args.arm)
     out(summary_table(run))
@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace, out: Out) -> int:
 def _trace(args: argparse.Namespace, out: Out) -> int:
     from pydantic import TypeAdapter
 
-    from reference_store.replay.generators import GeneratorParams, generate
+    from replay.generators import GeneratorParams, generate
     params: dict[str, Any] = {"kind": args.kind}
     for item in args.set:
         key, sep, value = item.partition("=")
@@ -120,7 +120,7 @@ def _trace(args: argparse.Namespace, out: Out) -> int:
 
 
 def _import(args: argparse.Namespace, out: Out) -> int:
-    from reference_store.replay.vllm_import import load_conversations
+    from replay.vllm_import import load_conversations
     _emit(load_conversations(args.file).model_dump_json(indent=1), args.out, out)
     return 0
 
@@ -136,7 +136,7 @@ def _schema(args: argparse.Namespace, out: Out) -> int:
         raise ValueError(f"{args.check}: cannot read: {exc.strerror}") from None
     if json.loads(committed) != json.loads(text):
         out(f"{args.check}: out of date; regenerate with "
-            f"`python -m reference_store.replay schema > {args.check}`")
+            f"`python -m replay schema > {args.check}`")
         return 1
     out(f"{args.check}: up to date")
     return 0
@@ -145,8 +145,8 @@ def _schema(args: argparse.Namespace, out: Out) -> int:
 def _break_even(args: argparse.Namespace, out: Out) -> int:
     import torch
 
-    from reference_store.replay.breakeven import measure_break_even
-    from reference_store.replay.model import ModelConfig, TinyTransformer
+    from replay.breakeven import measure_break_even
+    from replay.model import ModelConfig, TinyTransformer
     torch.set_num_threads(args.torch_threads)
     model = TinyTransformer(ModelConfig(layers=args.layers, width=args.width))
     if args.master:

@@ -23,9 +23,9 @@ from typing import Any
 
 import httpx
 
-from reference_store.replay.config import Arm, ReplayConfig
-from reference_store.replay.replayer import HttpBackend
-from reference_store.replay.trace import Trace
+from replay.config import Arm, ReplayConfig
+from replay.replayer import HttpBackend
+from replay.trace import Trace
 
 __all__ = [
     "READY_TIMEOUT_S",
@@ -163,7 +163,7 @@ def store_cluster(memory_bytes: int) -> Iterator[StoreCluster]:
 @contextmanager
 def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> Iterator[list[str]]:
     """Start ``arm.instances.count`` completion servers; yields their base URLs."""
-    from reference_store.replay.runner import model_config
+    from replay.runner import model_config
     model_json = json.dumps(asdict(model_config(cfg)))
     with ExitStack() as stack:
         children = []
@@ -177,7 +177,7 @@ def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> 
             if cfg.model.torch_threads:
                 args += ["--torch-threads", str(cfg.model.torch_threads)]
             # all start at once: their imports overlap instead of queueing
-            children.append(spawn(stack, "reference_store.replay.server", args, wait=False))
+            children.append(spawn(stack, "replay.server", args, wait=False))
         yield [f"http://127.0.0.1:{c.wait_ready()[1]}" for c in children]
 
 

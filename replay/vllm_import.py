@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from reference_store.replay.trace import Session, SharedPrefix, Trace, Turn
+from replay.trace import Session, SharedPrefix, Trace, Turn
 
 __all__ = ["ConversationFormatError", "import_conversations", "load_conversations"]
 

@@ -10,7 +10,7 @@ Other routes: ``GET /health``, ``GET /v1/models``, ``GET /stats`` (local cache c
 
 Run as a process (prints ``READY <port>`` on stdout once it accepts connections)::
 
-    python -m reference_store.replay.server --port 0 --layers 2 --width 128 \\
+    python -m replay.server --port 0 --layers 2 --width 128 \\
         --store-master 127.0.0.1:7000
 """
 
@@ -29,8 +29,8 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from reference_store.replay.engine import DoneEvent, InstanceConfig, ServingInstance, TokenEvent
-from reference_store.replay.model import ModelConfig, TinyTransformer
+from replay.engine import DoneEvent, InstanceConfig, ServingInstance, TokenEvent
+from replay.model import ModelConfig, TinyTransformer
 
 __all__ = ["CompletionServer", "RequestError", "main", "parse_completion_request"]
 
@@ -214,9 +214,9 @@ class CompletionServer(ThreadingHTTPServer):
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m reference_store.replay.server",
+        prog="python -m replay.server",
         description="Serve the tiny model over the OpenAI streaming completions API.",
-        epilog="example: python -m reference_store.replay.server --port 8000 --store-master "
+        epilog="example: python -m replay.server --port 8000 --store-master "
                "127.0.0.1:7000")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 picks a free port")

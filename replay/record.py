@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from reference_store.replay.cost import CostModel
-from reference_store.replay.report import MetricRow, flat_metrics
-from reference_store.replay.runner import ReplayRun
+from replay.cost import CostModel
+from replay.report import MetricRow, flat_metrics
+from replay.runner import ReplayRun
 
 __all__ = ["AGENT_FIELDS", "ENGINE_NAME", "agent_fields", "metric_rows"]
 
@@ -24,7 +24,7 @@ AGENT_FIELDS = (
     "end_to_end_latency", "completed_requests_meeting_slo_per_hour",
     "total_infrastructure_cost_per_hour", "currency", "source_url", "retrieved_at",
 )
-ENGINE_NAME = "reference_store.replay (tiny torch transformer, CPU)"
+ENGINE_NAME = "replay (tiny torch transformer, CPU)"
 
 _CONNECTOR = {"none": "none (local prefix cache only)",
               "embedded": "reference_store EmbeddedStore (in-process)",
@@ -45,7 +45,7 @@ def _per_arm(run: ReplayRun, fn: Any) -> dict[str, Any]:
 
 def _capacity(run: ReplayRun) -> dict[str, Any]:
     block = run.config.model
-    from reference_store.replay.runner import model_config
+    from replay.runner import model_config
     nbytes = model_config(run.config).block_nbytes
 
     def one(a: Any) -> dict[str, Any]:

@@ -27,10 +27,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from reference_store.replay.cost import CostModel
-from reference_store.replay.generators import GeneratorParams
-from reference_store.replay.metrics import SLO
-from reference_store.replay.router import RoutingPolicy
+from replay.cost import CostModel
+from replay.generators import GeneratorParams
+from replay.metrics import SLO
+from replay.router import RoutingPolicy
 
 __all__ = [
     "Arm",

@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from reference_store.replay.trace import Session, SharedPrefix, Trace, Turn
+from replay.trace import Session, SharedPrefix, Trace, Turn
 
 __all__ = [
     "GENERATORS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reference_store.replay.runner import ArmResult, ReplayRun
+from replay.runner import ArmResult, ReplayRun
 
 __all__ = ["MetricRow", "flat_metrics", "run_document", "summary_table"]
 

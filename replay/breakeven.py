@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from pydantic import BaseModel
 
-from reference_store.replay.model import TinyTransformer
+from replay.model import TinyTransformer
 
 __all__ = ["DEFAULT_GRID", "BreakEvenPoint", "BreakEvenResult", "measure_break_even"]
 
@@ -118,7 +118,7 @@ class _Loader:
         return keys
 
     def load(self, keys: list[str]) -> torch.Tensor:
-        from reference_store.replay.engine import _lookup_prefix
+        from replay.engine import _lookup_prefix
         found = _lookup_prefix(self.store, keys)
         dests = [torch.empty(self.model.cfg.block_shape, dtype=self.model.cfg.torch_dtype)
                  for _ in range(found)]

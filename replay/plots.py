@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from reference_store.replay.runner import ReplayRun
+from replay.runner import ReplayRun
 
 __all__ = ["plot_all", "plot_cost", "plot_hit_rate", "plot_ttft"]
 

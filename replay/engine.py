@@ -25,8 +25,8 @@ import torch
 
 from reference_store.errors import StoreError
 from reference_store.keys import ObjectKey, block_hashes
-from reference_store.replay.cache import LocalPrefixCache
-from reference_store.replay.model import TinyTransformer
+from replay.cache import LocalPrefixCache
+from replay.model import TinyTransformer
 
 __all__ = [
     "DoneEvent",

@@ -15,22 +15,22 @@ from typing import Any
 
 import torch
 
-from reference_store.replay.config import Arm, ConfigError, ReplayConfig
-from reference_store.replay.cost import CostComparison, CostModel, Deployment, compare, hourly_cost
-from reference_store.replay.engine import InstanceConfig, ServingInstance
-from reference_store.replay.generators import generate
-from reference_store.replay.metrics import (
+from replay.config import Arm, ConfigError, ReplayConfig
+from replay.cost import CostComparison, CostModel, Deployment, compare, hourly_cost
+from replay.engine import InstanceConfig, ServingInstance
+from replay.generators import generate
+from replay.metrics import (
     RequestRecord,
     Summary,
     hit_rate_over_time,
     per_turn,
     summarise,
 )
-from reference_store.replay.model import ModelConfig, TinyTransformer
-from reference_store.replay.replayer import Backend, Fault, InProcessBackend, replay
-from reference_store.replay.router import Router
-from reference_store.replay.trace import Trace, TurnRequest, prefix_tokens
-from reference_store.replay.vllm_import import load_conversations
+from replay.model import ModelConfig, TinyTransformer
+from replay.replayer import Backend, Fault, InProcessBackend, replay
+from replay.router import Router
+from replay.trace import Trace, TurnRequest, prefix_tokens
+from replay.vllm_import import load_conversations
 
 __all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "replay_steps", "run_arm", "run_config"]
 
@@ -176,7 +176,7 @@ def _open_store(stack: ExitStack, arm: Arm) -> tuple[Any, Any]:
         return store, None
     if arm.store.mode == "distributed" and arm.instances.mode == "in_process":
         from reference_store.client import StoreClient
-        from reference_store.replay.cluster import store_cluster
+        from replay.cluster import store_cluster
         address, cluster = arm.store.address, None
         if address == "auto":
             cluster = stack.enter_context(store_cluster(arm.store.host_bytes))
@@ -218,7 +218,7 @@ def _replay_once(cfg: ReplayConfig, arm: Arm, trace: Trace, model: TinyTransform
     with ExitStack() as stack:
         store, cluster = _open_store(stack, arm)
         if arm.instances.mode == "processes":
-            from reference_store.replay.cluster import run_with_processes
+            from replay.cluster import run_with_processes
             result, ev = run_with_processes(cfg, arm, trace, _run_arm_async)
         else:
             result, ev = _in_process(cfg, arm, trace, model, store, cluster)

@@ -1,0 +1,197 @@
+"""Facts against their sources' own words.
+
+Always (no snapshot needed):
+
+* ``unquoted-fact`` (warning): an author-reported fact states figures but quotes no source;
+* ``quote-source-not-cited`` (error): a quote names a source the fact does not cite;
+* ``ungrounded-figure`` (error): a figure of the claim appears in none of its quotes (nor, for
+  a date, among the source's own dates).
+
+With snapshots of the sources (``ledger verify --db`` or ``--sources DIR``), from
+:func:`grounding_check`:
+
+* ``quote-not-found`` (error): the quote is not in the snapshot taken at retrieval; the finding
+  shows the closest passage and its similarity;
+* ``stale-quote`` (warning): the quote was in the snapshot taken at retrieval and is gone from
+  the latest one;
+* ``source-metadata-mismatch`` (warning): the source's publisher, published_at or page_date
+  disagrees with the page's own metadata;
+* ``snapshot-unreadable`` (error): the saved page has no readable text (one line says why).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..errors import ExtractError
+from ..figures import extract_figures
+from ..grounding import closest_passage, contains, normalize, ungrounded_figures
+from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Source
+from ..readable import PageMeta
+from ..report import Finding, Severity
+
+__all__ = [
+    "SnapshotLookup",
+    "SnapshotText",
+    "SourceSnapshots",
+    "check_quotes",
+    "grounding_check",
+]
+
+
+@dataclass(frozen=True)
+class SnapshotText:
+    """The readable text of one snapshot, normalised once."""
+
+    text: str
+    retrieved_at: str
+    label: str
+    meta: PageMeta = field(default_factory=PageMeta)
+
+    @property
+    def normalized(self) -> str:
+        return normalize(self.text)
+
+
+@dataclass(frozen=True)
+class SourceSnapshots:
+    at_retrieval: SnapshotText
+    latest: SnapshotText
+
+
+#: ``(article_id, source) -> snapshots``; None when the source has no readable snapshot.
+SnapshotLookup = Callable[[str, Source], "SourceSnapshots | None"]
+
+
+def _source_dates(source: Source | None) -> list[dt.date]:
+    if source is None:
+        return []
+    return [d for d in (source.published_at, source.updated_at, source.page_date) if d]
+
+
+def _fact_findings(article: Article, i: int, fact: Fact) -> list[Finding]:
+    base = f"/facts/{i}"
+    if not fact.quotes:
+        if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE and extract_figures(fact.claim):
+            return [Finding(Severity.warning, "unquoted-fact",
+                            f"fact {fact.id} reports the authors' figures but quotes none of "
+                            f"its sources; add facts[].quotes with the source's words", base)]
+        return []
+    findings = []
+    for j, quote in enumerate(fact.quotes):
+        if quote.source_id not in fact.source_ids:
+            findings.append(Finding(
+                Severity.error, "quote-source-not-cited",
+                f"fact {fact.id} quotes {quote.source_id}, which it does not cite "
+                f"(source_ids: {', '.join(fact.source_ids)})", f"{base}/quotes/{j}/source_id"))
+    sources = {s.id: s for s in article.sources}
+    dates = [d for sid in fact.source_ids for d in _source_dates(sources.get(sid))]
+    for figure in ungrounded_figures(fact.claim, [q.text for q in fact.quotes], dates):
+        findings.append(Finding(
+            Severity.error, "ungrounded-figure",
+            f"fact {fact.id}: {figure.text!r} appears in none of its quotes "
+            f"({len(fact.quotes)} quote(s) from {', '.join(sorted({q.source_id for q in fact.quotes}))})",
+            f"{base}/claim"))
+    return findings
+
+
+def check_quotes(article: Article) -> list[Finding]:
+    """The checks that need no snapshot (see the module doc)."""
+    findings: list[Finding] = []
+    for i, fact in enumerate(article.facts):
+        findings.extend(_fact_findings(article, i, fact))
+    return findings
+
+
+def _quote_findings(article: Article, snaps_by_source: dict[str, SourceSnapshots]
+                    ) -> list[Finding]:
+    findings: list[Finding] = []
+    for i, fact in enumerate(article.facts):
+        for j, quote in enumerate(fact.quotes or []):
+            snaps = snaps_by_source.get(quote.source_id)
+            if snaps is None:
+                continue
+            pointer = f"/facts/{i}/quotes/{j}/text"
+            first, latest = snaps.at_retrieval, snaps.latest
+            if not contains(first.normalized, quote.text):
+                near = closest_passage(first.normalized, quote.text)
+                findings.append(Finding(
+                    Severity.error, "quote-not-found",
+                    f"fact {fact.id}: quote not found in {quote.source_id} ({first.label}); "
+                    f"closest passage ({near.similarity:.0f}% similar): {near.text!r}", pointer))
+            elif latest is not first and not contains(latest.normalized, quote.text):
+                near = closest_passage(latest.normalized, quote.text)
+                findings.append(Finding(
+                    Severity.warning, "stale-quote",
+                    f"fact {fact.id}: quote was in {quote.source_id} at retrieval "
+                    f"({first.label}) and is gone from the latest snapshot ({latest.label}); "
+                    f"now closest ({near.similarity:.0f}% similar): {near.text!r}", pointer))
+    return findings
+
+
+def _date_of(value: str | None) -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
+
+
+def _same_name(ours: str, theirs: str) -> bool:
+    a, b = normalize(ours).casefold(), normalize(theirs).casefold()
+    return a in b or b in a
+
+
+def _metadata_findings(article: Article, snaps_by_source: dict[str, SourceSnapshots]
+                       ) -> list[Finding]:
+    findings: list[Finding] = []
+    for k, source in enumerate(article.sources):
+        snaps = snaps_by_source.get(source.id)
+        if snaps is None:
+            continue
+        meta, where = snaps.at_retrieval.meta, f"/sources/{k}"
+        problems: list[tuple[str, str]] = []
+        if meta.site_name and not _same_name(source.publisher, meta.site_name):
+            problems.append(("publisher", f"publisher {source.publisher!r}, the page's site "
+                             f"name {meta.site_name!r}"))
+        published = _date_of(meta.published)
+        if published and source.published_at and published != source.published_at:
+            problems.append(("published_at", f"published_at {source.published_at}, the page "
+                             f"says published {published}"))
+        modified = _date_of(meta.modified) or published
+        if modified and source.page_date and modified != source.page_date:
+            problems.append(("page_date", f"page_date {source.page_date}, the page's own date "
+                             f"is {modified}"))
+        for name, text in problems:
+            findings.append(Finding(Severity.warning, "source-metadata-mismatch",
+                                    f"source {source.id}: {text} ({snaps.at_retrieval.label})",
+                                    f"{where}/{name}"))
+    return findings
+
+
+def _snapshots(article: Article, lookup: SnapshotLookup
+               ) -> tuple[dict[str, SourceSnapshots], list[Finding]]:
+    found: dict[str, SourceSnapshots] = {}
+    findings: list[Finding] = []
+    for k, source in enumerate(article.sources):
+        try:
+            snaps = lookup(article.id, source)
+        except ExtractError as exc:
+            findings.append(Finding(Severity.error, "snapshot-unreadable",
+                                    f"source {source.id}: {exc}", f"/sources/{k}"))
+            continue
+        if snaps is not None:
+            found[source.id] = snaps
+    return found, findings
+
+
+def grounding_check(lookup: SnapshotLookup) -> Callable[[Article], list[Finding]]:
+    """A check of quotes and metadata against the snapshots ``lookup`` returns (it may raise
+    :class:`ExtractError` for a source whose saved page has no readable text)."""
+    def check(article: Article) -> list[Finding]:
+        snaps, findings = _snapshots(article, lookup)
+        return findings + _quote_findings(article, snaps) + _metadata_findings(article, snaps)
+    return check

@@ -1,0 +1,105 @@
+"""Facts against their quotes: unquoted-fact, ungrounded-figure, quote normalisation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from verify_fixtures import SECOND, load, verify_mutant
+
+from ledger.grounding import closest_passage, contains, normalize, ungrounded_figures
+from ledger.verify import verify_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fact(doc: dict[str, Any], fact_id: str) -> dict[str, Any]:
+    return next(f for f in doc["facts"] if f["id"] == fact_id)
+
+
+def _rules(result: Any) -> list[str]:
+    return [f.rule for f in result.findings]
+
+
+def test_desk_articles_are_grounded_in_their_quotes() -> None:
+    for path in sorted((ROOT / "claims").glob("*.json")):
+        result = verify_file(path)
+        assert not {"ungrounded-figure", "unquoted-fact", "quote-source-not-cited"} & set(
+            _rules(result)), (path.name, [f.message for f in result.findings])
+    assert all(_fact(load(), f)["quotes"] for f in ("F2", "F3", "F4", "F5", "F6"))
+
+
+def test_a_changed_figure_in_a_fact_is_ungrounded(tmp_path: Path) -> None:
+    def mutate(doc: dict[str, Any]) -> None:
+        fact = _fact(doc, "F4")
+        fact["claim"] = fact["claim"].replace("8.6×", "8.9×")
+    _, result = verify_mutant(tmp_path, mutate)
+    found = [f for f in result.findings if f.rule == "ungrounded-figure"]
+    assert len(found) == 1 and "'8.9×'" in found[0].message
+    assert found[0].pointer == "/facts/3/claim" and found[0].severity.value == "error"
+
+
+def test_an_author_reported_fact_without_quotes_is_flagged(tmp_path: Path) -> None:
+    def mutate(doc: dict[str, Any]) -> None:
+        del _fact(doc, "F3")["quotes"]
+    _, result = verify_mutant(tmp_path, mutate, source=SECOND)
+    found = [f for f in result.findings if f.rule == "unquoted-fact"]
+    assert [f.pointer for f in found] == ["/facts/2"]
+    assert found[0].severity.value == "warning"
+
+
+def test_documentation_facts_without_quotes_are_not_flagged(tmp_path: Path) -> None:
+    def mutate(doc: dict[str, Any]) -> None:
+        del _fact(doc, "F2")["quotes"]
+    _, result = verify_mutant(tmp_path, mutate)
+    assert "unquoted-fact" not in _rules(result)
+
+
+def test_a_quote_from_a_source_the_fact_does_not_cite(tmp_path: Path) -> None:
+    def mutate(doc: dict[str, Any]) -> None:
+        _fact(doc, "F2")["quotes"][0]["source_id"] = "S3"
+    _, result = verify_mutant(tmp_path, mutate)
+    found = [f for f in result.findings if f.rule == "quote-source-not-cited"]
+    assert [f.pointer for f in found] == ["/facts/1/quotes/0/source_id"]
+
+
+@pytest.mark.parametrize("quote", [
+    "throughput improves by 3.8x", "throughput improves by 3.8×",
+    "throughput improves 3.8 times", "throughput improves by 3.80x",
+])
+def test_multipliers_match_however_written(quote: str) -> None:
+    assert ungrounded_figures("3.8× throughput", [quote]) == []
+
+
+@pytest.mark.parametrize(("claim", "quote"), [
+    ("3.8× throughput", "throughput improves by 3.9x"),
+    ("a 38% gain", "a gain of 3.8x"),
+    ("60 GPUs", "60 GB of memory"),
+    ("56% lower", "56 points lower, measured on 56 GPUs"),
+])
+def test_a_changed_value_kind_or_unit_does_not_match(claim: str, quote: str) -> None:
+    assert [f.text for f in ungrounded_figures(claim, [quote])] != []
+
+
+def test_dates_ground_in_the_sources_own_dates() -> None:
+    import datetime as dt
+    assert ungrounded_figures("On May 6 the authors said so", ["said so"],
+                              [dt.date(2026, 5, 6)]) == []
+    assert [f.text for f in ungrounded_figures("On May 7 the authors said so", ["said so"],
+                                               [dt.date(2026, 5, 6)])] == ["May 7"]
+
+
+def test_normalisation_folds_markup_quotes_dashes_and_whitespace() -> None:
+    page = normalize("<p>The <em>pool</em> “improves”\n throughput — by **3.8x**</p>\n"
+                     "- [CPU offload](https://x.test/a): via `transfer_engine`.")
+    assert contains(page, 'The pool "improves" throughput - by 3.8x')
+    assert contains(page, "CPU offload: via transfer_engine.")
+    assert not contains(page, "The pool improves latency")
+
+
+def test_closest_passage_shows_the_edited_sentence() -> None:
+    text = normalize("Intro text. APC only reduces the time of processing the queries. Outro.")
+    near = closest_passage(text, "APC only reduces the cost of processing the queries.")
+    assert "APC only reduces the time of processing the queries" in near.text
+    assert 80 <= near.similarity < 100
