@@ -16,8 +16,9 @@ import sys
 from collections.abc import Sequence
 
 from .errors import LedgerError
+from .extras import missing_extra
 
-__all__ = ["COMMAND_INDEX", "COMMAND_MODULES", "build_parser", "main"]
+__all__ = ["COMMAND_EXTRA", "COMMAND_INDEX", "COMMAND_MODULES", "build_parser", "main"]
 
 #: Every command, the module that registers it and its one-line help. ``main`` imports only the
 #: module of the command being run, so a slow import (torch, sqlalchemy) or a broken optional
@@ -40,6 +41,8 @@ COMMAND_INDEX: dict[str, tuple[str, str]] = {
     "reproduce": ("ledger.commands.replay", "rerun a recorded run and compare"),
     "ingest-bench": ("ledger.commands.replay", "import a `vllm bench serve` result as a run"),
 }
+#: commands whose missing parts are all installed by one wider extra than the module's own
+COMMAND_EXTRA: dict[str, str] = {"run": "replay", "reproduce": "replay"}
 COMMAND_MODULES = list(dict.fromkeys(module for module, _ in COMMAND_INDEX.values()))
 
 _EPILOG = """examples:
@@ -85,7 +88,19 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_in(argv))
+    command = _command_in(argv)
+    try:
+        return _main(argv, command)
+    except ModuleNotFoundError as exc:  # an optional part: say which extra to install
+        missing = missing_extra(exc, COMMAND_EXTRA.get(command or ""))
+        if missing is None:
+            raise
+        print(f"ledger {command}: {missing}" if command else f"ledger: {missing}", file=sys.stderr)
+        return missing.exit_code
+
+
+def _main(argv: list[str], command: str | None) -> int:
+    parser = build_parser(command)
     args = parser.parse_args(argv)  # argparse exits 2 on usage errors
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,

@@ -26,6 +26,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from . import articles, runs
 from .articles import ArticleVersion, IngestResult
 from .errors import DatabaseError, LedgerError, NotFound, UsageError
+from .levels import Reproduction
 from .log import Appender, AuditResult, TreeHead, audit_log, lock_head, utc_now
 from .migrations import LATEST, current_version, migrate
 from .models import Article, Run, RunMetric, RunStatus
@@ -274,6 +275,21 @@ class Ledger:
 
         with self.read() as conn:
             return articles.list_articles(conn)
+
+    # --- reproductions (see ledger.reproductions) ------------------------------------------
+
+    def record_reproduction(self, reproduction: Reproduction) -> int:
+        """Append a reproduction of a recorded run; returns its entry number."""
+        from .reproductions import record_reproduction
+
+        return record_reproduction(self, reproduction)
+
+    def reproductions(self, run_id: str) -> list[Reproduction]:
+        """Every recorded reproduction of ``run_id``, oldest first."""
+        from .reproductions import reproductions_of
+
+        with self.read() as conn:
+            return reproductions_of(conn, run_id)
 
     # --- runs (see ledger.runs) -----------------------------------------------------------
 

@@ -6,6 +6,7 @@
     ├── UsageError (LedgerError, ValueError)        bad arguments or configuration -> exit 2
     ├── DocumentError (LedgerError, ValueError)     a file that cannot be read or parsed -> exit 2
     ├── ExtractError (LedgerError)                  a saved page with no readable text -> exit 2
+    ├── MissingExtra (LedgerError)                  an optional part is not installed -> exit 2
     ├── SchemaDriftError (LedgerError)              committed schemas differ from the models -> exit 1
     ├── DatabaseError (LedgerError)                 the database failed or refused -> exit 2
     │   ├── MigrationError                          ledger newer than this code, or a failed upgrade
@@ -26,6 +27,7 @@ __all__ = [
     "IntegrityError",
     "LedgerError",
     "MigrationError",
+    "MissingExtra",
     "NotFound",
     "SchemaDriftError",
     "SealedRunError",
@@ -59,6 +61,17 @@ class ExtractError(LedgerError):
     the message is one line."""
 
     exit_code = 2
+
+
+class MissingExtra(LedgerError):
+    """A command needs an extra that is not installed; the message is the pip line to run."""
+
+    exit_code = 2
+
+    def __init__(self, extra: str, module: str | None = None):
+        needs = f" (no module {module!r})" if module else ""
+        super().__init__(f"needs the {extra} extra{needs}: pip install 'kv-evidence-ledger[{extra}]'")
+        self.extra, self.module = extra, module
 
 
 class SchemaDriftError(LedgerError):

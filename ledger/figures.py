@@ -29,6 +29,7 @@ from enum import Enum
 from functools import lru_cache
 
 __all__ = [
+    "MODEL_FAMILIES",
     "MONTHS",
     "NUMBER_WORDS",
     "Figure",
@@ -142,6 +143,13 @@ _MULT_SUFFIX = r"\s?[x×](?![\w])|-fold\b|\s?fold\b|\s+times\b|-times\b"
 _PCT_SUFFIX = r"\s?%|\s+percentage\s+points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
 _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 
+#: Model families whose version follows as a separate number ("Llama 3", "Qwen 2.5").
+MODEL_FAMILIES = ("Llama", "Qwen", "Mistral", "Mixtral", "Gemma", "Phi", "GPT", "Claude",
+                  "DeepSeek", "Kimi", "Falcon", "Yi", "OPT", "Vicuna", "Grok", "Nemotron")
+_MODEL_NAME_RE = re.compile(
+    rf"\b(?:{'|'.join(MODEL_FAMILIES)})(?:[ -]\d+(?:\.\d+)*[A-Za-z]?)+"  # Llama 3 70B
+    r"|\b\d+(?:\.\d+)?[KMBT](?=[ -](?:models?|context|parameters?|params|window|variant"
+    r"|checkpoint|LLM|instruct)\b)")  # a 7B model, 4K context
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
@@ -173,7 +181,8 @@ _NUMBER_RE = re.compile(
 #: ``25K tokens``: a magnitude letter written onto the number multiplies it.
 _MAGNITUDE = {"K": 3, "M": 6, "B": 9}
 _WORD_RE = re.compile(
-    rf"\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
+    rf"\b(?P<fw>(?:{_TEN}|{_SMALL}|hundred|thousand))fold\b"
+    rf"|\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
     rf"|\b(?P<mw>{'|'.join(_MULTIPLIER_WORDS)})\b",
     re.IGNORECASE,
 )
@@ -206,6 +215,7 @@ def masked_spans(text: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in _CITATION_RE.finditer(text)]
     spans += [m.span() for m in _URL_RE.finditer(text)]
     spans += [m.span() for m in _NAME_RE.finditer(text)]
+    spans += [m.span() for m in _MODEL_NAME_RE.finditer(text)]
     return sorted(spans)
 
 
@@ -340,6 +350,10 @@ def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
             continue
         if m.group("mw"):
             value = Decimal(_MULTIPLIER_WORDS[m.group("mw").lower()])
+            kind = FigureKind.multiplier
+        elif m.group("fw"):  # twofold, tenfold, hundredfold
+            fw = m.group("fw").lower()
+            value = Decimal(_SCALES[fw]) if fw in _SCALES else word_value(fw)
             kind = FigureKind.multiplier
         else:
             phrase = m.group("w")

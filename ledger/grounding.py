@@ -7,7 +7,8 @@ markers, headings, link targets). When a quote is not found, :func:`closest_pass
 most similar passage of the text and its similarity (rapidfuzz's partial ratio, 0-100).
 
 :func:`ungrounded_figures` compares the figures of a claim with those of its quotes by kind and
-value: ``3.8x``, ``3.8×`` and ``3.8 times`` are one multiplier; ``60 GPUs`` and ``60 GB`` differ.
+value (the typed quantities of :mod:`ledger.quantities`): ``3.8x``, ``3.8×`` and ``3.8 times``
+are one multiplier; ``60 GPUs`` and ``60 GB`` differ, and so do ``1 GB/s`` and ``1 Gb/s``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .figures import Figure, FigureKind, extract_figures, quantize
+from .figures import Figure, FigureKind
+from .quantities import Kind, Quantity, Verdict, compare, typed_figures
 
 __all__ = ["Passage", "closest_passage", "contains", "normalize", "ungrounded_figures"]
 
@@ -73,6 +75,10 @@ def closest_passage(haystack_normalized: str, quote: str, *, width: int = 240) -
     if found is None:
         return Passage("", 0.0)
     start, end = found.dest_start, found.dest_end
+    while start > 0 and haystack_normalized[start - 1] != " ":  # whole words
+        start -= 1
+    while end < len(haystack_normalized) and haystack_normalized[end] not in " ":
+        end += 1
     passage = haystack_normalized[start:end]
     if len(passage) > width:
         passage = passage[:width - 3] + "..."
@@ -80,26 +86,6 @@ def closest_passage(haystack_normalized: str, quote: str, *, width: int = 240) -
 
 
 # --- figures --------------------------------------------------------------------------------
-
-_SAME_CLASS = {
-    FigureKind.number: "n", FigureKind.noun_count: "n", FigureKind.quantity: "n",
-    FigureKind.year: "n", FigureKind.range: "n", FigureKind.percent: "%",
-    FigureKind.points: "pp", FigureKind.multiplier: "x", FigureKind.money: "$",
-}
-
-
-def _unit(figure: Figure) -> str | None:
-    if not figure.unit:
-        return None
-    unit = figure.unit.lower()
-    return unit[:-1] if len(unit) > 2 and unit.endswith("s") else unit
-
-
-def _value_matches(claimed: Figure, quoted: Figure) -> bool:
-    for value in claimed.values:
-        if not any(q == value or quantize(q, claimed.decimals) == value for q in quoted.values):
-            return False
-    return True
 
 
 def _date_matches(claimed: Figure, dates: Iterable[dt.date]) -> bool:
@@ -117,25 +103,28 @@ def _date_matches(claimed: Figure, dates: Iterable[dt.date]) -> bool:
     return False
 
 
-def _grounded(claimed: Figure, quoted: Sequence[Figure], dates: Sequence[dt.date]) -> bool:
-    if claimed.kind is FigureKind.date:
-        return _date_matches(claimed, [*dates, *(q.date for q in quoted if q.date)])
-    cls = _SAME_CLASS.get(claimed.kind)
-    for q in quoted:
-        if _SAME_CLASS.get(q.kind) != cls or not q.values or not _value_matches(claimed, q):
-            continue
-        unit, other = _unit(claimed), _unit(q)
-        if unit is None or other is None or unit.startswith(other) or other.startswith(unit):
-            return True
-    if claimed.kind is FigureKind.year and claimed.value is not None:
-        return any(d.year == int(claimed.value) for d in dates)
+def _stated(claimed: Quantity, quoted: Quantity) -> bool:
+    """Whether ``quoted`` states every value of ``claimed`` as the same kind of quantity."""
+    return bool(quoted.values) and all(
+        any(compare(claimed, value, ev, quoted, False) is Verdict.match for ev in quoted.values)
+        for value in claimed.values)
+
+
+def _grounded(figure: Figure, claimed: Quantity, quoted: Sequence[tuple[Figure, Quantity]],
+              dates: Sequence[dt.date]) -> bool:
+    if figure.kind is FigureKind.date:
+        return _date_matches(figure, [*dates, *(f.date for f, _ in quoted if f.date)])
+    if any(_stated(claimed, q) for _, q in quoted):
+        return True
+    if claimed.kind is Kind.year and figure.value is not None:
+        return any(d.year == int(figure.value) for d in dates)
     return False
 
 
 def ungrounded_figures(claim: str, quotes: Sequence[str],
                        dates: Sequence[dt.date] = ()) -> list[Figure]:
-    """The figures of ``claim`` that none of ``quotes`` states (a date may also match one of
-    ``dates``, the source's own publication dates)."""
-    quoted = [f for q in quotes for f in extract_figures(normalize(q))]
-    return [f for f in extract_figures(claim) if not _grounded(f, quoted, dates)]
-
+    """The figures of ``claim`` that none of ``quotes`` states, compared as typed quantities
+    (:mod:`ledger.quantities`: kind, unit, noun); a date may also match one of ``dates``, the
+    source's own publication dates."""
+    quoted = [pair for q in quotes for pair in typed_figures(normalize(q))]
+    return [f for f, q in typed_figures(claim) if not _grounded(f, q, quoted, dates)]

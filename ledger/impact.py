@@ -13,6 +13,7 @@ Targets: ``S4`` / ``F4`` / ``I1`` / ``M1`` (in every article that has it, or in 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -21,8 +22,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import Connection
 
-from .articles import list_articles, metric_node, run_node
-from .errors import NotFound
+from .articles import get_article, list_articles, metric_node, run_node
+from .errors import ExtractError, NotFound
+from .grounding import contains
+from .sources import SnapshotStore
 from .tables import (
     ArticleRow,
     DependencyRow,
@@ -34,7 +37,10 @@ from .tables import (
     sql_table,
 )
 
-__all__ = ["ArticleImpact", "Impact", "changed_sources", "impact"]
+__all__ = ["ArticleImpact", "Impact", "changed_sources", "failed_sources", "impact",
+           "stale_quotes"]
+
+logger = logging.getLogger(__name__)
 
 _LOCAL = re.compile(r"^[SFIMG][1-9][0-9]*$")
 _GLOBAL = ("run:", "metric:", "scope:")
@@ -186,9 +192,12 @@ def _latest_pks(conn: Connection) -> dict[str, int]:
 
 
 def changed_sources(conn: Connection, *, include_unchanged: bool = False) -> list[dict[str, Any]]:
-    """The latest snapshot of each fetched source; only those marked changed by default."""
+    """The latest good snapshot of each fetched source; only those marked changed by default.
+
+    A failed fetch does not hide an earlier change: failures are in :func:`failed_sources`.
+    """
     t = sql_table(SourceSnapshotRow)
-    latest = (sa.select(sa.func.max(t.c.pk).label("pk"))
+    latest = (sa.select(sa.func.max(t.c.pk).label("pk")).where(t.c.error.is_(None))
               .group_by(t.c.article_id, t.c.source_id).subquery())
     rows = conn.execute(sa.select(t).where(t.c.pk.in_(sa.select(latest.c.pk)))
                         .order_by(t.c.article_id, t.c.source_id)).all()
@@ -196,3 +205,48 @@ def changed_sources(conn: Connection, *, include_unchanged: bool = False) -> lis
              "sha256": r.sha256, "previous_sha256": r.previous_sha256, "changed": r.changed,
              "retrieved_at": r.retrieved_at, "entry_seq": r.entry_seq}
             for r in rows if include_unchanged or r.changed]
+
+
+def failed_sources(conn: Connection) -> list[dict[str, Any]]:
+    """Sources whose latest fetch failed: whether they changed since is unknown."""
+    t = sql_table(SourceSnapshotRow)
+    latest = (sa.select(sa.func.max(t.c.pk).label("pk"))
+              .group_by(t.c.article_id, t.c.source_id).subquery())
+    rows = conn.execute(sa.select(t).where(t.c.pk.in_(sa.select(latest.c.pk)),
+                                           t.c.error.is_not(None))
+                        .order_by(t.c.article_id, t.c.source_id)).all()
+    return [{"article_id": r.article_id, "source_id": r.source_id, "url": r.url,
+             "error": r.error, "retrieved_at": r.retrieved_at} for r in rows]
+
+
+def stale_quotes(conn: Connection, store: SnapshotStore) -> list[dict[str, Any]]:
+    """Quotes found in the snapshot taken at retrieval and gone from the latest one, with the
+    facts they support (latest version of each article)."""
+    from .snapshots import ledger_lookup, snapshot_rows
+
+    lookup = ledger_lookup(conn, store)
+    stale = []
+    for article_id, source_id in sorted(snapshot_rows(conn)):
+        try:
+            article = get_article(conn, article_id)
+        except NotFound:
+            continue
+        source = next((s for s in article.sources if s.id == source_id), None)
+        quoted = [(f, q) for f in article.facts for q in f.quotes or [] if q.source_id == source_id]
+        if source is None or not quoted:
+            continue
+        try:
+            snaps = lookup(article_id, source)
+        except ExtractError as exc:
+            logger.warning("%s:%s: %s", article_id, source_id, exc)
+            continue
+        if snaps is None or snaps.latest is snaps.at_retrieval:
+            continue
+        for fact, quote in quoted:
+            if (contains(snaps.at_retrieval.normalized, quote.text)
+                    and not contains(snaps.latest.normalized, quote.text)):
+                stale.append({"article_id": article_id, "source_id": source_id,
+                              "fact_id": fact.id, "quote": quote.text,
+                              "retrieved_at": snaps.at_retrieval.retrieved_at,
+                              "latest_at": snaps.latest.retrieved_at})
+    return stale

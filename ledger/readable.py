@@ -268,8 +268,8 @@ def extract(body: bytes, content_type: str | None = None, name: str | None = Non
             max_bytes: int = DEFAULT_MAX_BYTES) -> Readable:
     """The readable text of ``body``; raises :class:`ExtractError` with one line."""
     if len(body) > max_bytes:
-        raise ExtractError(f"the body is {len(body) / 1e6:.1f} MB, over the "
-                           f"{max_bytes / 1e6:.0f} MB text-extraction limit")
+        raise ExtractError(f"the body is {len(body) / 2**20:.1f} MiB, over the "
+                           f"{max_bytes / 2**20:g} MiB text-extraction limit")
     kind = kind_of(body, content_type, name)
     if kind == "pdf":
         text, meta = _pdf(body)

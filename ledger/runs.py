@@ -49,7 +49,7 @@ import sqlalchemy as sa
 from pydantic import ValidationError
 from sqlalchemy import Connection
 
-from .errors import NotFound, SealedRunError, UsageError
+from .errors import DocumentError, NotFound, SealedRunError, UsageError
 from .log import Appender
 from .models import Run, RunMetric, RunStatus, VerificationLevel
 from .tables import LogEntry, RunMetricRow, RunRow, sql_table
@@ -68,8 +68,11 @@ __all__ = [
     "finish_run",
     "get_run",
     "git_state",
+    "import_run",
     "list_runs",
+    "load_run_file",
     "new_run_id",
+    "operator",
     "record_run",
     "run_projection_rows",
 ]
@@ -174,6 +177,33 @@ def _versions(packages: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def _machine_id() -> str | None:
+    """A digest of ``/etc/machine-id`` (or the host name): identifies the machine without
+    publishing the id itself."""
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text:
+            return hashlib.sha256(text.encode()).hexdigest()[:16]
+    node = platform.node()
+    return hashlib.sha256(node.encode()).hexdigest()[:16] if node else None
+
+
+def operator() -> str | None:
+    """Who ran it: ``$LEDGER_OPERATOR``, else the git user's email, else the login name."""
+    name = os.environ.get("LEDGER_OPERATOR") or (_run_quiet(["git", "config", "user.email"])
+                                                 or "").strip()
+    if name:
+        return name
+    try:
+        import getpass
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):
+        return None
+
+
 def capture_environment(packages: Iterable[str] = DEFAULT_PACKAGES) -> dict[str, Any]:
     """A description of this machine and software, for ``Run.environment``."""
     torch = sys.modules.get("torch")
@@ -186,6 +216,8 @@ def capture_environment(packages: Iterable[str] = DEFAULT_PACKAGES) -> dict[str,
         "machine": platform.machine(),
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        "machine_id": _machine_id(),
+        "operator": operator(),
         "memory_bytes": _memory_bytes(),
         "gpus": _gpus(),
         "packages": _versions(packages),
@@ -317,6 +349,34 @@ def finish_run(ledger: Ledger, run_id: str, *, status: RunStatus = RunStatus.fin
     ended = ended_at or dt.datetime.now(dt.UTC)
     return _change(ledger, run_id, metrics, status=status.value, ended_at=ended.isoformat(),
                    **changes)
+
+
+def load_run_file(path: str | Path) -> Run:
+    """A run file (``ledger runs export``, or the replay harness's ``--run-file``). Raises
+    :class:`DocumentError` naming the file and the first problem."""
+    from .schema import read_json, validation_findings
+
+    data = read_json(path)
+    try:
+        return Run.model_validate_json(json.dumps(data))
+    except ValidationError as exc:
+        first = validation_findings(exc)[0]
+        raise DocumentError(str(path), f"not a run record: {first.pointer or '/'}: "
+                                       f"{first.message}") from None
+
+
+def import_run(ledger: Ledger, run: Run) -> str:
+    """Store a run read from a run file: ``"recorded"``, or ``"unchanged"`` when the identical
+    run is already there. Raises :class:`SealedRunError` when a different run has its id."""
+    try:
+        stored = ledger.get_run(run.id)
+    except NotFound:
+        ledger.record_run(run)
+        return "recorded"
+    if stored.model_dump(mode="json") != run.model_dump(mode="json"):
+        raise SealedRunError(f"run {run.id} is already in the ledger with different content; "
+                             "a sealed run cannot be replaced")
+    return "unchanged"
 
 
 def get_run(conn: Connection, run_id: str) -> Run:

@@ -5,7 +5,9 @@ redirects), content type, the sha256 and size of the body and the retrieval time
 ``source.snapshot`` log entry, and keeps the body in a content-addressed directory
 (``<dir>/sha256/ab/abcdef...``). A fetch whose hash differs from the source's previous
 successful snapshot is marked ``changed``; ``ledger impact --changed`` then lists the figures
-to re-check.
+to re-check. The readable text of each body (:mod:`ledger.readable`) is stored beside it, under
+its own sha256, logged with the snapshot (``text_sha256``, or ``text_error`` saying why there is
+none) together with the page's own metadata; ``ledger verify --db`` grounds quotes in it.
 
 Fetching uses httpx with timeouts, a redirect limit, a body size limit (the download stops
 there) and retries with exponential backoff on connection errors, timeouts, 429 and 5xx.
@@ -14,6 +16,7 @@ there) and retries with exponential backoff on connection errors, timeouts, 429 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import tempfile
@@ -27,8 +30,11 @@ import httpx
 import sqlalchemy as sa
 from sqlalchemy import Connection
 
-from .errors import UsageError
+from .errors import ExtractError, UsageError
+from .extras import missing_extra
 from .log import utc_now
+from .readable import extract
+from .snapshots import DEFAULT_SNAPSHOT_DIR
 from .tables import ArticleRow, SourceRow, SourceSnapshotRow, sql_table
 
 if TYPE_CHECKING:
@@ -41,11 +47,12 @@ __all__ = [
     "SnapshotStore",
     "fetch_sources",
     "fetch_url",
+    "latest_sources",
+    "record_snapshot",
 ]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_SNAPSHOT_DIR = "ledger-snapshots"
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 _SNAPSHOTS = sql_table(SourceSnapshotRow)
 
@@ -123,7 +130,13 @@ class SnapshotStore:
         return digest
 
     def get(self, sha256: str) -> bytes:
-        return self.path(sha256).read_bytes()
+        """The body stored under ``sha256``; raises :class:`UsageError` when it is missing."""
+        try:
+            return self.path(sha256).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"snapshot {sha256[:16]} is not under {self.root} "
+                             f"({exc.strerror}); give the snapshot directory it was saved "
+                             "in (--snapshots)") from exc
 
 
 def _read_limited(response: httpx.Response, limit: int) -> bytes:
@@ -184,7 +197,8 @@ def fetch_url(client: httpx.Client, url: str, config: FetchConfig = FetchConfig(
     return result
 
 
-def _sources(conn: Connection, article_id: str | None) -> list[Any]:
+def latest_sources(conn: Connection, article_id: str | None = None) -> list[Any]:
+    """``(article_id, source_id, url)`` of every source of each article's latest version."""
     a, s = sql_table(ArticleRow), sql_table(SourceRow)
     latest = (sa.select(a.c.article_id, sa.func.max(a.c.version).label("version"))
               .group_by(a.c.article_id).subquery())
@@ -205,19 +219,47 @@ def _previous_sha(conn: Connection, article_id: str, source_id: str) -> str | No
         .order_by(t.c.pk.desc()).limit(1)).scalar_one_or_none()
 
 
-def _record(ledger: Ledger, article_id: str, source_id: str, result: FetchResult) -> dict[str, Any]:
+def _readable(store: SnapshotStore, body: bytes, content_type: str | None,
+              name: str | None) -> dict[str, Any]:
+    """Extract the body's readable text into the store; the columns that describe it."""
+    try:
+        readable = extract(body, content_type, name)
+    except ExtractError as exc:
+        return {"text_sha256": None, "text_error": str(exc), "page_meta": None}
+    except ModuleNotFoundError as exc:  # the body is kept; its text can be added later
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        return {"text_sha256": None, "text_error": f"text not extracted: {missing}",
+                "page_meta": None}
+    meta = readable.meta.to_dict()
+    return {"text_sha256": store.put(readable.text.encode("utf-8")), "text_error": None,
+            "page_meta": json.dumps(meta, ensure_ascii=False) if meta else None}
+
+
+def record_snapshot(ledger: Ledger, store: SnapshotStore, article_id: str, source_id: str,
+                    result: FetchResult, *, origin: str = "fetch") -> dict[str, Any]:
+    """Store the body and its readable text, and log the snapshot; returns the log record.
+
+    ``changed`` is set when the body differs from the source's previous good snapshot.
+    """
+    text: dict[str, Any] = {"text_sha256": None, "text_error": None, "page_meta": None}
+    if result.body is not None:
+        store.put(result.body)
+    if result.body is not None and result.ok:
+        text = _readable(store, result.body, result.content_type, result.final_url or result.url)
     with ledger.write() as app:
         previous = _previous_sha(app.conn, article_id, source_id)
         changed = result.ok and previous is not None and previous != result.sha256
         data = {"article_id": article_id, "source_id": source_id, "changed": changed,
-                "previous_sha256": previous} | result.to_dict()
+                "previous_sha256": previous, "origin": origin} | result.to_dict() | text
         seq = app.append("source.snapshot", f"{article_id}:{source_id}", data)
         app.conn.execute(sa.insert(_SNAPSHOTS).values(
             article_id=article_id, source_id=source_id, url=result.url,
             final_url=result.final_url, status_code=result.status_code,
             content_type=result.content_type, sha256=result.sha256, size=result.size,
             retrieved_at=result.retrieved_at, changed=changed, previous_sha256=previous,
-            error=result.error, entry_seq=seq))
+            error=result.error, entry_seq=seq, origin=origin, **text))
     return data | {"entry_seq": seq}
 
 
@@ -232,7 +274,7 @@ def fetch_sources(ledger: Ledger, article_id: str | None = None, *,
     article, :class:`DatabaseError`, :class:`UsageError` when snapshots cannot be written.
     """
     with ledger.read() as conn:
-        sources = _sources(conn, article_id)
+        sources = latest_sources(conn, article_id)
     if article_id is not None and not sources:
         ledger.get_article(article_id)  # raises NotFound for an unknown article
     store = SnapshotStore(snapshot_dir)
@@ -245,7 +287,6 @@ def fetch_sources(ledger: Ledger, article_id: str | None = None, *,
         for row in sources:
             if row.url not in fetched:
                 fetched[row.url] = fetch_url(client, row.url, config)
-                if fetched[row.url].body is not None:
-                    store.put(fetched[row.url].body or b"")
-            records.append(_record(ledger, row.article_id, row.source_id, fetched[row.url]))
+            records.append(record_snapshot(ledger, store, row.article_id, row.source_id,
+                                           fetched[row.url]))
     return records

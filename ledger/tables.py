@@ -239,6 +239,10 @@ class SourceSnapshotRow(Table, table=True):
     previous_sha256: str | None = None
     error: str | None = Field(default=None, sa_column=_text_null())
     entry_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    text_sha256: str | None = None  # migration 5: the readable text in the snapshot store
+    text_error: str | None = Field(default=None, sa_column=_text_null())
+    page_meta: str | None = Field(default=None, sa_column=_text_null())  # JSON
+    origin: str | None = None  # fetch, add, import
 
 
 def sql_table(model: type[Table]) -> sa.Table:

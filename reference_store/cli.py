@@ -1,6 +1,8 @@
 """``reference-store``: run a master or a storage node of the reference store.
 
-Exit codes: 0 clean stop, 2 usage or input error (bad size, unreadable tenants file).
+Exit codes: 0 clean stop, 1 the node could not register (master unreachable within
+``--master-timeout``, or it refused the node), 2 usage or input error (bad size, unreadable
+tenants file, impossible arguments).
 """
 
 from __future__ import annotations
@@ -8,11 +10,14 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
+
+from pydantic import SecretStr
 
 from reference_store.config import (
     DEFAULT_FRAME_TIMEOUT_S,
@@ -20,11 +25,12 @@ from reference_store.config import (
     DEFAULT_HIGH_WATERMARK,
     DEFAULT_LEASE_TTL_S,
     DEFAULT_LOW_WATERMARK,
+    DEFAULT_MASTER_TIMEOUT_S,
     DEFAULT_NODE_TTL_S,
     DEFAULT_PUT_TIMEOUT_S,
     parse_size,
 )
-from reference_store.errors import StoreError
+from reference_store.errors import InvalidParams, StoreError
 from reference_store.master import Master, MasterConfig
 from reference_store.metrics import MetricsServer
 from reference_store.node import Node, NodeConfig
@@ -89,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--port", type=int, default=0, help="data port (default: a free one)")
     n.add_argument("--advertise-host", help="host clients use to reach this node")
     n.add_argument("--cluster-key-file", help="the master's cluster key (same file)")
+    n.add_argument("--cluster-key-env", metavar="VAR",
+                   help="read the cluster key from environment variable VAR instead")
     n.add_argument("--no-prefault", action="store_true",
                    help="do not touch the memory arena at start (faster start, slower first writes)")
     n.add_argument("--no-shm", action="store_true",
@@ -103,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--te-protocol", default="tcp", choices=("tcp", "rdma"),
                    help="Transfer Engine protocol (default tcp)")
     n.add_argument("--te-device", default="", help="RDMA NIC(s) for --te-protocol rdma")
+    n.add_argument("--master-timeout", type=float, default=DEFAULT_MASTER_TIMEOUT_S,
+                   help="seconds to keep retrying an unreachable master at start, with "
+                        f"backoff, before exiting 1 ({DEFAULT_MASTER_TIMEOUT_S:g})")
     n.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT_S,
                    help=f"heartbeat seconds ({DEFAULT_HEARTBEAT_S:g})")
     n.add_argument("--frame-timeout", type=float, default=DEFAULT_FRAME_TIMEOUT_S,
@@ -123,7 +134,7 @@ def _run_master(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, lease_ttl_s=args.lease_ttl, put_timeout_s=args.put_timeout,
         node_ttl_s=args.node_ttl, frame_timeout_s=args.frame_timeout, state_dir=args.state_dir,
         high_watermark=args.high_watermark, low_watermark=args.low_watermark,
-    ), policy, ClusterKey.from_file(args.cluster_key_file))
+    ), policy, _master_key(args, policy))
     server = master.serve()
     gc.freeze()  # start-up objects (torch is imported by the package) leave the GC's scans
     http = None
@@ -136,6 +147,21 @@ def _run_master(args: argparse.Namespace) -> int:
         http.stop()
     master.stop()
     return 0
+
+
+def _master_key(args: argparse.Namespace, policy: TenantPolicy) -> ClusterKey:
+    """``--cluster-key-file``, else the key the tenants file names, else none."""
+    if args.cluster_key_file:
+        return ClusterKey.from_file(args.cluster_key_file)
+    return policy.cluster_key or ClusterKey(None)
+
+
+def _env_secret(var: str | None, flag: str) -> SecretStr | None:
+    if var is None:
+        return None
+    if not os.environ.get(var):
+        raise InvalidParams(f"{flag}: environment variable {var} is not set")
+    return SecretStr(os.environ[var])
 
 
 def _engine_config(args: argparse.Namespace) -> Any:
@@ -155,10 +181,18 @@ def _run_node(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, advertise_host=args.advertise_host,
         heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
         prefault=not args.no_prefault, cluster_key_file=args.cluster_key_file,
+        cluster_key=_env_secret(args.cluster_key_env, "--cluster-key-env"),
         share_memory=not args.no_shm, transfer_engine=_engine_config(args),
     ))
     node.serve()
+    try:
+        node.wait_registered(args.master_timeout)
+    except StoreError as exc:
+        node.stop()
+        print(f"reference-store node: error: {exc}", file=sys.stderr)
+        return 1
     gc.freeze()
+    # READY only once registered: a script that waits for it can use the node at once.
     print(f"READY node {node.address} id {node.node_id}", flush=True)
     _wait_for_signal()
     node.stop()

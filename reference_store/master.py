@@ -487,6 +487,21 @@ class Master:
             node.last_seen = time.monotonic()
         return {"known": True}
 
+    def _op_node_leave(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """A node stopping on purpose: dropped at once, logged as departed (not lost)."""
+        node_id = str(meta["node_id"])
+        if ctx.state.get("node_id") != node_id:
+            raise AuthenticationFailed("only the connection that registered a node may end it")
+        with self._lock:
+            node = self._nodes.get(node_id)
+            if node is None:
+                return {"known": False}
+            del self._nodes[node_id]
+            self._forget_node(node)
+            self.metrics.inc("nodes_departed_total")
+        logger.info("node %s at %s departed (stopped on purpose)", node_id, node.address)
+        return {"known": True}
+
     def _forget_node(self, node: NodeInfo) -> None:
         """Remove every replica on ``node`` from the tables (caller holds the lock)."""
         for table in (self._objects, self._pending):

@@ -20,16 +20,18 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 
 from reference_store.config import DEFAULT_FRAME_TIMEOUT_S, DEFAULT_HEARTBEAT_S, Size, StrictModel
 from reference_store.errors import (
     AuthenticationFailed,
     InvalidParams,
+    NotReady,
     ObjectAlreadyExists,
     ObjectNotFound,
     ProtocolError,
@@ -44,6 +46,10 @@ from reference_store.transport.transfer_engine import EngineConfig
 __all__ = ["Node", "NodeConfig"]
 
 logger = logging.getLogger(__name__)
+
+BACKOFF_FIRST_S = 0.1   # first wait before retrying an unreachable master; doubles each time
+BACKOFF_MAX_S = 2.0
+LEAVE_TIMEOUT_S = 2.0   # the goodbye to the master on stop
 
 
 class NodeConfig(StrictModel):
@@ -72,6 +78,7 @@ class NodeConfig(StrictModel):
     frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
     prefault: bool = True
     cluster_key_file: str | None = None
+    cluster_key: SecretStr | None = None
     freeze_gc: bool = True
     share_memory: bool = True
     transfer_engine: EngineConfig | None = None
@@ -107,7 +114,8 @@ class Node:
     def __init__(self, config: NodeConfig) -> None:
         self.config = config
         self.node_id = config.node_id or uuid.uuid4().hex
-        self.key = ClusterKey.from_file(config.cluster_key_file)
+        self.key = ClusterKey.from_secret(config.cluster_key.get_secret_value().encode()) \
+            if config.cluster_key is not None else ClusterKey.from_file(config.cluster_key_file)
         self._store = _open_store(config)
         if config.prefault:
             self._prefault()
@@ -122,6 +130,8 @@ class Node:
         self._stop = threading.Event()
         self._server: Server | None = None
         self.registered = threading.Event()
+        self._link: threading.Thread | None = None
+        self._link_error: StoreError | None = None  # the last reason the link failed
 
     def _prefault(self, chunk: int = 64 << 20) -> None:
         """Touch the whole host arena once at start (as Mooncake registers its segment up
@@ -177,11 +187,32 @@ class Node:
             gc.freeze()
         self._server = Server(self, host=self.config.host, port=self.config.port,
                               frame_timeout=self.config.frame_timeout_s, pipeline=True).start()
-        threading.Thread(target=self._master_link, name="node-master-link", daemon=True).start()
+        self._link = threading.Thread(target=self._master_link, name="node-master-link",
+                                      daemon=True)
+        self._link.start()
         return self._server
 
+    def wait_registered(self, timeout: float) -> None:
+        """Block until the node has registered with the master.
+
+        Raises:
+            NotReady: the master did not answer within ``timeout`` seconds (last error named).
+            AuthenticationFailed: the master refused the node (a wrong cluster key).
+        """
+        deadline = time.monotonic() + timeout
+        while not self.registered.wait(min(0.05, max(0.0, deadline - time.monotonic()))):
+            if isinstance(self._link_error, AuthenticationFailed):
+                raise self._link_error
+            if time.monotonic() >= deadline:
+                why = f" (last error: {self._link_error})" if self._link_error else ""
+                raise NotReady(f"master {self.config.master} did not answer within "
+                               f"{timeout:g} s{why}")
+
     def stop(self) -> None:
+        """Say goodbye to the master (so that it records a departure, not a loss), then stop."""
         self._stop.set()
+        if self._link is not None:
+            self._link.join(timeout=LEAVE_TIMEOUT_S + 1.0)
         if self._server is not None:
             self._server.stop()
         for seg in self._segments:
@@ -521,22 +552,47 @@ class Node:
     # ---------------------------------------------------------------- link to the master
 
     def _master_link(self) -> None:
+        """Register, heartbeat, and say goodbye on stop; retry an unreachable master with
+        exponential backoff (a refused registration is final)."""
+        backoff = BACKOFF_FIRST_S
         while not self._stop.is_set():
             conn: Connection | None = None
             try:
                 conn = Connection(self.config.master, timeout=10.0)
                 self._register(conn)
+                backoff = BACKOFF_FIRST_S
                 while not self._stop.wait(self.config.heartbeat_s):
                     reply = conn.call(Op.NODE_HEARTBEAT, {"node_id": self.node_id}, timeout=5.0)
                     if not reply.meta.get("known"):
                         self._register(conn)
-            except StoreError as exc:
+                self._leave(conn)
+            except AuthenticationFailed as exc:
+                self._link_error = exc
                 self.registered.clear()
-                logger.warning("master %s unreachable (%s); retrying", self.config.master, exc)
+                logger.error("master %s refused this node: %s", self.config.master, exc)
+                return
+            except StoreError as exc:
+                first = self._link_error is None or self.registered.is_set()
+                self._link_error = exc
+                self.registered.clear()
+                (logger.warning if first else logger.debug)(
+                    "master %s unreachable (%s); retrying in %.1f s", self.config.master, exc,
+                    backoff)
             finally:
                 if conn is not None:
                     conn.close()
-            self._stop.wait(min(1.0, self.config.heartbeat_s))
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, BACKOFF_MAX_S)
+
+    def _leave(self, conn: Connection) -> None:
+        if not self.registered.is_set():
+            return
+        try:
+            conn.call(Op.NODE_LEAVE, {"node_id": self.node_id}, timeout=LEAVE_TIMEOUT_S)
+            logger.info("said goodbye to master %s", self.config.master)
+        except StoreError as exc:
+            logger.warning("could not say goodbye to master %s: %s", self.config.master, exc)
+        self.registered.clear()
 
     def _register(self, conn: Connection) -> None:
         reply = conn.call(Op.NODE_REGISTER, {
@@ -546,8 +602,8 @@ class Node:
         drop = reply.meta.get("drop", [])
         if drop:
             self._remove_ids(drop)
-        self.registered.set()
         logger.info("registered with master %s as %s", self.config.master, self.node_id)
+        self.registered.set()
 
 
 

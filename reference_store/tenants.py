@@ -4,7 +4,8 @@ Policy file (YAML)::
 
     version: 1
     isolation: strict          # strict: identity is (tenant, key); off: one shared namespace
-    admin_token_env: REFSTORE_ADMIN_TOKEN   # optional; guards the quota admin endpoint
+    admin_token_env: STORE_ADMIN_TOKEN   # the admin endpoint's token (no token: no endpoint)
+    cluster_key_env: STORE_CLUSTER_KEY   # the secret nodes prove (or cluster_key_file: PATH)
     tenants:
       - name: alice
         quota: 200GB             # bytes, or a size with B/KB/MB/GB/TB (x1000) or KiB/MiB/GiB/TiB
@@ -93,6 +94,8 @@ class TenantsFile(StrictModel):
     admin_token_env: str | None = None
     admin_token_file: str | None = None
     admin_token: str | None = None
+    cluster_key_env: str | None = None
+    cluster_key_file: str | None = None
     tenants: list[TenantEntry] = Field(min_length=1)
 
     @field_validator("isolation", mode="before")
@@ -137,6 +140,8 @@ class TenantPolicy:
         self._tenants: dict[str, Tenant] = dict(tenants or {})
         self._admin = admin_token_digest
         self._lock = threading.Lock()
+        #: the cluster key the tenants file names (``cluster_key_env``/``cluster_key_file``)
+        self.cluster_key: ClusterKey | None = None
         if self.open:
             self._tenants[DEFAULT_TENANT] = Tenant(DEFAULT_TENANT, None, None)
 
@@ -175,8 +180,14 @@ class TenantPolicy:
             tenants[entry.name] = Tenant(entry.name, entry.quota, _digest(token))
         admin = _secret(spec.admin_token_env, spec.admin_token_file, spec.admin_token, env=env,
                         where=f"{source}: /admin_token")
-        return cls(tenants, isolation=spec.isolation == "strict",
-                   admin_token_digest=_digest(admin) if admin else None)
+        cluster = _secret(spec.cluster_key_env, spec.cluster_key_file, None, env=env,
+                          where=f"{source}: /cluster_key")
+        policy = cls(tenants, isolation=spec.isolation == "strict",
+                     admin_token_digest=_digest(admin) if admin else None)
+        if cluster is not None:
+            policy.cluster_key = ClusterKey.from_secret(cluster.encode(),
+                                                        where=f"{source}: /cluster_key")
+        return policy
 
     def authenticate(self, name: str, token: str | None) -> Tenant:
         """Check a connecting client's tenant and token.
@@ -281,8 +292,18 @@ class ClusterKey:
             secret = Path(path).read_bytes().strip()
         except OSError as exc:
             raise InvalidParams(f"--cluster-key-file: cannot read {path}: {exc}") from exc
+        return cls.from_secret(secret, where="--cluster-key-file")
+
+    @classmethod
+    def from_secret(cls, secret: bytes, *, where: str = "cluster key") -> ClusterKey:
+        """A key from its bytes (at least 16).
+
+        Raises:
+            InvalidParams: too short (the message names ``where``).
+        """
+        secret = secret.strip()
         if len(secret) < 16:
-            raise InvalidParams("--cluster-key-file: the key must be at least 16 bytes")
+            raise InvalidParams(f"{where}: the key must be at least 16 bytes")
         return cls(secret)
 
     @property

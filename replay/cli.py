@@ -20,6 +20,7 @@ __all__ = ["build_parser", "main", "trace_schema", "write_run_outputs"]
 
 _EPILOG = """examples:
   python -m replay run examples/replay-coding-agent.yaml --out runs/demo
+  python -m replay run examples/replay-coding-agent.yaml --run-file run.json
   python -m replay trace coding_agent --set sessions=8 --out trace.json
   python -m replay import-vllm conversations.json --out trace.json
   python -m replay schema --check schemas/trace.schema.json
@@ -53,6 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("config", type=Path)
     r.add_argument("--out", type=Path, help="directory for results.json and PNG plots")
     r.add_argument("--arm", action="append", help="run only this arm (repeatable)")
+    r.add_argument("--run-file", type=Path, metavar="PATH",
+                   help="record the replay as a sealed run and write it here "
+                        "(schemas/run.schema.json; `ledger runs import PATH` stores it)")
+    _add_command_option(r)
+    rr = sub.add_parser("rerun", help="run a recorded run's config again and record it",
+                        epilog="example: python -m replay rerun run.json --run-file again.json")
+    rr.add_argument("original", type=Path, help="run file of the run to reproduce")
+    rr.add_argument("--run-file", type=Path, metavar="PATH", required=True,
+                    help="where to write the reproduction's run file")
+    rr.add_argument("--out", type=Path, help="directory for results.json and PNG plots")
+    _add_command_option(rr)
     t = sub.add_parser("trace", help="write a generated trace as JSON",
                        epilog="example: python -m replay trace coding_agent "
                               "--set sessions=8 --set seed=3")
@@ -81,6 +93,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_command_option(p: argparse.ArgumentParser) -> None:
+    # `ledger run` and `ledger reproduce` pass the command the user typed, to be recorded
+    p.add_argument("--command", dest="recorded_command", type=json.loads,
+                   help=argparse.SUPPRESS)
+
+
+def _recorded_command(args: argparse.Namespace) -> list[str]:
+    given = args.recorded_command
+    if given is None:
+        return ["python", "-m", "replay", *sys.argv[1:]]
+    if not isinstance(given, list) or not all(isinstance(a, str) for a in given):
+        raise ValueError("--command: expected a JSON list of strings")
+    return given
+
+
+def _trace_inputs(cfg: Any, base_dir: Path) -> dict[str, Path]:
+    raw = cfg.trace.file or cfg.trace.vllm_multiturn
+    if raw is None:
+        return {}
+    path = Path(raw)
+    return {"trace": path if path.is_absolute() else base_dir / path}
+
+
+def _seed(cfg: Any) -> int | None:
+    gen = cfg.trace.generator
+    return int(gen.seed) if gen is not None else None
+
+
 def write_run_outputs(run: Any, out_dir: Path) -> list[Path]:
     """results.json and the PNG plots of a replay run."""
     from replay.plots import plot_all
@@ -96,11 +136,48 @@ def _run(args: argparse.Namespace, out: Out) -> int:
     from replay.report import summary_table
     from replay.runner import run_config
     cfg = load_config(args.config)
+    if args.run_file is not None:
+        from replay.record import record_run_file
+        path: Path = args.config
+        params = {"config": cfg.model_dump(mode="json"), "config_path": str(path),
+                  "config_dir": str(path.resolve().parent)}
+        result, _ = record_run_file(
+            cfg, args.run_file, base_dir=path.parent, command=_recorded_command(args),
+            parameters=params, inputs={"config": path, **_trace_inputs(cfg, path.parent)},
+            seed=_seed(cfg), description=cfg.description or cfg.name, only=args.arm,
+            out=args.out)
+        assert result is not None
+        out(summary_table(result))
+        return 0
     run = run_config(cfg, base_dir=args.config.parent, only=args.arm)
     out(summary_table(run))
     if args.out:
         for path in write_run_outputs(run, args.out):
             out(f"wrote {path}")
+    return 0
+
+
+def _rerun(args: argparse.Namespace, out: Out) -> int:
+    from ledger.runs import load_run_file
+    from replay.config import ConfigError, parse_config
+    from replay.record import record_run_file
+    from replay.report import summary_table
+    original = load_run_file(args.original)  # DocumentError is a ValueError
+    params = original.parameters
+    if "config" not in params:
+        raise ValueError(f"run {original.id} was not recorded by `ledger run`: it has no "
+                         "replay config to run again")
+    base = Path(params.get("config_dir", "."))
+    try:
+        cfg = parse_config(params["config"], base_dir=base)
+    except ConfigError as exc:
+        raise ValueError(f"run {original.id}: {exc}") from None
+    result, _ = record_run_file(
+        cfg, args.run_file, base_dir=base, command=_recorded_command(args),
+        parameters={**params, "reproduces": original.id}, inputs=_trace_inputs(cfg, base),
+        seed=original.seed, description=f"reproduction of {original.id}", out=args.out)
+    assert result is not None
+    out(summary_table(result))
     return 0
 
 
@@ -179,7 +256,7 @@ def _emit(text: str, path: Path | None, out: Out) -> None:
         out(f"wrote {path}")
 
 
-_COMMANDS = {"run": _run, "trace": _trace, "import-vllm": _import, "schema": _schema,
+_COMMANDS = {"run": _run, "rerun": _rerun, "trace": _trace, "import-vllm": _import, "schema": _schema,
              "break-even": _break_even}
 
 

@@ -1,29 +1,27 @@
-"""What a replay contributes to a ledger run: the seed's ``agent_fields`` and the metric rows.
+"""What a replay contributes to a ledger run, and the run file that carries it.
 
-No ledger import here: the ``ledger run`` command turns these plain values into a sealed
-:class:`ledger.models.Run` through the ledger's own recorder.
+:func:`agent_fields` fills the seed's agent fields (the list is the ledger's,
+:data:`ledger.agent_fields.AGENT_FIELDS`) and :func:`metric_rows` the metrics;
+:func:`record_run_file` replays a config through the ledger's public
+:class:`~ledger.runs.RunRecorder` and writes the sealed run as a run file
+(``schemas/run.schema.json``), which ``ledger run`` and ``ledger reproduce`` import. The ledger
+never imports this package: the run file is the only seam between them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from replay.cost import CostModel
 from replay.report import MetricRow, flat_metrics
 from replay.runner import ReplayRun
 
-__all__ = ["AGENT_FIELDS", "ENGINE_NAME", "agent_fields", "metric_rows"]
+__all__ = ["ENGINE_NAME", "agent_fields", "metric_rows", "record_run_file"]
 
-#: The fields the seed article asks every measurement to carry, in its order.
-AGENT_FIELDS = (
-    "model_and_revision", "serving_engine_revision", "cache_connector_revision",
-    "hardware_and_gpu_count", "prefill_decode_topology", "cache_capacity_by_tier",
-    "tenant_isolation_policy", "request_mix", "routing_policy", "cache_warmth",
-    "prefix_reuse_rate", "transfer_latency", "eviction_rate", "p50_ttft", "p99_ttft",
-    "end_to_end_latency", "completed_requests_meeting_slo_per_hour",
-    "total_infrastructure_cost_per_hour", "currency", "source_url", "retrieved_at",
-)
 ENGINE_NAME = "replay (tiny torch transformer, CPU)"
 
 _CONNECTOR = {"none": "none (local prefix cache only)",
@@ -105,3 +103,50 @@ def agent_fields(run: ReplayRun, *, engine_revision: str, environment: dict[str,
 def metric_rows(run: ReplayRun) -> list[MetricRow]:
     """The run's figures as ledger metric rows (name, value, unit, aggregation, samples)."""
     return flat_metrics(run)
+
+
+def _revision(run: Any) -> str:
+    if run.git_commit:
+        return str(run.git_commit[:12]) + ("+dirty" if run.git_dirty else "")
+    return "kv-evidence-ledger " + str(run.environment.get("packages", {})
+                                       .get("kv-evidence-ledger", "unknown"))
+
+
+def record_run_file(cfg: Any, run_file: Path, *, base_dir: Path, command: list[str],
+                    parameters: dict[str, Any], inputs: dict[str, Path], seed: int | None,
+                    description: str, only: list[str] | None = None,
+                    out: Path | None = None) -> tuple[ReplayRun | None, Any]:
+    """Replay ``cfg`` and record it through the ledger's :class:`~ledger.runs.RunRecorder` (in
+    a throwaway SQLite ledger), then write the sealed run to ``run_file``: finished, or failed
+    with the error when the replay raised (the exception still propagates). Outputs (results
+    and plots) go to ``out`` (default ``runs/RUN_ID``). Returns the replay and the run."""
+    from ledger.db import Ledger
+    from ledger.progress import progress
+    from ledger.runs import RunRecorder
+    from replay.cli import write_run_outputs
+    from replay.runner import replay_steps, run_config
+
+    result: ReplayRun | None = None
+    with tempfile.TemporaryDirectory(prefix="replay-record-") as tmp, \
+            Ledger.open(str(Path(tmp) / "record.db")) as ledger:
+        rec = RunRecorder(ledger, command=command, parameters=parameters, seed=seed,
+                          description=description)
+        try:
+            with rec:
+                assert rec.run is not None
+                for name, path in inputs.items():
+                    rec.add_input(name, path)
+                with progress(replay_steps(cfg, only), "replaying") as step:
+                    result = run_config(cfg, base_dir=base_dir, only=only, on_step=step)
+                for path in write_run_outputs(result, out or Path("runs") / rec.run_id):
+                    rec.add_output(path.name, path)
+                for name, value, unit, agg, n in metric_rows(result):
+                    rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n)
+                rec.agent_fields.update(agent_fields(
+                    result, engine_revision=_revision(rec.run),
+                    environment=rec.run.environment, source=" ".join(command),
+                    retrieved_at=rec.run.started_at))
+        finally:
+            if rec.run is not None:
+                run_file.write_text(json.dumps(rec.run.model_dump(mode="json"), indent=1) + "\n")
+    return result, rec.run

@@ -23,6 +23,8 @@ def main() -> int:
     parser.add_argument("--article", default=str(SEED))
     parser.add_argument("--figure", default="46", help="text of the figure to select")
     parser.add_argument("--output", default=str(ROOT / "docs" / "report-screenshot.png"))
+    parser.add_argument("--runs", default=str(ROOT / "examples" / "runs"),
+                        help="run files the article's measurements cite")
     parser.add_argument("--dark", action="store_true", help="the dark colour scheme")
     args = parser.parse_args()
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -34,15 +36,16 @@ def main() -> int:
     except ImportError:
         print("screenshot_report: playwright missing: pip install -e '.[dev]'", file=sys.stderr)
         return 2
-    from ledger.reporting import build_view, render_html
+    from ledger.reporting import build_view, load_run_files, render_html
 
     with tempfile.TemporaryDirectory() as tmp:
         page_file = Path(tmp) / "report.html"
-        page_file.write_text(render_html(build_view(args.article)), encoding="utf-8")
+        runs = load_run_files([args.runs])
+        page_file.write_text(render_html(build_view(args.article, runs.get)), encoding="utf-8")
         launch_args = ["--no-sandbox"] if os.geteuid() == 0 else []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=launch_args)
-            page = browser.new_page(viewport={"width": 1280, "height": 860},
+            page = browser.new_page(viewport={"width": 1280, "height": 1100},
                                     color_scheme="dark" if args.dark else "light")
             page.goto(page_file.as_uri())
             figure = page.locator(".fig", has_text=args.figure).first

@@ -72,11 +72,17 @@ def test_multipliers_match_however_written(quote: str) -> None:
     assert ungrounded_figures("3.8× throughput", [quote]) == []
 
 
+def test_typed_quantities_convert_units() -> None:
+    assert ungrounded_figures("a 2 TiB pool", ["a pool of 2048 GiB"]) == []
+
+
 @pytest.mark.parametrize(("claim", "quote"), [
     ("3.8× throughput", "throughput improves by 3.9x"),
     ("a 38% gain", "a gain of 3.8x"),
     ("60 GPUs", "60 GB of memory"),
     ("56% lower", "56 points lower, measured on 56 GPUs"),
+    ("reads at 1 GB/s", "reads at 1 Gb/s"),
+    ("on 8 GPUs", "on 8 engineers"),
 ])
 def test_a_changed_value_kind_or_unit_does_not_match(claim: str, quote: str) -> None:
     assert [f.text for f in ungrounded_figures(claim, [quote])] != []
@@ -103,3 +109,13 @@ def test_closest_passage_shows_the_edited_sentence() -> None:
     near = closest_passage(text, "APC only reduces the cost of processing the queries.")
     assert "APC only reduces the time of processing the queries" in near.text
     assert 80 <= near.similarity < 100
+
+
+def test_grounding_benchmark_runs_and_finds_each_edited_quote() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "benchmarks/bench_grounding.py", "--rounds", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert "ratio to the 2 s target" in done.stdout, done.stderr[-2000:]
+    assert "60 pages" in done.stdout and "findings per round: [10]" in done.stdout

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ledger.agent_fields import AGENT_FIELDS
 from ledger.cli import main as ledger_main
 from ledger.db import Ledger
-from replay.record import AGENT_FIELDS
 
 CONFIG = """\
 name: ledger-test
@@ -141,3 +141,29 @@ def test_run_with_a_bad_config_exits_2(tmp_path: Path, db: str,
     cfg.write_text("name: x\ntrace: {generator: {kind: coding_agent}}\nrouting: random\n")
     rc, out = cli(["run", str(cfg), "--db", db], capsys)
     assert rc == 2 and "routing" in out
+
+
+@pytest.mark.slow
+def test_harness_alone_writes_a_run_file_that_matches_the_schema_and_imports(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+
+    import jsonschema
+
+    cfg = tmp_path / "replay.yaml"
+    cfg.write_text(CONFIG)
+    run_file = tmp_path / "run.json"
+    done = subprocess.run([sys.executable, "-m", "replay", "run", str(cfg), "--arm", "store",
+                           "--out", str(tmp_path / "out"), "--run-file", str(run_file)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "store" in done.stdout  # the summary table
+    data = json.loads(run_file.read_text())
+    schema = json.loads((Path(__file__).parent.parent / "schemas" / "run.schema.json")
+                        .read_text())
+    jsonschema.validate(data, schema)
+    assert data["status"] == "finished"
+    assert data["command"][:3] == ["python", "-m", "replay"]
+    rc, out = cli(["runs", "import", str(run_file), "--db", db], capsys)
+    assert rc == 0 and f"{data['id']}: recorded" in out

@@ -88,10 +88,16 @@ def test_quotes_are_looked_up_in_the_saved_copies(tmp_path: Path) -> None:
     words = quotes[1]["text"].split()  # the copy wraps lines and marks up a word
     (saved / "S4.md").write_text("## Results\n\n" + " ".join(words[:5]) + "\n**"
                                  + words[5] + "** " + " ".join(words[6:]) + "\n")
-    html = report(tmp_path, str(SEED), "--sources", str(saved))
+    html = report(tmp_path, str(SEED), "--sources", str(saved), code=1)
     chain = chain_html(html, fig_index(figure_html(html, "12")))
-    assert quotes[1]["text"] in chain and "found in S4.md" in chain
-    assert "NOT found in S4.md" in chain  # the other quotes of F4 are not in this copy
+    assert quotes[1]["text"] in chain and "found in saved page S4.md" in chain
+    # the quote that states the figure comes first, and says so
+    assert chain.index(quotes[1]["text"]) < chain.index(quotes[0]["text"])
+    first = chain[chain.index("Quote from S4"):]
+    assert first.index("states this figure</th><td>yes") < first.index(quotes[0]["text"])
+    # the other quotes of F4 are not in this copy: the chain says so, and so do the findings
+    assert "NOT found in saved page S4.md; closest passage (" in chain
+    assert "<code>quote-not-found</code>" in html
 
 
 def test_quotes_of_the_seed_are_in_the_shared_saved_sources(tmp_path: Path) -> None:
@@ -100,7 +106,8 @@ def test_quotes_of_the_seed_are_in_the_shared_saved_sources(tmp_path: Path) -> N
         pytest.skip(f"the saved sources are not at {shared}")
     html = report(tmp_path, str(SEED), "--sources", str(shared))
     chain = chain_html(html, fig_index(figure_html(html, "46-fold")))
-    assert "found in S4.md" in chain and "NOT found" not in chain
+    assert "found in saved page S4.md" in chain and "NOT found" not in chain
+    assert "snapshot</th><td>saved page S4.md" in chain
 
 
 def test_measured_figure_chain_names_run_machine_revision_and_config(tmp_path: Path) -> None:
@@ -111,7 +118,7 @@ def test_measured_figure_chain_names_run_machine_revision_and_config(tmp_path: P
     for text in ("Measurement M2", "shared_store_hit_rate", f"Run {RUN_ID}", "AMD EPYC",
                  "2 cores", "ab4f17c2dd5b (uncommitted changes)", "3 arms: no_store, "
                  "shared_store, warm_store", "2026-11-29 20:58 UTC", "Reproductions",
-                 "self reported"):
+                 f"measured: run {RUN_ID}"):
         assert text in chain, text
     assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') >= 3
 
@@ -131,7 +138,7 @@ def test_broken_article_shows_both_findings_at_their_spans(tmp_path: Path) -> No
     assert "s-error" in untraced and "s-error" in mislabel
     assert 'data-findings="0"' in untraced  # untraced-figure is the first finding
     assert re.search(r'data-findings="1 2"', mislabel)  # mislabel and guardrail
-    assert "nearest evidence: 60 (F4)" in html
+    assert re.search(r"nearest evidence: 60 \([^)]*F4", html)
     assert "not ready" in html
 
 
@@ -178,7 +185,7 @@ def test_verify_markdown_summary(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert out.startswith("## Fact-check: 1 of 2 article(s) ready to publish")
     assert "| pct-2026-11-04-spotlight-mooncake-store | not ready | 3 | 0 | 2 |" in out
-    assert "`untraced-figure`" in out and "nearest evidence: 60 (F4)" in out
+    assert "`untraced-figure`" in out and re.search(r"nearest evidence: 60 \([^)]*F4", out)
     assert out.count("**Weakest figures**") == 2
     weakest = out.split("**Weakest figures**")[1]
     assert "`46-fold` \u2716 error" in weakest and "`64` \u2716 error" in weakest
@@ -187,7 +194,7 @@ def test_verify_markdown_summary(tmp_path: Path, capsys) -> None:
 def test_verify_text_gives_sentence_and_nearest_evidence(tmp_path: Path, capsys) -> None:
     assert main(["verify", str(broken_article(tmp_path))]) == 1
     out = capsys.readouterr().out
-    assert "[untraced-figure]" in out and "nearest evidence: 60 (F4)" in out
+    assert "[untraced-figure]" in out and re.search(r"nearest evidence: 60 \([^)]*F4", out)
     assert "sentence: \u201cTheir separate scaling experiment used a synthetic workload and " \
         "reached 64 GPUs" in out
 
@@ -232,3 +239,66 @@ def test_action_writes_the_summary_and_the_report(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "index.html").exists()
     assert (tmp_path / "site" / "broken.html").exists()
     assert output.read_text().strip() == f"dir={tmp_path / 'site'}"
+
+
+def test_runs_come_from_the_ledger_with_db(tmp_path: Path, capsys) -> None:
+    db = str(tmp_path / "ledger.db")
+    assert main(["runs", "import", *map(str, sorted(RUNS.glob("*.json"))), "--db", db]) == 0
+    html = report(tmp_path, str(MEASURED), "--db", db)
+    chain = chain_html(html, fig_index(figure_html(html, "90.2%")))
+    assert "Measurement M3" in chain and f"Run {RUN_ID}" in chain and "AMD EPYC" in chain
+    assert "unknown-run" not in html
+
+
+def test_snapshots_come_from_the_ledger_with_db(tmp_path: Path, capsys) -> None:
+    shared = SEED.parents[2] / "shared" / "sources"
+    if not (shared / "S4.md").exists():
+        pytest.skip(f"the saved sources are not at {shared}")
+    db, snaps = str(tmp_path / "ledger.db"), str(tmp_path / "snaps")
+    assert main(["ingest", str(SEED), "--db", db]) == 0
+    assert main(["sources", "add", f"{SEED.stem}:S4", str(shared / "S4.md"), "--db", db,
+                 "--snapshots", snaps, "--retrieved-at", "2026-11-04"]) == 0
+    html = report(tmp_path, str(SEED), "--db", db, "--snapshots", snaps)
+    chain = chain_html(html, fig_index(figure_html(html, "46-fold")))
+    assert "snapshot</th><td>add of 2026-11-04" in chain
+    assert "in snapshot</th><td>found in add of 2026-11-04" in chain
+    s1 = chain_html(html, fig_index(figure_html(html, "June 24, 2024")))  # S1 has none
+    assert "snapshot</th><td class=missing>not recorded: no snapshot of S1" in s1
+
+
+def test_unreadable_and_invalid_articles_get_a_page_of_findings(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2")
+    html = report(tmp_path, str(bad), code=2)
+    assert "<code>unreadable</code>" in html and "malformed JSON" in html
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text('{"id": "x"}')
+    html = report(tmp_path, str(invalid), code=1)
+    assert "<code>schema</code>" in html and "not ready" in html
+
+
+def test_a_recorded_reproduction_makes_figures_reproduced(tmp_path: Path) -> None:
+    from ledger.db import Ledger
+    from ledger.levels import Reproduction
+    from ledger.reproductions import record_reproduction
+
+    db = str(tmp_path / "ledger.db")
+    assert main(["runs", "import", *map(str, sorted(RUNS.glob("*.json"))), "--db", db]) == 0
+    html = report(tmp_path, str(MEASURED), "--db", db)
+    assert "none recorded in the ledger" in html and 'class="fig s-reproduced"' not in html
+    with Ledger.open(db) as ledger:
+        record_reproduction(ledger, Reproduction(
+            RUN_ID, "run-20261130T101500Z-0a1b2c3d", "2026-11-30T10:15:00Z", "4f9c2e1a7b3d",
+            "desk", "0123456789abcdef", False, held=("shared_store_hit_rate",),
+            failed=("cost_ratio",)))
+    html = report(tmp_path, str(MEASURED), "--db", db)
+    button = figure_html(html, "84.5%")
+    assert "s-reproduced" in button
+    chain = chain_html(html, fig_index(button))
+    for text in ("Reproduction 1: run run-20261130T101500Z-0a1b2c3d", "2026-11-30 10:15:00",
+                 "4f9c2e1a7b3d (the same machine)", "shared_store_hit_rate</th><td>held",
+                 "did not hold: cost_ratio", "reproduced 2026-11-30"):
+        assert text in chain, text
+    cost = chain_html(html, fig_index(figure_html(html, "90.2%")))
+    assert "warm_store_hit_rate</th><td>not checked" in cost
+    assert "s-measured" in figure_html(html, "90.2%")

@@ -154,10 +154,14 @@ def test_fetch_cli_exit_codes_and_impact_changed(
     assert main(args) == 0
     assert "S1 new 200" in capsys.readouterr().out
     state.page = b"edited"
-    assert main(args) == 1
+    assert main(args) == 0  # a changed source is not a failure: `fetch && impact` runs impact
     assert "CHANGED" in capsys.readouterr().out
+    assert main([*args, "--fail-on-change"]) == 0  # unchanged since the last fetch
+    state.page = b"edited again"
+    assert main([*args, "--fail-on-change"]) == 1
+    capsys.readouterr()
     assert main(["impact", "--changed", "--db", db, "--format", "json"]) == 0
-    (result,) = json.loads(capsys.readouterr().out)
+    (result,) = json.loads(capsys.readouterr().out)["changed"]
     assert result["target"] == "t1-2026-11-04:S1" and result["snapshots"][0]["changed"]
     assert main([*args, "--retries", "-1"]) == 2
 

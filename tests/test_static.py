@@ -17,11 +17,12 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_is_clean() -> None:
-    done = _run("ruff", "check", "ledger", "reference_store", "tests", "benchmarks", "scripts")
+    done = _run("ruff", "check", "ledger", "reference_store", "replay", "tests", "benchmarks",
+                "scripts")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.slow
 def test_mypy_is_clean() -> None:
-    done = _run("mypy", "ledger", "reference_store")
+    done = _run("mypy", "ledger", "reference_store", "replay")
     assert done.returncode == 0, done.stdout + done.stderr

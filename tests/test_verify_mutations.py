@@ -136,7 +136,7 @@ CASES = [
     Case("guardrail without rule and unreadable wording",
          lambda d: d["corrections"].append({"status": "prepublication_guardrail",
                                             "text": "Keep the tone measured."}),
-         "unchecked-guardrail", "/corrections/4/text"),
+         "unchecked-guardrail", "/corrections/5/text"),
 ]
 
 

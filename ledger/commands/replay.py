@@ -1,22 +1,32 @@
 """``ledger run CONFIG``, ``ledger reproduce RUN_ID``, ``ledger ingest-bench FILE``.
 
-``run`` executes a replay config (``replay``) and records it as a sealed run with
-every seed agent field; ``reproduce`` re-runs a recorded run's configuration and checks its ratios
-and rates within the tolerances the configuration states (exit 1 when one is outside);
-``ingest-bench`` records a ``vllm bench serve --save-result`` file as a run.
+``run`` executes a replay config and records it as a sealed run with every seed agent field;
+``reproduce`` re-runs a recorded run's configuration and checks its ratios and rates within the
+tolerances the configuration states (exit 1 when one is outside); ``ingest-bench`` records a
+``vllm bench serve --save-result`` file as a run.
+
+The ledger never imports the replay harness: ``run`` and ``reproduce`` start it as a child
+process (``python -m replay run|rerun ... --run-file FILE``) and import the run file it writes
+(``schemas/run.schema.json``), the one seam between the two.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..agent_fields import parse_field_args
 from ..errors import DocumentError, UsageError
+from ..extras import require
 from ..models import Run, RunMetric, RunStatus
-from ..progress import progress
-from ..runs import RunRecorder, digest_file, new_run_id
+from ..reproduce import compare_metrics
+from ..runs import digest_file, import_run, load_run_file, new_run_id
 from ._common import add_command
 from ._ledger import add_db_options, emit, open_ledger
 
@@ -50,118 +60,96 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_ingest)
 
 
-# --- ledger run ---------------------------------------------------------------------------------
+# --- the harness, as a child process ------------------------------------------------------------
+
+#: what ``python -m replay`` imports (the ``replay`` extra installs them)
+_HARNESS_MODULES = ("replay", "torch", "numpy", "matplotlib", "yaml", "cbor2", "xxhash")
 
 
-def _load_config(path: Path) -> Any:
-    from replay.config import ConfigError, load_config
-    try:
-        return load_config(path)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+def run_harness(argv: list[str], command: list[str], *, verbose: bool = False,
+                original: Run | None = None) -> tuple[int, Run | None, str]:
+    """Run ``python -m replay ARGV --run-file TMP`` (with ``original`` written to a run file
+    and passed first, for ``rerun``); returns its exit code, the run it recorded (``None``
+    when it failed before recording) and its standard output (the summary table). Its stderr
+    (progress and error lines) goes straight to a terminal, else is copied to ours."""
+    require("replay", *_HARNESS_MODULES)
+    with tempfile.TemporaryDirectory(prefix="ledger-run-") as tmp:
+        run_file = Path(tmp) / "run.json"
+        if original is not None:
+            given = Path(tmp) / "original.json"
+            given.write_text(json.dumps(original.model_dump(mode="json")))
+            argv = [argv[0], str(given), *argv[1:]]
+        cmd = [sys.executable, "-m", "replay", *(["-v"] if verbose else []), *argv,
+               "--run-file", str(run_file), "--command", json.dumps(command)]
+        live = sys.stderr.isatty()
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True,
+                              stderr=None if live else subprocess.PIPE)
+        if done.stderr:
+            sys.stderr.write(done.stderr)
+        run = load_run_file(run_file) if run_file.exists() else None
+    return done.returncode, run, done.stdout.rstrip("\n")
 
 
-def _revision(run: Run) -> str:
-    if run.git_commit:
-        return run.git_commit[:12] + ("+dirty" if run.git_dirty else "")
-    return "kv-evidence-ledger " + str(run.environment.get("packages", {})
-                                       .get("kv-evidence-ledger", "unknown"))
+def _record(args: argparse.Namespace, argv: list[str], command: list[str],
+            original: Run | None = None) -> tuple[int, Run | None, str]:
+    """The harness's run, imported into this ledger (a failed run too, as a record)."""
+    rc, run, table = run_harness(argv, command, verbose=args.verbose, original=original)
+    if run is not None:
+        with open_ledger(args, create=True) as ledger:
+            import_run(ledger, run)
+    return rc, run, table
 
 
-def _execute(rec: RunRecorder, cfg: Any, base_dir: Path, only: list[str] | None,
-             out: str | None, source: str) -> Any:
-    """Replay, write outputs, and fill the recorder (metrics, outputs, agent fields)."""
-    from replay.cli import write_run_outputs
-    from replay.record import agent_fields, metric_rows
-    from replay.runner import replay_steps, run_config
-    assert rec.run is not None
-    try:
-        with progress(replay_steps(cfg, only), "replaying") as step:
-            result = run_config(cfg, base_dir=base_dir, only=only, on_step=step)
-    except ValueError as exc:  # a trace file or vocabulary the config cannot use
-        raise UsageError(str(exc)) from None
-    for path in write_run_outputs(result, Path(out or f"runs/{rec.run_id}")):
-        rec.add_output(path.name, path)
-    for name, value, unit, agg, n in metric_rows(result):
-        rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n)
-    rec.agent_fields.update(agent_fields(
-        result, engine_revision=_revision(rec.run), environment=rec.run.environment,
-        source=source, retrieved_at=rec.run.started_at))
-    return result
-
-
-def _trace_inputs(cfg: Any, base_dir: Path) -> dict[str, Path]:
-    raw = cfg.trace.file or cfg.trace.vllm_multiturn
-    if raw is None:
-        return {}
-    path = Path(raw)
-    return {"trace": path if path.is_absolute() else base_dir / path}
-
-
-def _summary(result: Any, run: Run | None) -> dict[str, Any]:
-    from replay.report import summary_table
+def _summary(table: str, run: Run | None) -> dict[str, Any]:
     return {"run_id": run.id if run else None, "status": run.status.value if run else None,
-            "table": summary_table(result),
+            "table": table,
             "metrics": [m.model_dump(mode="json") for m in (run.metrics if run else [])]}
+
+
+# --- ledger run ---------------------------------------------------------------------------------
 
 
 def _run(args: argparse.Namespace) -> int:
     path = Path(args.config)
-    cfg = _load_config(path)
-    params = {"config": cfg.model_dump(mode="json"), "config_path": str(path),
-              "config_dir": str(path.resolve().parent)}
-    with open_ledger(args, create=True) as ledger:
-        rec = RunRecorder(ledger, command=["ledger", "run", str(path)], parameters=params,
-                          seed=_seed(cfg), description=cfg.description or cfg.name)
-        with rec:
-            rec.add_input("config", path)
-            for name, p in _trace_inputs(cfg, path.parent).items():
-                rec.add_input(name, p)
-            result = _execute(rec, cfg, path.parent, args.arm, args.out, f"ledger run {path}")
-    emit(args, _summary(result, rec.run), lambda d: f"{d['table']}\nrecorded {d['run_id']} "
-                                                    f"({d['status']})")
+    argv = ["run", str(path), *(["--out", args.out] if args.out else [])]
+    for arm in args.arm or []:
+        argv += ["--arm", arm]
+    rc, run, table = _record(args, argv, ["ledger", "run", str(path)])
+    if rc != 0 or run is None:
+        return rc or 2
+    emit(args, _summary(table, run), lambda d: f"{d['table']}\nrecorded {d['run_id']} "
+                                               f"({d['status']})")
     return 0
-
-
-def _seed(cfg: Any) -> int | None:
-    gen = cfg.trace.generator
-    return int(gen.seed) if gen is not None else None
 
 
 # --- ledger reproduce ---------------------------------------------------------------------------
 
 
+def _tolerances(original: Run) -> tuple[dict[str, float], list[str] | None]:
+    """The tolerances and checked metrics the original run's replay config states."""
+    stated = original.parameters["config"].get("reproduce") or {}
+    tol = {"ratio": float(stated["ratio_tolerance"]), "rate": float(stated["rate_tolerance"])}
+    return tol, stated.get("metrics")
+
+
 def _reproduce(args: argparse.Namespace) -> int:
-    from replay.config import ConfigError, parse_config
-    from replay.reproduce import compare_metrics
     with open_ledger(args) as ledger:
         original = ledger.get_run(args.run_id)
-        params = original.parameters
-        if "config" not in params:
-            raise UsageError(f"run {args.run_id} was not recorded by `ledger run`: "
-                             "it has no replay config to run again")
-        base = Path(params.get("config_dir", "."))
-        try:
-            cfg = parse_config(params["config"], base_dir=base)
-        except ConfigError as exc:
-            raise UsageError(f"run {args.run_id}: {exc}") from None
-        rec = RunRecorder(ledger, command=["ledger", "reproduce", args.run_id],
-                          parameters={**params, "reproduces": args.run_id}, seed=original.seed,
-                          description=f"reproduction of {args.run_id}")
-        with rec:
-            for name, p in _trace_inputs(cfg, base).items():
-                rec.add_input(name, p)
-            result = _execute(rec, cfg, base, None, args.out, f"ledger reproduce {args.run_id}")
-    assert rec.run is not None
-    tol = {"ratio": cfg.reproduce.ratio_tolerance, "rate": cfg.reproduce.rate_tolerance}
+    if "config" not in original.parameters:
+        raise UsageError(f"run {args.run_id} was not recorded by `ledger run`: "
+                         "it has no replay config to run again")
+    argv = ["rerun", *(["--out", args.out] if args.out else [])]
+    rc, run, table = _record(args, argv, ["ledger", "reproduce", args.run_id], original)
+    if rc != 0 or run is None:
+        return rc or 2
+    tol, checked = _tolerances(original)
     rows = compare_metrics([(m.name, m.value, m.unit) for m in original.metrics],
-                           [(m.name, m.value, m.unit) for m in rec.run.metrics],
-                           tol, cfg.reproduce.metrics)
+                           [(m.name, m.value, m.unit) for m in run.metrics], tol, checked)
     changed = {k for k in original.inputs
-               if k in rec.run.inputs and original.inputs[k] != rec.run.inputs[k]}
+               if k in run.inputs and original.inputs[k] != run.inputs[k]}
     ok = all(r.ok for r in rows) and not changed
-    data = {"original": args.run_id, "reproduction": rec.run.id, "ok": ok,
-            "changed_inputs": sorted(changed), "table": _summary(result, rec.run)["table"],
+    data = {"original": args.run_id, "reproduction": run.id, "ok": ok,
+            "changed_inputs": sorted(changed), "table": table,
             "comparisons": [r.model_dump() for r in rows]}
     emit(args, data, _reproduce_text)
     return 0 if ok else 1
@@ -183,20 +171,8 @@ def _reproduce_text(d: dict[str, Any]) -> str:
 # --- ledger ingest-bench ------------------------------------------------------------------------
 
 
-def _fields(items: list[str]) -> dict[str, str]:
-    from replay.record import AGENT_FIELDS
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or key not in AGENT_FIELDS:
-            raise UsageError(f"--field {item!r}: expected KEY=VALUE with KEY one of "
-                             f"{', '.join(AGENT_FIELDS)}")
-        out[key] = value
-    return out
-
-
 def _ingest(args: argparse.Namespace) -> int:
-    from replay.vllm_bench import BenchFormatError, load_bench_result
+    from ..vllm_bench import BenchFormatError, load_bench_result
     try:
         bench = load_bench_result(args.file)
     except BenchFormatError as exc:
@@ -207,7 +183,7 @@ def _ingest(args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {"model_and_revision": bench.model_id,
                               "source_url": args.source_url or str(Path(args.file).resolve()),
                               "retrieved_at": now.isoformat()}
-    fields.update(_fields(args.field))
+    fields.update(parse_field_args(args.field))
     run = Run(id=new_run_id(now), status=RunStatus.finished, started_at=started, ended_at=ended,
               command=["vllm", "bench", "serve", "--save-result"], parameters=bench.settings,
               environment={"recorded_by": "vllm bench serve",

@@ -8,13 +8,17 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import NotFound, UsageError
+from ..levels import ReproductionsFor
 from ..models import Run
 from ..reporting import build_view, load_run_files, render_html, render_index
 from ..reporting.evidence import RunLookup
+from ..snapshots import DEFAULT_SNAPSHOT_DIR, folder_lookup
 from ..verify import expand_paths
+from ..verify.grounding import SnapshotLookup
 from ._common import add_command, write_output
 
 __all__ = ["register"]
@@ -42,20 +46,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--runs", metavar="DIR", action="append", default=[],
                    help="read cited runs from these run files or directories (repeatable)")
     p.add_argument("--sources", metavar="DIR",
-                   help="saved copies of the sources, named by source id (S1.md, S4.txt)")
+                   help="saved pages of the sources, named by source id (S1.pdf, S4.md), in "
+                   "DIR/<article id>/ or DIR: quotes are looked up in them")
+    p.add_argument("--snapshots", default=DEFAULT_SNAPSHOT_DIR, metavar="DIR",
+                   help="where the ledger's snapshot texts are (with --db; default: "
+                   f"{DEFAULT_SNAPSHOT_DIR})")
     p.set_defaults(func=run)
 
 
+@dataclass(frozen=True)
+class _Data:
+    """Where the report reads runs and source snapshots from (None: from nowhere)."""
+
+    runs: RunLookup | None = None
+    snapshots: SnapshotLookup | None = None
+    reproductions: ReproductionsFor | None = None
+
+
 @contextlib.contextmanager
-def _runs(db: str | None, run_paths: list[str]) -> Iterator[RunLookup | None]:
-    """Where cited runs come from; None when from nowhere (runs are then noted as unchecked,
-    as ``ledger verify`` does without --db)."""
-    files = load_run_files(run_paths)
+def _data(args: argparse.Namespace) -> Iterator[_Data]:
+    """Runs from run files and the ledger; snapshots from --sources, else from the ledger.
+    Without any, runs are noted as unchecked, as ``ledger verify`` does without --db."""
+    files = load_run_files(args.runs)
+    folder = folder_lookup(args.sources) if args.sources else None
+    db = args.db or os.environ.get("LEDGER_DB_URL")
     if not db:
-        yield files.get if run_paths else None
+        yield _Data(files.get if args.runs else None, folder)
         return
     from ..db import Ledger  # only here: a report without --db never imports the database layer
+    from ..reproductions import all_reproductions
     from ..runs import get_run
+    from ..snapshots import ledger_lookup
+    from ..sources import SnapshotStore
 
     with Ledger.open(db, create=False) as ledger, ledger.read() as conn:
         def lookup(run_id: str) -> Run | None:
@@ -66,18 +88,21 @@ def _runs(db: str | None, run_paths: list[str]) -> Iterator[RunLookup | None]:
             except NotFound:
                 return None
 
-        yield lookup
+        found = all_reproductions(conn)
+        yield _Data(lookup, folder or ledger_lookup(conn, SnapshotStore(args.snapshots)),
+                    lambda run_id: found.get(run_id, []))
 
 
-def _one(args: argparse.Namespace, lookup: RunLookup | None) -> int:
-    view = build_view(args.article[0], lookup, args.sources)
+def _one(args: argparse.Namespace, data: _Data) -> int:
+    view = build_view(args.article[0], data.runs, data.snapshots,
+                      reproductions=data.reproductions)
     write_output(render_html(view), args.output)
     print(f"{args.output}: {'ready to publish' if view.ready else 'not ready'} "
           f"({len(view.figures)} figures, {len(view.findings)} findings)", file=sys.stderr)
     return 2 if view.result.unreadable else 0 if view.ready else 1
 
 
-def _all(args: argparse.Namespace, lookup: RunLookup | None) -> int:
+def _all(args: argparse.Namespace, data: _Data) -> int:
     out = Path(args.output)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -85,7 +110,7 @@ def _all(args: argparse.Namespace, lookup: RunLookup | None) -> int:
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
     rows = []
     for path in expand_paths(args.article):
-        view = build_view(path, lookup, args.sources)
+        view = build_view(path, data.runs, data.snapshots, reproductions=data.reproductions)
         name = f"{path.stem}.html"
         write_output(render_html(view), str(out / name))
         rows.append((view, name))
@@ -101,10 +126,7 @@ def _all(args: argparse.Namespace, lookup: RunLookup | None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.sources and not Path(args.sources).is_dir():
-        raise UsageError(f"--sources {args.sources}: not a directory")
     if not args.all and (len(args.article) > 1 or Path(args.article[0]).is_dir()):
         raise UsageError("give one article file, or use --all for directories and several files")
-    db = args.db or os.environ.get("LEDGER_DB_URL")
-    with _runs(db, args.runs) as lookup:
-        return _all(args, lookup) if args.all else _one(args, lookup)
+    with _data(args) as data:
+        return _all(args, data) if args.all else _one(args, data)

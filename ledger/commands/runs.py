@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from pydantic import ValidationError
-
-from ..errors import DocumentError, NotFound, SealedRunError
-from ..models import Run, RunStatus
-from ..runs import diff_runs
-from ..schema import read_json, validation_findings
+from ..models import RunStatus
+from ..runs import diff_runs, import_run, load_run_file
 from ._common import add_command, write_output
 from ._ledger import add_db_options, dumps, emit, open_ledger
 
@@ -116,30 +111,9 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_run(path: str) -> Run:
-    data = read_json(path)
-    try:
-        return Run.model_validate_json(json.dumps(data))
-    except ValidationError as exc:
-        first = validation_findings(exc)[0]
-        raise DocumentError(path, f"not a run record: {first.pointer or '/'}: {first.message}") \
-            from None
-
-
 def _import(args: argparse.Namespace) -> int:
-    runs = [_load_run(path) for path in args.files]  # every file parses before anything is stored
-    results = []
+    runs = [load_run_file(path) for path in args.files]  # every file parses before any is stored
     with open_ledger(args, create=True) as ledger:
-        for run in runs:
-            try:
-                stored = ledger.get_run(run.id)
-            except NotFound:
-                ledger.record_run(run)
-                results.append({"run_id": run.id, "result": "recorded"})
-                continue
-            if stored.model_dump(mode="json") != run.model_dump(mode="json"):
-                raise SealedRunError(f"run {run.id} is already in the ledger with different "
-                                     "content; a sealed run cannot be replaced")
-            results.append({"run_id": run.id, "result": "unchanged"})
+        results = [{"run_id": run.id, "result": import_run(ledger, run)} for run in runs]
     emit(args, results, lambda rs: "\n".join(f"{r['run_id']}: {r['result']}" for r in rs))
     return 0

@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from ..schema import SCHEMA_DIR, check_schemas, export_schemas
+from ..errors import UsageError
+from ..schema import check_schemas, export_schemas
 from ._common import add_command
 
 __all__ = ["register"]
@@ -21,7 +22,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     check = add_command(sub, "check", "Exit 1 when committed schemas differ from the models.",
                         "ledger schema check --format json")
     for q in (export, check):
-        q.add_argument("--dir", type=Path, default=SCHEMA_DIR, help="schema directory")
+        q.add_argument("--dir", type=Path, default=Path("schemas"),
+                       help="schema directory (default: schemas/ in the working directory)")
         q.add_argument("--format", choices=["text", "json"], default="text")
     export.set_defaults(func=_export)
     check.set_defaults(func=_check)
@@ -34,6 +36,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if not args.dir.is_dir():
+        raise UsageError(f"{args.dir}: no schema directory here; run from the repository root "
+                         "or pass --dir")
     drifted = check_schemas(args.dir)
     if args.format == "json":
         print(json.dumps({"drifted": drifted, "ok": not drifted}))

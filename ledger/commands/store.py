@@ -133,11 +133,30 @@ def _show(args: argparse.Namespace) -> int:
             emit(args, run.model_dump(mode="json"), lambda d: _run_text(d))
             return 0
         versions = ledger.history(args.id)
+        levels = _levels(ledger, article)
     version = versions[-1] if args.version is None else versions[args.version - 1]
-    data = version.to_dict() | {"document": article.to_json_dict()}
+    data = version.to_dict() | {"document": article.to_json_dict(), "levels": levels}
     data.pop("changes")
     emit(args, data, _article_text)
     return 0
+
+
+def _levels(ledger: Ledger, article: Any) -> dict[str, dict[str, str]]:
+    """The verification level of each measurement, fact and inference (ledger.levels)."""
+    from ..levels import article_levels
+    from ..reproductions import all_reproductions
+
+    with ledger.read() as conn:
+        found = all_reproductions(conn)
+    levels = article_levels(article, lambda run_id: found.get(run_id, []))
+    return {key: info.to_dict() for key, info in levels.items()}
+
+
+def _levels_text(levels: dict[str, dict[str, str]]) -> list[str]:
+    by_level: dict[str, list[str]] = {}
+    for key, info in levels.items():
+        by_level.setdefault(info["level"], []).append(key)
+    return [f"  {level}: {', '.join(keys)}" for level, keys in sorted(by_level.items())]
 
 
 def _article_text(data: dict[str, Any]) -> str:
@@ -151,6 +170,7 @@ def _article_text(data: dict[str, Any]) -> str:
         (f"  {len(doc['sources'])} source(s), {len(doc['facts'])} fact(s), "
          f"{len(doc.get('inferences', []))} inference(s), "
          f"{len(doc.get('measurements') or [])} measurement(s)"),
+        "  verification levels:", *_levels_text(data.get("levels", {})),
     ])
 
 

@@ -22,6 +22,7 @@ from . import (
     m0002_source_snapshots,
     m0003_append_only_guards,
     m0004_figure_traces,
+    m0005_snapshot_text,
 )
 
 __all__ = ["LATEST", "MIGRATIONS", "current_version", "migrate"]
@@ -30,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 MIGRATIONS: list[ModuleType] = [
     m0001_initial, m0002_source_snapshots, m0003_append_only_guards, m0004_figure_traces,
+    m0005_snapshot_text,
 ]
 LATEST = MIGRATIONS[-1].VERSION
 _VERSION_TABLE = "ledger_schema_version"

@@ -20,10 +20,12 @@ from pydantic import ValidationError
 
 from ..errors import DocumentError
 from ..figures import Figure, FigureKind
-from ..models import Article, Correction, GuardrailRule, Run, VerificationLevel
+from ..levels import Level, ReproductionsFor
+from ..models import Article, Correction, GuardrailRule, Run
 from ..report import FileResult, Finding, Severity
 from ..schema import read_json
 from ..verify import verify_file
+from ..verify.grounding import SnapshotLookup, grounding_check
 from ..verify.guardrails import guardrail_rules
 from ..verify.prose import Span, enclosing, paragraphs, sentences
 from ..verify.runs import measurement_check
@@ -31,6 +33,7 @@ from ..verify.tracing import EvidenceIndex, Trace, TracedFigure, build_index, tr
 from .evidence import ORIGIN_ORDER, Evidence, RunLookup, Step, chain, describe
 
 __all__ = [
+    "CLOSE",
     "MAX_CHAINS",
     "STATUSES",
     "ArticleView",
@@ -201,9 +204,8 @@ def _status(ranked: list[Trace], severities: set[Severity], ev: Evidence) -> str
     best = ranked[0]
     if best.origin != "measurement":
         return "traced"
-    run = ev.run(best.run_id) if best.run_id else None
-    if run is not None and (run.verification_level is not VerificationLevel.self_reported
-                            or getattr(run, "reproductions", None)):
+    info = ev.level(best.measurement_id or "")
+    if info is not None and info.level in (Level.reproduced, Level.independently_reproduced):
         return "reproduced"
     return "measured"
 
@@ -233,24 +235,31 @@ def _overlaps(a_start: int, a_end: int, b_start: int | None, b_end: int | None) 
     return b_start is not None and b_end is not None and a_start < b_end and b_start < a_end
 
 
-def _exact_traces(figure: Figure, index: EvidenceIndex) -> set[Trace]:
-    """Traces whose evidence states the figure's value exactly, not only after rounding."""
+#: Evidence within this relative distance of a figure states it (78% for 0.7776); further off,
+#: it only rounds to it (three for 2.7), which is a weaker reason to rest the figure on it.
+CLOSE = Decimal("0.01")
+
+
+def _close_traces(figure: Figure, index: EvidenceIndex) -> set[Trace]:
+    """Traces whose evidence is within :data:`CLOSE` of the figure's value, not only equal to
+    it after rounding."""
     if figure.kind is FigureKind.date:
         return {d.trace for d in index.dates if d.date == figure.date}
-    values = set(figure.values)
     percent = figure.kind in (FigureKind.percent, FigureKind.points) or figure.unit == "%"
     out = set()
     for num in index.numbers:
-        stated = {num.value, num.value * 100} if percent and not num.percent else {num.value}
-        if stated & values:
-            out.add(num.trace)
+        stated = [num.value, num.value * 100] if percent and not num.percent else [num.value]
+        for value in figure.values:
+            if any(abs(v - value) <= CLOSE * max(abs(value), Decimal(1)) for v in stated):
+                out.add(num.trace)
     return out
 
 
 def _ranked(t: TracedFigure, index: EvidenceIndex) -> list[Trace]:
-    """A figure's traces, exact matches first, then by the strength of the evidence."""
-    exact = _exact_traces(t.figure, index)
-    return sorted(t.traces, key=lambda tr: (tr not in exact, ORIGIN_ORDER.index(tr.origin)
+    """A figure's traces: evidence that states it first, then by the strength of the evidence
+    (a measurement before a fact before an inference)."""
+    close = _close_traces(t.figure, index)
+    return sorted(t.traces, key=lambda tr: (tr not in close, ORIGIN_ORDER.index(tr.origin)
                                             if tr.origin in ORIGIN_ORDER else len(ORIGIN_ORDER)))
 
 
@@ -262,7 +271,7 @@ def _figure_views(article: Article, traced: list[TracedFigure], findings: list[F
         f = t.figure
         mine = [v for v in findings if _overlaps(f.start, f.end, v.start, v.end)]
         order = _ranked(t, index)
-        chains = [(describe(ev, tr), chain(ev, tr)) for tr in order[:MAX_CHAINS]]
+        chains = [(describe(ev, tr), chain(ev, tr, f)) for tr in order[:MAX_CHAINS]]
         sentence = enclosing(spans, f.start, f.end)
         views.append(FigureView(
             i, f, _status(order, {v.finding.severity for v in mine}, ev), order, chains,
@@ -282,16 +291,21 @@ def _guardrail_views(article: Article, findings: list[FindingView]) -> list[Guar
 
 
 def build_view(path: str | Path, runs: RunLookup | None = None,
-               sources_dir: str | Path | None = None,
-               result: FileResult | None = None, *, figures: bool = True) -> ArticleView:
-    """Verify ``path`` (measurements checked against ``runs`` when given) and build its view;
-    ``result`` is the file's verification when the caller already has it. ``figures=False``
-    builds only the findings (with their sentences and hints), for plain text output.
+               snapshots: SnapshotLookup | None = None,
+               result: FileResult | None = None, *, figures: bool = True,
+               reproductions: ReproductionsFor | None = None) -> ArticleView:
+    """Verify ``path`` (measurements checked against ``runs``, quotes against ``snapshots``,
+    when given) and build its view; ``result`` is the file's verification when the caller
+    already has it. ``figures=False`` builds only the findings (with their sentences and
+    hints), for plain text output.
 
     An unreadable or invalid article gives a view with its findings and no figures.
     """
     if result is None:
-        result = verify_file(path, [measurement_check(runs)])
+        checks = [measurement_check(runs)]
+        if snapshots is not None:
+            checks.append(grounding_check(snapshots))
+        result = verify_file(path, checks)
     article = None
     if result.article_id is not None:
         from ..schema import load_article
@@ -301,8 +315,7 @@ def build_view(path: str | Path, runs: RunLookup | None = None,
     if article is None:
         view.findings = _finding_views(None, result, None, None, [])
         return view
-    ev = Evidence(article, runs or (lambda _run_id: None),
-                  Path(sources_dir) if sources_dir else None)
+    ev = Evidence(article, runs or (lambda _run_id: None), snapshots, reproductions)
     traced = trace_figures(article)
     index = build_index(article)
     view.evidence = ev

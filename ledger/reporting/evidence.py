@@ -16,12 +16,15 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-from ..grounding import contains, normalize
+from ..errors import ExtractError
+from ..figures import Figure, extract_figures
+from ..grounding import closest_passage, contains
+from ..levels import Level, LevelInfo, Reproduction, ReproductionsFor, article_levels
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Inference, Measurement, Run, Source
 from ..verify.arithmetic import ArithmeticError_, evaluate
+from ..verify.grounding import SnapshotLookup, SnapshotText, SourceSnapshots
 from ..verify.tracing import Trace
 
 __all__ = [
@@ -56,17 +59,32 @@ class Step:
 
 @dataclass
 class Evidence:
-    """Everything a chain may draw on besides the article: runs and saved source copies."""
+    """Everything a chain may draw on besides the article: runs, and snapshots of sources (a
+    :data:`~ledger.verify.grounding.SnapshotLookup`: saved pages with ``--sources``, or the
+    ledger's snapshots)."""
 
     article: Article
     runs: RunLookup = field(default=lambda _run_id: None)
-    sources_dir: Path | None = None
+    snapshots: SnapshotLookup | None = None
+    reproductions: ReproductionsFor | None = None
     _run_cache: dict[str, Run | None] = field(default_factory=dict)
+    _levels: dict[str, LevelInfo] | None = None
+    _snapshot_cache: dict[str, SourceSnapshots | str | None] = field(default_factory=dict)
 
     def run(self, run_id: str) -> Run | None:
         if run_id not in self._run_cache:
             self._run_cache[run_id] = self.runs(run_id)
         return self._run_cache[run_id]
+
+    def level(self, key: str) -> LevelInfo | None:
+        """The verification level of a measurement, fact or inference (``M2``, ``F4``),
+        derived from the article and the reproductions the ledger recorded."""
+        if self._levels is None:
+            self._levels = article_levels(self.article, self.reproductions)
+        return self._levels.get(key)
+
+    def reproductions_of(self, run_id: str) -> list[Reproduction]:
+        return list(self.reproductions(run_id)) if self.reproductions else []
 
     def fact(self, fact_id: str | None) -> Fact | None:
         return next((f for f in self.article.facts if f.id == fact_id), None)
@@ -80,13 +98,20 @@ class Evidence:
     def measurement(self, measurement_id: str | None) -> Measurement | None:
         return next((m for m in self.article.measurements or [] if m.id == measurement_id), None)
 
-    def saved_copy(self, source_id: str) -> Path | None:
-        """The saved copy of a source in ``sources_dir`` (``S4.md``); text before PDF."""
-        if self.sources_dir is None:
+    def snapshot(self, source_id: str) -> SourceSnapshots | str | None:
+        """The source's snapshots; a string saying why when they cannot be read; None when
+        there are none."""
+        if self.snapshots is None:
             return None
-        files = sorted(self.sources_dir.glob(f"{source_id}.*"),
-                       key=lambda p: (p.suffix.lower() == ".pdf", p.name))
-        return files[0] if files else None
+        if source_id not in self._snapshot_cache:
+            source = self.source(source_id)
+            try:
+                found: SourceSnapshots | str | None = (
+                    self.snapshots(self.article.id, source) if source else None)
+            except ExtractError as exc:
+                found = f"unreadable: {exc}"
+            self._snapshot_cache[source_id] = found
+        return self._snapshot_cache[source_id]
 
 
 def _date(value: dt.date | dt.datetime | None) -> str:
@@ -174,28 +199,58 @@ def describe(ev: Evidence, trace: Trace) -> str:
 # --- chains ----------------------------------------------------------------------------------
 
 
-def _quote_found(ev: Evidence, source_id: str, quote: str) -> str:
-    copy = ev.saved_copy(source_id)
-    if copy is None:
-        return NOT_RECORDED if ev.sources_dir is None else f"no saved copy of {source_id}"
+def _where(snap: SnapshotText) -> str:
+    day = snap.retrieved_at[:10]
+    return snap.label + (f", {day}" if day and day not in snap.label else "")
+
+
+def _look_up(snap: SnapshotText, quote: str) -> str:
+    if contains(snap.normalized, quote):
+        return f"found in {_where(snap)}"
     try:
-        text = copy.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return f"unreadable ({exc.strerror})"
-    found = contains(normalize(text), quote)
-    return f"{'found' if found else 'NOT found'} in {copy.name}"
+        near = closest_passage(snap.normalized, quote)
+    except ImportError:  # rapidfuzz comes with the sources extra
+        return f"NOT found in {_where(snap)}"
+    return (f"NOT found in {_where(snap)}; closest passage ({near.similarity:.0f}% similar): "
+            f"{near.text}")
 
 
-def _quote_steps(ev: Evidence, fact: Fact, source_id: str) -> list[Step]:
-    quotes = _extra(fact, "quotes") or []
+def _quote_rows(ev: Evidence, source_id: str, quote: str) -> tuple[tuple[str, str], ...]:
+    snaps = ev.snapshot(source_id)
+    if snaps is None:
+        return (("in snapshot", NOT_RECORDED if ev.snapshots is None
+                 else f"{NOT_RECORDED}: no snapshot of {source_id}"),)
+    if isinstance(snaps, str):
+        return (("in snapshot", snaps),)
+    rows = [("in snapshot", _look_up(snaps.at_retrieval, quote))]
+    if snaps.latest is not snaps.at_retrieval:
+        rows.append(("in latest snapshot", _look_up(snaps.latest, quote)))
+    return tuple(rows)
+
+
+def _states(quote: str, values: frozenset[Decimal]) -> bool:
+    """Whether ``quote`` states one of ``values`` (a percent also as a fraction)."""
+    for fig in extract_figures(quote):
+        for v in fig.values:
+            if v in values or v / 100 in values or v * 100 in values:
+                return True
+    return False
+
+
+def _quote_steps(ev: Evidence, fact: Fact, source_id: str,
+                 values: frozenset[Decimal]) -> list[Step]:
+    quotes = [q if isinstance(q, dict) else q.model_dump() if hasattr(q, "model_dump") else {}
+              for q in _extra(fact, "quotes") or []]
+    mine = [q for q in quotes if q.get("source_id") == source_id]
+    # The quote that states the figure first: it is the one the editor is looking for.
+    mine.sort(key=lambda q: not _states(q.get("text") or "", values))
     steps = []
-    for q in quotes:
-        data = q if isinstance(q, dict) else q.model_dump() if hasattr(q, "model_dump") else {}
-        if data.get("source_id") != source_id:
-            continue
-        steps.append(Step("quote", f"Quote from {source_id}", data.get("text"), (
+    for data in mine:
+        text = data.get("text") or ""
+        steps.append(Step("quote", f"Quote from {source_id}", text, (
+            ("states this figure", "yes" if _states(text, values) else "no"),
             ("locator", data.get("locator") or NOT_RECORDED),
-            ("in saved copy", _quote_found(ev, source_id, data.get("text") or "")),
+            *_quote_rows(ev, source_id, text),
         )))
     if not steps:
         steps.append(Step("quote", f"Quote from {source_id}", None,
@@ -203,12 +258,21 @@ def _quote_steps(ev: Evidence, fact: Fact, source_id: str) -> list[Step]:
     return steps
 
 
-def _snapshot_date(ev: Evidence, source: Source) -> str:
-    snapshot = _extra(source, "snapshot_at") or _extra(source, "snapshot_date")
-    if snapshot:
-        return str(snapshot)
-    copy = ev.saved_copy(source.id)
-    return f"saved copy {copy.name}, date {NOT_RECORDED}" if copy else NOT_RECORDED
+def _snapshot_rows(ev: Evidence, source: Source) -> tuple[tuple[str, str], ...]:
+    snaps = ev.snapshot(source.id)
+    if snaps is None:
+        return (("snapshot", NOT_RECORDED if ev.snapshots is None
+                 else f"{NOT_RECORDED}: no snapshot of {source.id}"),)
+    if isinstance(snaps, str):
+        return (("snapshot", snaps),)
+    rows = [("snapshot", _where(snaps.at_retrieval))]
+    if snaps.latest is not snaps.at_retrieval:
+        rows.append(("latest snapshot", _where(snaps.latest)))
+    meta = snaps.latest.meta.to_dict()
+    if meta:
+        rows.append(("the page says", "; ".join(f"{k.replace('_', ' ')} {v}"
+                                                for k, v in meta.items())))
+    return tuple(rows)
 
 
 def _source_step(ev: Evidence, source_id: str) -> Step:
@@ -221,30 +285,36 @@ def _source_step(ev: Evidence, source_id: str) -> Step:
         ("updated", _date(src.updated_at)) if src.updated_at else ("page date", _date(
             src.page_date)),
         ("retrieved", _date(src.retrieved_at)),
-        ("snapshot", _snapshot_date(ev, src)),
+        *_snapshot_rows(ev, src),
         ("primary", "yes" if src.primary else "no"),
     ), src.url)
 
 
-def _fact_level(fact: Fact) -> str:
-    level = _extra(fact, "verification_level")
-    if level:
-        return str(getattr(level, "value", level))
-    if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE:
-        return "reported by its authors; not independently reproduced"
-    return "reported (the source's figure)"
+def _level_words(info: LevelInfo | None, fallback: str) -> str:
+    if info is None:
+        return fallback
+    return f"{info.level.value}" + (f": {info.detail}" if info.detail else "")
 
 
-def _fact_chain(ev: Evidence, trace: Trace) -> list[Step]:
+def _fact_level(ev: Evidence, fact: Fact) -> str:
+    info = ev.level(fact.id)
+    words = _level_words(info, "reported")
+    if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE and (info is None or info.level is
+                                                            Level.reported):
+        words += " (by its authors; not independently reproduced)"
+    return words
+
+
+def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[Step]:
     fact = ev.fact(trace.fact_id)
     if fact is None:
         return [Step("fact", f"Fact {trace.fact_id}", None, (("fact", "missing"),))]
     steps = [Step("fact", f"Fact {fact.id}", fact.claim, (
         ("evidence type", fact.evidence_type.value.replace("_", " ")),))]
     for sid in fact.source_ids:
-        steps += _quote_steps(ev, fact, sid)
+        steps += _quote_steps(ev, fact, sid, values)
         steps.append(_source_step(ev, sid))
-    steps.append(Step("level", "Verification level", None, (("level", _fact_level(fact)),)))
+    steps.append(Step("level", "Verification level", None, (("level", _fact_level(ev, fact)),)))
     return steps
 
 
@@ -300,24 +370,31 @@ def _run_step(run: Run, metric: str) -> Step:
     ))
 
 
-def _reproduction_steps(run: Run) -> list[Step]:
-    reproductions = _extra(run, "reproductions") or []
+def _reproduction_steps(ev: Evidence, run: Run, metric: str) -> list[Step]:
     steps = []
-    for i, rep in enumerate(reproductions, start=1):
-        data = rep if isinstance(rep, dict) else rep.model_dump(mode="json")
-        rows = tuple((str(k).replace("_", " "), str(v)) for k, v in data.items()
-                     if not isinstance(v, dict | list))
-        steps.append(Step("reproduction", f"Reproduction {i}", None, rows))
+    for i, rep in enumerate(ev.reproductions_of(run.id), start=1):
+        held = ("held" if metric in rep.held else "did NOT hold" if metric in rep.failed
+                else "not checked")
+        steps.append(Step("reproduction", f"Reproduction {i}: run {rep.run_id}", None, (
+            ("date", rep.date[:19].replace("T", " ")),
+            ("machine", rep.machine + (" (another machine or person)" if rep.independent
+                                       else " (the same machine)")),
+            ("operator", rep.operator or NOT_RECORDED),
+            ("revision", rep.revision[:12] if rep.revision else NOT_RECORDED),
+            (f"{metric}", held),
+            ("result", "every checked figure held" if rep.ok
+             else f"did not hold: {', '.join(rep.failed)}"),
+        )))
     if not steps:
-        steps.append(Step("reproduction", "Reproductions", None, (("reproductions",
-                                                                   NOT_RECORDED),)))
+        why = NOT_RECORDED if ev.reproductions is None else "none recorded in the ledger"
+        steps.append(Step("reproduction", "Reproductions", None, (("reproductions", why),)))
     return steps
 
 
-def _level(run: Run | None) -> str:
+def _level(ev: Evidence, m: Measurement, run: Run | None) -> str:
     if run is None:
-        return "measured (the run is not in the ledger given)"
-    return run.verification_level.value.replace("_", " ")
+        return "measured (the run is not in the ledger or run files given)"
+    return _level_words(ev.level(m.id), "measured")
 
 
 def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
@@ -338,8 +415,8 @@ def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
             ("run", f"{NOT_RECORDED}: not in the ledger or run files given (--db, --runs)"),)))
     else:
         steps.append(_run_step(run, m.metric))
-        steps += _reproduction_steps(run)
-    steps.append(Step("level", "Verification level", None, (("level", _level(run)),)))
+        steps += _reproduction_steps(ev, run, m.metric)
+    steps.append(Step("level", "Verification level", None, (("level", _level(ev, m, run)),)))
     return steps
 
 
@@ -405,10 +482,10 @@ def _date_chain(ev: Evidence, trace: Trace) -> list[Step]:
     return steps
 
 
-def chain(ev: Evidence, trace: Trace) -> list[Step]:
-    """The evidence chain behind one trace of a figure."""
+def chain(ev: Evidence, trace: Trace, figure: Figure | None = None) -> list[Step]:
+    """The evidence chain behind one trace of ``figure``."""
     if trace.origin == "fact":
-        return _fact_chain(ev, trace)
+        return _fact_chain(ev, trace, frozenset(figure.values) if figure else frozenset())
     if trace.origin == "measurement":
         return _measurement_chain(ev, trace)
     if trace.origin in ("inference", "assumption", "computation"):

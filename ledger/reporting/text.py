@@ -36,8 +36,9 @@ def _paragraph_of(view: ArticleView, offset: int) -> int:
     return next((i for i, p in enumerate(view.paragraphs, 1) if p.start <= offset < p.end), 0)
 
 
-def render_figures(view: ArticleView) -> str:
-    """Each sentence with figures, then its figures: status and what each rests on."""
+def render_figures(view: ArticleView, levels: Sequence[str] | None = None) -> str:
+    """Each sentence with figures, then its figures: status and what each rests on (and, with
+    ``levels`` from :func:`ledger.levels.figure_levels`, each figure's verification level)."""
     out: list[str] = []
     sentence = None
     for fig in view.figures:
@@ -48,6 +49,8 @@ def render_figures(view: ArticleView) -> str:
             out.append(textwrap.fill(f"{where} {sentence}", _WIDTH, subsequent_indent="   "))
         rests = _rests_on(fig, view)
         head = f"   {fig.figure.text!r:<22} {fig.icon} {fig.label:<10} "
+        if levels is not None and levels[fig.index] not in ("-", "reported", fig.label):
+            head += f"[{levels[fig.index]}] "
         pad = " " * len(head)
         out.append(head + _short(rests[0], max(40, _WIDTH - len(head))))
         out += [pad + _short(line, max(40, _WIDTH - len(pad))) for line in rests[1:]]

@@ -26,6 +26,7 @@ from itertools import pairwise
 
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article, Computation, Inference
+from ..quantities import UNITS
 from ..report import Finding, Severity
 
 __all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate"]
@@ -116,9 +117,20 @@ def _side(text: str, last: bool) -> str | None:
     return m.group().strip().rstrip(".,")
 
 
+_UNIT_WORDS = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+#: "1 TiB = 1024 GiB", "(1 GiB = 1024**3 bytes)": a unit definition, not an equation to check.
+_UNIT_DEFINITION_RE = re.compile(
+    rf"\(?\s*[\d.,]+\s*(?:{_UNIT_WORDS})\s*=\s*[\d.,*^ ]+\s*(?:{_UNIT_WORDS})(?![\w/])\s*\)?")
+
+
 def equations(text: str) -> list[tuple[str, str]]:
-    """``(left, right)`` pairs of each equation in ``text`` (``a = b = c`` gives two)."""
+    """``(left, right)`` pairs of each equation in ``text`` (``a = b = c`` gives two).
+
+    Unit definitions ("1 TiB = 1024 GiB") are not equations: both sides are the same quantity
+    in different units, so they are left out.
+    """
     out = []
+    text = _UNIT_DEFINITION_RE.sub(" ", text)
     for part in re.split(r";|\.\s", text):
         sides = part.split("=")
         for left, right in pairwise(sides):

@@ -6,14 +6,16 @@ from ..models import Article
 from ..report import Finding
 from .guardrails import check_guardrails
 from .labels import check_labels
+from .owners import check_owners
 from .tracing import check_tracing, trace_figures
 
 __all__ = ["check_body"]
 
 
 def check_body(article: Article) -> list[Finding]:
-    """``untraced-figure``, ``mislabeled-figure``, ``unattributed-figure``,
+    """``untraced-figure``, ``unit-mismatch``, ``percentage-points``, ``mislabeled-figure``,
+    ``unattributed-figure``, ``desk-claims-authors-figure``, ``misattributed-source``,
     ``conflated-experiments``, ``guardrail`` and ``unchecked-guardrail`` findings."""
     traced = trace_figures(article)
     return (check_tracing(article, traced) + check_labels(article, traced)
-            + check_guardrails(article, traced))
+            + check_owners(article) + check_guardrails(article, traced))

@@ -8,8 +8,11 @@
   extended per metric by ``benchmark_scope.metric_specs``.
 * ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
   author-reported evidence type, or the benchmark scope when it was not independently
-  reproduced) sits in a paragraph with no attribution ("the authors", "author-reported", "reported", "said",
-  "according to ...", the scope's ``reported_by``).
+  reproduced) sits in a paragraph with no attribution, read by the grammar of
+  :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
+  "according to", the article's publishers, authors and ``reported_by``).
+* ``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it as
+  the desk's own measurement ("PCT measured", "we tested").
 * ``conflated-experiments``: one sentence joins figures of two different experiments (the
   scope's main run and its ``separate_scaling_experiment``, or the ``experiment`` of each metric
   spec) without words that keep them apart ("a separate scaling experiment", "a different
@@ -24,7 +27,9 @@ from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import Article
+from ..quantities import Kind, Quantity, Verdict, compare, metric_quantity, typed_figures
 from ..report import Finding, Severity
+from .attribution import REPORTING_VERBS, attributes, desk_claims
 from .prose import Span, clauses, enclosing, find_terms, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -33,6 +38,7 @@ __all__ = [
     "DEFAULT_VOCABULARY",
     "SEPARATION_RE",
     "Experiment",
+    "agent_names",
     "check_labels",
     "conflations",
     "experiments_of",
@@ -49,7 +55,9 @@ DEFAULT_VOCABULARY: dict[str, list[str]] = {
     "latency": ["end-to-end latency", "E2E latency", "latency", "response time", "TPOT",
                 "inter-token latency", "tail latency"],
     "hit_rate": ["hit rate", "hit ratio", "cache hit", "hits"],
-    "gpu_count": ["GPU", "GPU count", "accelerator", "GPU savings", "fewer GPUs"],
+    # not a bare "GPU": "between GPU and CPU memory" names a tier, not a count
+    "gpu_count": ["GPU count", "GPU savings", "fewer GPUs", "GPUs saved", "accelerator savings",
+                  "fewer accelerators"],
     "cost": ["cost", "cost savings", "savings", "price", "spend", "cheaper", "dollars"],
 }
 _FAMILY_KEYS = [
@@ -63,10 +71,10 @@ _FAMILY_KEYS = [
 SEPARATION_RE = re.compile(
     r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
     r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
-    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same)\b", re.IGNORECASE)
-_ATTRIBUTION_RE = re.compile(
-    r"\bauthors?\b|\bauthor-reported\b|\breported by\b|\baccording to\b|\bself-reported\b|"
-    r"\bvendor-reported\b|\b(?:reported|claimed|says|said)\b",
+    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same)\b"
+    # an explicit comparison keeps two results apart: "the paper's 6.4x sits 28% above the
+    # blog's 5x"
+    r"|\b(?:versus|vs\.?|compared\s+(?:with|to)|sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
     re.IGNORECASE)
 
 
@@ -112,6 +120,20 @@ def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[H
                                      0 if h[0] >= figure.end else 1))]
 
 
+def _self_labelled(t: TracedFigure) -> bool:
+    """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
+    spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
+    q = t.quantity
+    return q is not None and q.kind is Kind.count and q.noun is not None
+
+
+def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str) -> bool:
+    """True when the word is the noun written right after another figure ("180 storage
+    nodes"): it names that figure, not this one."""
+    return any(o is not figure and 0 <= hit[0] - o.end <= 2 and not body[o.end:hit[0]].strip()
+               for o in figures)
+
+
 def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     vocab = vocabularies(article)
     all_terms = [w for words in vocab.values() for w in words]
@@ -120,13 +142,14 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
-        if not own or clause is None:
-            continue
-        hits = find_terms(clause.text, all_terms, clause.start)
-        if not hits:
+        if not own or clause is None or _self_labelled(t):
             continue
         neighbours = [o.figure for o in traced if clause.contains(o.figure.start, o.figure.end)
                       and o.figure.kind is not FigureKind.date]
+        hits = [h for h in find_terms(clause.text, all_terms, clause.start)
+                if not _noun_of_another(h, t.figure, neighbours, article.body)]
+        if not hits:
+            continue
         labels = [(term, {f for f, words in vocab.items() if term in words})
                   for _, _, term in _labels_of(t.figure, hits, neighbours)]
         if any(named & own for _, named in labels):
@@ -139,23 +162,30 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return findings
 
 
-def _attribution_words(article: Article) -> re.Pattern[str]:
-    scope = article.benchmark_scope
-    if scope is None:
-        return _ATTRIBUTION_RE
-    extra = re.escape(scope.reported_by)
-    return re.compile(_ATTRIBUTION_RE.pattern + rf"|{extra}", re.IGNORECASE)
+def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The article's own agents: publishers (each part of "A / B") with the benchmark scope's
+    ``reported_by``, and the sources' authors (full name and surname)."""
+    names: list[str] = []
+    authors: list[str] = []
+    for src in article.sources:
+        names += [p.strip() for p in re.split(r"\s*(?:/|,|;|\band\b)\s*", src.publisher)]
+        for author in src.authors or []:
+            authors += [author, author.split()[-1]]
+    if article.benchmark_scope is not None:
+        names.append(article.benchmark_scope.reported_by.split(",")[0].strip())
+    return (tuple(dict.fromkeys(n for n in names if n and not n.endswith("et al."))),
+            tuple(dict.fromkeys(a for a in authors if a)))
 
 
 def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
-    pattern = _attribution_words(article)
+    names, authors = agent_names(article)
     paras = paragraphs(article.body)
     findings = []
     for t in traced:
         if not t.author_reported or t.figure.kind is FigureKind.date:
             continue
         para = enclosing(paras, t.figure.start, t.figure.end)
-        if para is not None and not pattern.search(para.text):
+        if para is not None and not attributes(para.text, names, authors):
             sources = sorted({s for tr in t.traces for s in tr.source_ids})
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
@@ -172,10 +202,23 @@ class Experiment:
     name: str
     values: list[Decimal] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)
+    #: the kind of each value when known (a metric's quantity), parallel to ``values``
+    kinds: list[Quantity | None] = field(default_factory=list)
 
-    def owns(self, figure: Figure) -> bool:
-        return figure.kind is not FigureKind.date and any(
-            quantize(v, figure.decimals) == fv for v in self.values for fv in figure.values)
+    def owns(self, figure: Figure, quantity: Quantity | None = None) -> bool:
+        """A figure belongs to the experiment when it states one of its values closely (within
+        2%: "two" is not 2.2) and, when both kinds are known, as the same kind of quantity."""
+        if figure.kind is FigureKind.date:
+            return False
+        for i, v in enumerate(self.values):
+            kind = self.kinds[i] if i < len(self.kinds) else None
+            for fv in figure.values:
+                if quantize(v, figure.decimals) != fv or abs(v - fv) > abs(fv) / 50:
+                    continue
+                if quantity is None or kind is None or compare(
+                        quantity, fv, v, kind, kind.kind is Kind.percent) is Verdict.match:
+                    return True
+        return False
 
 
 def _numbers(text: str | None) -> list[Decimal]:
@@ -193,6 +236,7 @@ def experiments_of(article: Article) -> list[Experiment]:
         if spec.experiment and name in scope.reported_metrics:
             exp = groups.setdefault(spec.experiment, Experiment(spec.experiment))
             exp.values.append(Decimal(str(scope.reported_metrics[name])))
+            exp.kinds.append(metric_quantity(name, spec.kind))
     if groups:
         return list(groups.values())
     if not scope.separate_scaling_experiment:
@@ -204,17 +248,32 @@ def experiments_of(article: Article) -> list[Experiment]:
     return [main, scaling] if scaling.values else []
 
 
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "these", "those", "both", "two",
+                          "his", "her", "our", "earlier", "later", "same", "other"})
+
+
+def _verb_use(body: str, start: int, end: int, term: str) -> bool:
+    """True when a term that is also a reporting verb is used as one ("moglesby reports up
+    to"): "the reports" names documents, "NetApp reports" says something."""
+    word = body[start:end].lower()
+    if term.lower() not in REPORTING_VERBS or word == term.lower():
+        return False
+    before = body[max(0, start - 20):start].split()
+    return not (before and before[-1].lower() in _DETERMINERS)
+
+
 def _sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
                      use_terms: bool) -> list[tuple[int, int, Experiment]]:
     marks = []
-    for fig in extract_figures(sentence.text):
-        owners = [e for e in experiments if e.owns(fig)]
+    for fig, quantity in typed_figures(sentence.text):
+        owners = [e for e in experiments if e.owns(fig, quantity)]
         if len(owners) == 1:
             marks.append((sentence.start + fig.start, sentence.start + fig.end, owners[0]))
     if use_terms:
         for exp in experiments:
-            for start, end, _ in find_terms(sentence.text, exp.terms, sentence.start):
-                marks.append((start, end, exp))
+            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start):
+                if not _verb_use(article.body, start, end, term):
+                    marks.append((start, end, exp))
     return sorted(marks, key=lambda m: m[0])
 
 
@@ -255,6 +314,27 @@ def _conflated(article: Article) -> list[Finding]:
     ]
 
 
+def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it
+    as the desk's own measurement ("PCT measured", "we tested")."""
+    spans = sentences(article.body)
+    findings = []
+    for t in traced:
+        if not t.author_reported or t.figure.kind is FigureKind.date:
+            continue
+        sentence = enclosing(spans, t.figure.start, t.figure.end)
+        claim = desk_claims(sentence.text) if sentence is not None else None
+        if claim is not None:
+            sources = sorted({s for tr in t.traces for s in tr.source_ids})
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error,
+                "desk-claims-authors-figure",
+                f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
+                f") but {claim.group()!r} presents it as the desk's own measurement"))
+    return findings
+
+
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
-    """Mislabeled, unattributed and conflated figures of the body."""
-    return _mislabeled(article, traced) + _unattributed(article, traced) + _conflated(article)
+    """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
+    return (_mislabeled(article, traced) + _unattributed(article, traced)
+            + _desk_claims(article, traced) + _conflated(article))

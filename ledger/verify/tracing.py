@@ -11,7 +11,12 @@ The evidence index holds every number and date the article states outside its bo
   evidence text.
 
 A figure traces when one of its values equals an evidence value rounded half-up to the
-figure's printed precision. A percent and a fraction are the same value (``62.5%`` = 0.625).
+figure's printed precision *and* the two are the same kind of quantity
+(:mod:`ledger.quantities`): a count of GPUs never traces to a count of engineers or to a 2x
+result, a size never to a rate, ``GB/s`` converts to ``GiB/s`` but a number that agrees only
+under another unit is a ``unit-mismatch``, and a percent against percentage points is a
+``percentage-points`` finding. A percent and a fraction are the same value (``62.5%`` = 0.625);
+a percent change and a multiplier state the same ratio (``380% faster`` = 4.8 times).
 A date with a year must equal an evidence date; ``May 6`` (no year) matches any evidence date on
 that month and day; ``June 2024`` any date in that month; a bare year any evidence year.
 
@@ -26,8 +31,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..figures import Figure, FigureKind, extract_figures, quantize
+from ..figures import Figure, FigureKind
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
+from ..quantities import (
+    Kind,
+    Quantity,
+    Verdict,
+    compare,
+    metric_quantity,
+    typed_figures,
+    unit_quantity,
+)
 from ..report import Finding, Severity
 from .text import body_span
 
@@ -35,10 +49,12 @@ __all__ = [
     "EvidenceDate",
     "EvidenceIndex",
     "EvidenceNumber",
+    "Miss",
     "Trace",
     "TracedFigure",
     "build_index",
     "check_tracing",
+    "nearest_evidence",
     "trace_figure",
     "trace_figures",
 ]
@@ -77,11 +93,31 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class Miss:
+    """Evidence with the figure's number that was *not* accepted, and why (a :class:`Verdict`)."""
+
+    trace: Trace
+    verdict: Verdict
+    value: Decimal
+    quantity: Quantity | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"evidence": self.trace.describe(), "pointer": self.trace.pointer,
+                "value": format(self.value, "f"), "verdict": self.verdict.value,
+                **({"evidence_" + k: v for k, v in self.quantity.to_dict().items()}
+                   if self.quantity else {"evidence_kind": "unknown"})}
+
+
+@dataclass(frozen=True)
 class TracedFigure:
-    """A figure of the body and every piece of evidence it traced to (empty: untraced)."""
+    """A figure of the body and every piece of evidence it traced to (empty: untraced);
+    ``quantity`` is what the figure is, ``misses`` the evidence that had its number but not
+    its kind or unit."""
 
     figure: Figure
     traces: tuple[Trace, ...]
+    quantity: Quantity | None = None
+    misses: tuple[Miss, ...] = ()
 
     @property
     def traced(self) -> bool:
@@ -105,6 +141,7 @@ class EvidenceNumber:
     value: Decimal
     trace: Trace
     percent: bool = False
+    quantity: Quantity | None = None  # None: a value of unknown kind (a bare metric)
 
 
 @dataclass(frozen=True)
@@ -119,19 +156,21 @@ class EvidenceIndex:
     dates: list[EvidenceDate] = field(default_factory=list)
 
     def add_text(self, text: str, trace: Trace) -> None:
-        for fig in extract_figures(text):
+        for fig, quantity in typed_figures(text):
             if fig.kind is FigureKind.date and fig.date is not None:
                 if fig.date_precision == "day":
                     self.dates.append(EvidenceDate(fig.date, trace))
                 continue
             for value in fig.values:
-                self.add_number(value, trace, percent=fig.kind in (
-                    FigureKind.percent, FigureKind.points) or fig.unit == "%")
+                self.add_number(value, trace, percent=quantity.kind in (
+                    Kind.percent, Kind.points), quantity=quantity)
 
-    def add_number(self, value: float | Decimal, trace: Trace, *, percent: bool = False
-                   ) -> None:
+    def add_number(self, value: float | Decimal, trace: Trace, *, percent: bool = False,
+                   quantity: Quantity | None = None) -> None:
         number = value if isinstance(value, Decimal) else Decimal(str(value))
-        self.numbers.append(EvidenceNumber(number, trace, percent))
+        if quantity is None and percent:
+            quantity = Quantity(Kind.percent)
+        self.numbers.append(EvidenceNumber(number, trace, percent, quantity))
 
     def add_date(self, date: dt.date | None, trace: Trace) -> None:
         if date is not None:
@@ -159,10 +198,12 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
         if text:
             index.add_text(text, Trace("scope", f"/benchmark_scope/{name}",
                                        author_reported=authors))
+    specs = scope.metric_specs or {}
     for name, value in scope.reported_metrics.items():
+        quantity = metric_quantity(name, specs[name].kind if name in specs else None)
         index.add_number(value, Trace("metric", f"/benchmark_scope/reported_metrics/{name}",
                                       metric=name, author_reported=authors),
-                         percent=_is_percent_metric(name))
+                         percent=_is_percent_metric(name), quantity=quantity)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
 
 
@@ -181,14 +222,15 @@ def _add_inferences(index: EvidenceIndex, article: Article) -> None:
         for j, step in enumerate(inf.computation.steps):
             index.add_number(step.result, Trace(
                 "computation", f"{base}/computation/steps/{j}/result", inference_id=inf.id),
-                percent=step.unit == "%")
+                percent=step.unit == "%", quantity=unit_quantity(step.unit))
 
 
 def _add_measurements(index: EvidenceIndex, article: Article) -> None:
     for i, m in enumerate(article.measurements or []):
         trace = Trace("measurement", f"/measurements/{i}/value", metric=m.metric,
                       measurement_id=m.id, run_id=m.run_id)
-        index.add_number(m.value, trace, percent=m.unit.strip() in ("%", "percent"))
+        index.add_number(m.value, trace, percent=m.unit.strip() in ("%", "percent"),
+                         quantity=unit_quantity(m.unit))
         if m.sample_count is not None:  # "over 16 sessions": the count, not the metric
             index.add_number(m.sample_count, Trace(
                 "measurement", f"/measurements/{i}/sample_count", measurement_id=m.id,
@@ -217,15 +259,6 @@ def build_index(article: Article) -> EvidenceIndex:
     return index
 
 
-def _number_matches(figure: Figure, value: Decimal, ev: EvidenceNumber) -> bool:
-    is_percent = figure.kind in (FigureKind.percent, FigureKind.points) or figure.unit == "%"
-    if is_percent and not ev.percent:
-        candidates = [ev.value, ev.value * 100]  # a fraction stated as a percent
-    elif not is_percent and ev.percent:
-        candidates = [ev.value / 100]  # a percent is never a plain count or multiplier
-    else:
-        candidates = [ev.value]
-    return any(quantize(c, figure.decimals) == value for c in candidates)
 
 
 def _date_matches(figure: Figure, date: dt.date) -> bool:
@@ -241,20 +274,44 @@ def _unique(traces: Iterable[Trace]) -> tuple[Trace, ...]:
     return tuple(dict.fromkeys(traces))
 
 
-def trace_figure(figure: Figure, index: EvidenceIndex) -> TracedFigure:
-    """``figure`` with every piece of evidence in ``index`` that states its value."""
+def _names_another_count(q: Quantity, index: EvidenceIndex) -> bool:
+    if q.kind is not Kind.count or not q.modifiers:
+        return False
+    return any(ev.quantity is not None and ev.quantity.kind is Kind.count
+               and ev.quantity.noun == q.noun and set(q.modifiers) & set(ev.quantity.modifiers)
+               for ev in index.numbers)
+
+
+def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None
+                 ) -> TracedFigure:
+    """``figure`` with every piece of evidence in ``index`` that states its value as the same
+    kind of quantity, and the evidence that had its number but not its kind (``misses``)."""
     if figure.kind is FigureKind.date:
         return TracedFigure(figure, _unique(
-            d.trace for d in index.dates if _date_matches(figure, d.date)))
+            d.trace for d in index.dates if _date_matches(figure, d.date)), quantity)
+    q = quantity or Quantity(Kind.number, figure.values, figure.decimals)
     found: list[Trace] = []
+    misses: list[Miss] = []
     for value in figure.values:
-        here = [ev.trace for ev in index.numbers if _number_matches(figure, value, ev)]
-        if figure.kind is FigureKind.year:
+        here = []
+        for ev in index.numbers:
+            verdict = compare(q, value, ev.value, ev.quantity, ev.percent)
+            if verdict is Verdict.match:
+                here.append(ev.trace)
+            elif verdict is not Verdict.value:
+                misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
+        if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
+        if not here and not _names_another_count(q, index):
+            # "three serving instances" for "three round-robin instances": the qualifier
+            # differs, but the evidence counts no other "serving instances"; a count moved to
+            # another noun ("500 storage nodes" for 500 client nodes) names a thing the
+            # evidence counts separately (180 storage nodes)
+            here = [m.trace for m in misses if m.verdict is Verdict.modifier]
         if not here:  # every end of a range must trace
-            return TracedFigure(figure, ())
+            return TracedFigure(figure, (), q, tuple(misses))
         found += here
-    return TracedFigure(figure, _unique(found))
+    return TracedFigure(figure, _unique(found), q, tuple(misses))
 
 
 def trace_figures(article: Article, text: str | None = None) -> list[TracedFigure]:
@@ -263,21 +320,94 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     Never raises for a valid :class:`~ledger.models.Article`.
     """
     index = build_index(article)
-    return [trace_figure(f, index) for f in extract_figures(article.body if text is None else text)]
+    return [trace_figure(f, index, q)
+            for f, q in typed_figures(article.body if text is None else text)]
 
 
 def _untraced(traced: Iterable[TracedFigure]) -> Iterator[TracedFigure]:
     return (t for t in traced if not t.traced)
 
 
+#: Spelled-out small counts ("the same three changes") are often prose, not claims: when they
+#: trace to nothing they are warnings, not errors.
+_SMALL_SPELLED = Decimal(10)
+
+
+def nearest_evidence(t: TracedFigure, index: EvidenceIndex) -> str | None:
+    """``nearest evidence: 46 (F4)``: the evidence value of a compatible kind nearest to the
+    figure's first value, for an editor looking for the figure it should have been."""
+    if not t.figure.values or t.quantity is None:
+        return None
+    value = t.figure.values[0]
+    best: tuple[Decimal, EvidenceNumber] | None = None
+    for ev in index.numbers:
+        if ev.quantity is not None and ev.quantity.kind is not t.quantity.kind and Kind.number not in (ev.quantity.kind, t.quantity.kind):
+            continue
+        scale = max(abs(value), abs(ev.value), Decimal(1))
+        distance = abs(ev.value - value) / scale
+        if best is None or distance < best[0]:
+            best = (distance, ev)
+    if best is None:
+        return None
+    ev = best[1]
+    unit = f" {ev.quantity.unit.symbol}" if ev.quantity and ev.quantity.unit else ""
+    return f"nearest evidence: {format(ev.value.normalize(), 'f')}{unit} ({ev.trace.describe()})"
+
+
+def _tried(t: TracedFigure) -> list[dict[str, object]]:
+    head: dict[str, object] = {"figure": t.figure.text}
+    if t.quantity is not None:
+        head |= {"figure_" + k: v for k, v in t.quantity.to_dict().items()}
+    return [head, *(m.to_dict() for m in t.misses[:8])]
+
+
+def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
+    f, q = t.figure, t.quantity
+    by_verdict = {m.verdict: m for m in reversed(t.misses)}
+    trace = _tried(t)
+
+    def at(severity: Severity, rule: str, message: str, hint: str | None = None) -> Finding:
+        return body_span(article, f.start, f.end, severity, rule, message, hint=hint,
+                         trace=trace)
+
+    if (miss := by_verdict.get(Verdict.unit)) is not None:
+        assert q is not None and miss.quantity is not None and miss.quantity.unit
+        return at(Severity.error, "unit-mismatch",
+                  f"{f.text!r} is written in {q.unit.symbol if q.unit else '?'} but the "
+                  f"evidence states {format(miss.value, 'f')} {miss.quantity.unit.symbol} "
+                  f"({miss.trace.describe()}); the number agrees, the unit does not")
+    if (miss := by_verdict.get(Verdict.points)) is not None:
+        assert q is not None and miss.quantity is not None
+        said, meant = (("percentage points", "percent") if q.kind is Kind.points
+                       else ("percent", "percentage points"))
+        return at(Severity.error, "percentage-points",
+                  f"{f.text!r} is stated in {said} but the evidence "
+                  f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
+    for verdict in (Verdict.modifier,):
+        if (miss := by_verdict.get(verdict)) is not None:
+            assert q is not None and miss.quantity is not None
+            return at(Severity.error, "mislabeled-figure",
+                      f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
+                      f"({miss.trace.describe()}) is a {miss.quantity.describe()}")
+    what = "date" if f.kind is FigureKind.date else f"{(q.describe() if q else f.kind.value)}"
+    message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
+               "measurement in this article")
+    if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
+        kind = miss.quantity.describe() if miss.quantity else "unknown"
+        message += (f"; {miss.trace.describe()} has the same number as a {kind}, "
+                    "which is not the same quantity")
+    small = (q is not None and q.spelled and q.kind is Kind.count
+             and all(v <= _SMALL_SPELLED for v in f.values))
+    if small:
+        message += " (a spelled-out small count: it may be prose rather than a claim)"
+    return at(Severity.warning if small else Severity.error, "untraced-figure", message,
+              hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
 def check_tracing(article: Article, traced: list[TracedFigure] | None = None) -> list[Finding]:
-    """``untraced-figure`` for each body figure that matches no evidence."""
-    findings = []
-    for t in _untraced(traced if traced is not None else trace_figures(article)):
-        f = t.figure
-        what = "date" if f.kind is FigureKind.date else f"{f.kind.value} figure"
-        findings.append(body_span(
-            article, f.start, f.end, Severity.error, "untraced-figure",
-            f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
-            "measurement in this article"))
-    return findings
+    """``untraced-figure`` for each body figure that matches no evidence of its kind;
+    ``unit-mismatch``, ``percentage-points`` and ``mislabeled-figure`` when evidence has its
+    number under another unit, as percent vs points, or counting another thing."""
+    index = build_index(article)
+    traced = traced if traced is not None else trace_figures(article)
+    return [_finding_for(article, t, index) for t in _untraced(traced)]

@@ -1,0 +1,598 @@
+"""Typed quantities: what each figure *is*, so that it is matched only to evidence of its kind.
+
+:func:`quantity_of` reads a :class:`~ledger.figures.Figure` in its text and returns a
+:class:`Quantity` with
+
+* a **kind**: ``count`` (with its noun), ``multiplier`` (``x``, ``times``, ``-fold``, ``N-fold``,
+  ``twofold``), ``percent``, ``points`` (percentage points), ``size`` (B, KB, KiB, ... and bits),
+  ``rate`` (GB/s, Gb/s, TiB/min, tokens/s, req/s), ``duration``, ``power``, ``frequency``,
+  ``money``, ``date``, ``year`` or a plain ``number``;
+* a **unit** from the documented table :data:`UNITS` (symbol, dimension and factor to the base
+  unit: bytes, bytes per second, seconds, ...). A units library (pint) was measured and not
+  used: importing it and building its registry takes about 1 s, the whole budget of one
+  ``ledger verify`` run, and the desk's units fit in one table;
+* for a count, its **noun** (head lemma and modifiers: ``500 client nodes`` -> ``node`` with
+  ``client``) and the noun's class from :data:`NOUN_CLASSES` (``GPUs`` and ``accelerators`` are
+  one class; ``engineers`` another);
+* for a percent, its **direction** (``480% faster`` is an increase: 5.8 times; ``22% lower`` a
+  decrease).
+
+:func:`compare` says whether a figure's quantity agrees with a piece of evidence's: the same
+kind with a compatible unit (converted: ``1 TiB`` = ``1024 GiB``), a percent change and a
+multiplier that state the same ratio, or a count whose noun class agrees. A number that agrees
+only under another unit is a ``unit`` verdict (GB/s vs Gb/s, GiB vs GB); a percent against
+percentage points is a ``points`` verdict; a different kind is ``kind``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+from functools import lru_cache
+
+from .figures import Figure, FigureKind, extract_figures, quantize
+
+__all__ = [
+    "NOUN_CLASSES",
+    "UNITS",
+    "Kind",
+    "Quantity",
+    "Unit",
+    "Verdict",
+    "compare",
+    "lemma",
+    "metric_quantity",
+    "noun_class",
+    "parse_unit",
+    "quantity_of",
+    "typed_figures",
+    "unit_quantity",
+]
+
+
+class Kind(Enum):
+    count = "count"
+    multiplier = "multiplier"
+    percent = "percent"
+    points = "points"
+    size = "size"
+    rate = "rate"
+    duration = "duration"
+    power = "power"
+    frequency = "frequency"
+    money = "money"
+    date = "date"
+    year = "year"
+    number = "number"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """``symbol`` as written in the table; ``dimension`` (``bytes``, ``bytes/s``, ``s``,
+    ``tokens/s``...); ``factor`` to the dimension's base unit (None: no exact conversion, such
+    as months); ``family`` tells bits from bytes and decimal from binary prefixes."""
+
+    symbol: str
+    dimension: str
+    factor: Decimal | None
+    family: str = ""
+
+
+_DEC = {"": 0, "K": 3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15}
+_BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50}
+_TIME = {"s": Decimal(1), "sec": Decimal(1), "min": Decimal(60), "h": Decimal(3600),
+         "hr": Decimal(3600)}
+
+
+def _build_units() -> dict[str, Unit]:
+    units: dict[str, Unit] = {}
+    sizes: dict[str, tuple[Decimal, str]] = {}
+    for p, e in _DEC.items():
+        if p == "k":
+            continue
+        sizes[f"{p}B"] = (Decimal(10) ** e, "byte-dec")
+        sizes[f"{p}b"] = (Decimal(10) ** e / 8, "bit-dec")
+    for p, e in _BIN.items():
+        sizes[f"{p}B"] = (Decimal(2) ** e, "byte-bin")
+        sizes[f"{p}b"] = (Decimal(2) ** e / 8, "bit-bin")
+    del sizes["b"]  # a bare "b" is too often a letter
+    for sym, (factor, fam) in sizes.items():
+        units[sym] = Unit(sym, "bytes", factor, fam)
+        for t, tf in _TIME.items():
+            units[f"{sym}/{t}"] = Unit(f"{sym}/{t}", "bytes/s", factor / tf, fam)
+    for p, e in _DEC.items():
+        if p and p != "k":
+            units[f"{p}bps"] = Unit(f"{p}b/s", "bytes/s", Decimal(10) ** e / 8, "bit-dec")
+            units[f"{p}Bps"] = Unit(f"{p}B/s", "bytes/s", Decimal(10) ** e, "byte-dec")
+    words = {"bytes": "B", "kilobytes": "KB", "megabytes": "MB", "gigabytes": "GB",
+             "terabytes": "TB", "petabytes": "PB", "kibibytes": "KiB", "mebibytes": "MiB",
+             "gibibytes": "GiB", "tebibytes": "TiB", "gigabits": "Gb", "terabits": "Tb",
+             "megabits": "Mb"}
+    for word, sym in words.items():
+        units[word] = units[sym]
+        units[word.rstrip("s")] = units[sym]
+    for name, dim in (("tokens", "tokens/s"), ("tok", "tokens/s"), ("token", "tokens/s"),
+                      ("req", "requests/s"), ("requests", "requests/s"),
+                      ("request", "requests/s"), ("queries", "requests/s")):
+        for t, tf in _TIME.items():
+            units[f"{name}/{t}"] = Unit(f"{dim.split('/')[0]}/{t}", dim, 1 / tf)
+    for sym in ("QPS", "RPS"):
+        units[sym] = Unit("requests/s", "requests/s", Decimal(1))
+    durations = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "µs": Decimal("1e-6"),
+                 "μs": Decimal("1e-6"), "ms": Decimal("1e-3"), "s": Decimal(1),
+                 "sec": Decimal(1), "secs": Decimal(1), "second": Decimal(1),
+                 "seconds": Decimal(1), "min": Decimal(60), "mins": Decimal(60),
+                 "minute": Decimal(60), "minutes": Decimal(60), "h": Decimal(3600),
+                 "hr": Decimal(3600), "hrs": Decimal(3600), "hour": Decimal(3600),
+                 "hours": Decimal(3600), "day": Decimal(86400), "days": Decimal(86400),
+                 "week": Decimal(604800), "weeks": Decimal(604800),
+                 "millisecond": Decimal("1e-3"), "milliseconds": Decimal("1e-3"),
+                 "microseconds": Decimal("1e-6"), "nanoseconds": Decimal("1e-9")}
+    for sym, factor in durations.items():
+        units[sym] = Unit(sym, "s", factor)
+    for sym in ("month", "months", "year", "years"):
+        units[sym] = Unit(sym.rstrip("s"), "calendar", None)
+    for sym, power in (("W", 0), ("kW", 3), ("MW", 6)):
+        units[sym] = Unit(sym, "W", Decimal(10) ** power)
+    for sym, power in (("Hz", 0), ("MHz", 6), ("GHz", 9)):
+        units[sym] = Unit(sym, "Hz", Decimal(10) ** power)
+    return units
+
+
+#: Every unit the checker reads, by the spelling written after a number.
+UNITS: dict[str, Unit] = _build_units()
+_DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.rate,
+                   "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
+                   "W": Kind.power, "Hz": Kind.frequency}
+_UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+_UNIT_RE = re.compile(rf"\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
+                      rf"|\s(?P<per>[\w]+)\s+per\s+(?P<t>second|minute|hour)\b")
+_PER = {"second": "s", "minute": "min", "hour": "h"}
+
+#: Noun classes: nouns in one class count the same kind of thing (lemmas, singular).
+NOUN_CLASSES: dict[str, frozenset[str]] = {
+    "gpu": frozenset({"gpu", "accelerator", "card", "device", "chip", "h100", "h200", "a100",
+                      "b200", "gb200", "gb300", "mi300x", "l40", "l40s", "tpu"}),
+    "node": frozenset({"node", "server", "machine", "host", "box"}),
+    "instance": frozenset({"instance", "replica", "worker", "engine", "pod"}),
+    "person": frozenset({"engineer", "employee", "people", "person", "staff", "researcher",
+                         "author", "developer", "contributor", "customer", "user"}),
+    "token": frozenset({"token"}),
+    "request": frozenset({"request", "query", "completion", "prompt", "call"}),
+    "session": frozenset({"session", "conversation", "dialogue", "dialog", "chat"}),
+    "turn": frozenset({"turn"}),
+    "repetition": frozenset({"time", "trial", "repetition", "run", "rerun", "iteration",
+                             "round"}),
+    "ssd": frozenset({"ssd", "disk", "drive", "nvme"}),
+    "nic": frozenset({"nic", "port", "link", "adapter"}),
+    "layer": frozenset({"layer"}),
+    "block": frozenset({"block", "page", "chunk"}),
+    "core": frozenset({"core", "cpu", "vcpu", "thread"}),
+}
+_CLASS_OF = {lemma: name for name, lemmas in NOUN_CLASSES.items() for lemma in lemmas}
+_STOP = frozenset({
+    "of", "on", "in", "to", "with", "and", "or", "for", "per", "at", "from", "by", "that",
+    "which", "the", "a", "an", "than", "as", "is", "are", "was", "were", "each", "into",
+    "over", "across", "under", "using", "while", "when", "where", "but", "not", "its",
+    "their", "his", "her", "it", "this", "these", "those", "more", "less", "fewer",
+    "lower", "higher", "faster", "slower", "times", "out", "up", "down", "about", "after",
+    "before", "between", "behind", "against", "through", "spread", "without", "within",
+})
+_WORD_RE = re.compile(r"\s*(?P<w>[A-Za-z][\w'-]*)")
+_INCREASE = re.compile(r"\s*(?:faster|higher|more|greater|larger|better|bigger|quicker"
+                       r"|improvement|increase|gain|speed-?up|boost|uplift|rise)\b", re.I)
+_DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper|reduction"
+                       r"|decrease|cut|drop|saving|savings|decline|fall)\b", re.I)
+_BEFORE_INCREASE = re.compile(r"\b(?:rose|rises|rise|increased?|increases|improved?|improves"
+                              r"|grew|grows|gains?|boosts?|up)\s+(?:by\s+)?$", re.I)
+_BEFORE_DECREASE = re.compile(r"\b(?:fell|falls|fall|dropped|drops|drop|cuts?|reduced?"
+                              r"|reduces|declined?|declines|down|shrank|shrinks|lowered"
+                              r"|lowers)\s+(?:by\s+)?$", re.I)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A figure's kind, unit, noun and direction; ``values`` as printed, ``decimals`` their
+    precision."""
+
+    kind: Kind
+    values: tuple[Decimal, ...] = ()
+    decimals: int = 0
+    unit: Unit | None = None
+    noun: str | None = None
+    modifiers: tuple[str, ...] = ()
+    direction: str | None = None  # "increase" / "decrease" for a percent change
+    spelled: bool = False
+
+    @property
+    def noun_class(self) -> str | None:
+        return noun_class(self.noun) if self.noun else None
+
+    def describe(self) -> str:
+        """``count of GPUs``, ``rate in GB/s``, ``percent (decrease)``..."""
+        if self.kind is Kind.count and self.noun:
+            mods = " ".join(self.modifiers)
+            return f"count of {(mods + ' ') if mods else ''}{self.noun}s"
+        if self.unit is not None:
+            return f"{self.kind.value} in {self.unit.symbol}"
+        if self.direction:
+            return f"{self.kind.value} ({self.direction})"
+        return self.kind.value
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"kind": self.kind.value}
+        if self.unit is not None:
+            data["unit"] = self.unit.symbol
+        if self.noun:
+            data["noun"] = self.noun
+        if self.direction:
+            data["direction"] = self.direction
+        return data
+
+
+def lemma(word: str) -> str:
+    """A crude singular lemma: ``GPUs`` -> ``gpu``, ``queries`` -> ``query``."""
+    w = word.lower().strip("'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "shes", "ches", "xes")):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith(("ss", "is")) and w not in _KEEP_S and len(w) > 2:
+        return w[:-1]
+    return w
+
+
+_KEEP_S = frozenset({"status", "corpus", "campus", "bonus", "virus", "bus", "census", "focus",
+                     "nexus", "consensus", "this", "its", "was", "has", "is", "us"})
+
+
+def noun_class(noun: str) -> str | None:
+    """The class of a noun lemma (``accelerator`` -> ``gpu``), or None when unknown."""
+    key = noun.lower()
+    if key in _CLASS_OF:
+        return _CLASS_OF[key]
+    for prefix in ("h100", "h200", "a100", "b200", "gb200", "gb300", "mi3"):
+        if key.startswith(prefix):
+            return "gpu"
+    return None
+
+
+def parse_unit(text: str, end: int) -> tuple[Unit, int] | None:
+    """The unit written right after a number ending at ``end``, and where it ends."""
+    m = _UNIT_RE.match(text, end)
+    if m is None:
+        return None
+    if m.group("u"):
+        return UNITS[m.group("u")], m.end()
+    per = m.group("per")
+    key = f"{per}/{_PER[m.group('t')]}"
+    unit = UNITS.get(key) or UNITS.get(f"{_unit_symbol(per)}/{_PER[m.group('t')]}")
+    return (unit, m.end()) if unit else None
+
+
+def _unit_symbol(word: str) -> str:
+    unit = UNITS.get(word)
+    return unit.symbol if unit else word
+
+
+def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
+    """Head lemma and modifiers of the noun phrase after a count: up to three words, ending at
+    the first plural-looking word (or the last word of a known class)."""
+    words: list[str] = []
+    pos = end
+    for _ in range(3):
+        m = _WORD_RE.match(text, pos)
+        if m is None or (words and text[pos:m.start("w")].strip()):
+            break
+        word = m.group("w")
+        if word.lower() in _STOP:
+            break
+        words.append(word)
+        pos = m.end()
+        low = word.lower()
+        plural = low.endswith("s") and not low.endswith(("ss", "is")) and len(low) > 2 \
+            and low not in _KEEP_S
+        if plural or (noun_class(lemma(word)) and not _next_is_noun(text, pos)):
+            break
+    if not words:
+        return None, ()
+    return lemma(words[-1]), tuple(lemma(w) for w in words[:-1])
+
+
+def _next_is_noun(text: str, pos: int) -> bool:
+    m = _WORD_RE.match(text, pos)
+    return bool(m and not text[pos:m.start("w")].strip() and m.group("w").lower() not in _STOP
+                and (noun_class(lemma(m.group("w"))) or m.group("w").lower().endswith("s")))
+
+
+def _direction(text: str, fig: Figure) -> str | None:
+    after = text[fig.end:fig.end + 40]
+    m_up, m_down = _INCREASE.match(after), _DECREASE.match(after)
+    if m_up:
+        return "increase"
+    if m_down:
+        return "decrease"
+    before = text[max(0, fig.start - 30):fig.start]
+    if _BEFORE_DECREASE.search(before):
+        return "decrease"
+    if _BEFORE_INCREASE.search(before):
+        return "increase"
+    return None
+
+
+_FREQ_TIMES_RE = re.compile(r"\s+times\b(?!\s+(?:the|as|more|less|faster|slower|higher|lower"
+                            r"|larger|smaller|greater|fewer|better|over|that|what|its|their)\b)")
+_MULT_LEAD_RE = re.compile(r"\b(?:by|up to|about|roughly|nearly|almost|over|some|around)\s+$",
+                           re.I)
+
+
+#: ``16x H200``, ``2x200Gbps``, ``8x TP2 workers``: "N x" before a name or a plural counts items.
+_X_COUNT_RE = re.compile(r"\s?(?=(?:[A-Z][A-Za-z]*\d|\d|[A-Za-z]+s\b)(?!(?:faster|slower|"
+                         r"times|less|more|lower|higher|gains?|speedups?|improvements?)\b))")
+
+
+def _is_frequency(text: str, fig: Figure) -> bool:
+    """``ran three times`` counts repetitions; ``three times the throughput`` is a multiplier."""
+    if not fig.text.endswith("times") or fig.decimals:
+        return False
+    tail = text[fig.end - len(" times"):]
+    before = text[max(0, fig.start - 20):fig.start]
+    return bool(_FREQ_TIMES_RE.match(tail)) and not _MULT_LEAD_RE.search(before) and not (
+        re.match(r"\s*[,.;:]?\s*(?:faster|slower|higher|lower|more|less|larger)\b",
+                 text[fig.end:]))
+
+
+def quantity_of(fig: Figure, text: str) -> Quantity:
+    """The typed quantity of ``fig`` read in ``text`` (the text it was extracted from)."""
+    values = fig.values
+    base = {"values": values, "decimals": fig.decimals, "spelled": fig.spelled}
+    if fig.kind is FigureKind.date:
+        return Quantity(Kind.date)
+    if fig.kind is FigureKind.money:
+        return Quantity(Kind.money, **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.multiplier:
+        if _is_frequency(text, fig):
+            return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
+        if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×"):
+            noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them
+            return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
+        return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.points:
+        return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.percent or (fig.kind is FigureKind.range and fig.unit == "%"):
+        return Quantity(Kind.percent, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
+    unit = parse_unit(text, fig.end)
+    if unit is not None and unit[0].symbol == "s" and text[fig.end:fig.end + 1] == "s" and (
+            _HTTP_STATUS_RE.fullmatch(fig.text)):
+        return Quantity(Kind.number, **base)  # type: ignore[arg-type]  # "503s": responses
+    if unit is not None:
+        kind = _DIMENSION_KIND.get(unit[0].dimension, Kind.number)
+        return Quantity(kind, unit=unit[0], **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.year:
+        return Quantity(Kind.year, **base)  # type: ignore[arg-type]
+    if all(v == v.to_integral_value() for v in values) and values:
+        noun, modifiers = _noun_phrase(text, fig.end)
+        if noun is not None and (fig.kind in (FigureKind.noun_count, FigureKind.quantity)
+                                 or noun_class(noun) or fig.spelled):
+            if fig.kind is not FigureKind.number or noun_class(noun) or _plural(text, fig.end):
+                return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
+    return Quantity(Kind.number, **base)  # type: ignore[arg-type]
+
+
+_HTTP_STATUS_RE = re.compile(r"[1-5]\d\d")
+
+
+def _plural(text: str, end: int) -> bool:
+    m = _WORD_RE.match(text, end)
+    if m is None:
+        return False
+    w = m.group("w").lower()
+    return w.endswith("s") and not w.endswith("ss") and w not in _STOP
+
+
+class Verdict(str, Enum):
+    """How a figure stands against one piece of evidence."""
+
+    match = "match"
+    unit = "unit"  # same number under another unit of the same dimension
+    points = "points"  # percent against percentage points
+    kind = "kind"  # same number, different kind of quantity
+    noun = "noun"  # a count of another class of thing
+    modifier = "modifier"  # a count of the same thing, differently qualified
+    value = "value"  # different number
+
+
+def _eq(candidate: Decimal, value: Decimal, decimals: int) -> bool:
+    return quantize(candidate, decimals) == value
+
+
+def _close(converted: Decimal, value: Decimal, decimals: int) -> bool:
+    """A converted ratio agrees when it rounds to the figure *and* lies within 1% of it: a
+    conversion at whole-number precision must not turn a coincidence into a trace (84% lower
+    is 6.25 times, not "6 times")."""
+    return _eq(converted, value, decimals) and abs(converted - value) <= abs(value) / 100
+
+
+def _percent_as_multiplier(p: Decimal, direction: str | None) -> list[Decimal]:
+    if direction == "increase":
+        return [1 + p / 100]
+    if direction == "decrease" and p < 100:
+        return [1 / (1 - p / 100)]
+    return []
+
+
+def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | None,
+            ev_percent: bool) -> Verdict:
+    """The verdict of one value of a figure against one evidence value."""
+    d = fig.decimals
+    if ev is None:  # evidence of unknown kind (a reported metric, a computation value)
+        return _against_untyped(fig, value, ev_value, ev_percent)
+    same = _eq(ev_value, value, d)
+    if fig.kind is Kind.percent and ev.kind is Kind.percent:
+        return Verdict.match if same else Verdict.value
+    if fig.kind is Kind.points and ev.kind is Kind.points:
+        return Verdict.match if same else Verdict.value
+    if {fig.kind, ev.kind} == {Kind.percent, Kind.points}:
+        return Verdict.points if same else Verdict.value
+    if fig.kind is Kind.percent and ev.kind is Kind.multiplier:
+        ok = any(_close(ev_to, value, d)
+                 for ev_to in _multiplier_as_percent(ev_value, fig.direction))
+        hundredfold = _eq(ev_value * 100, value, d)  # "480% faster" for 4.8 times (= 380%)
+        return Verdict.match if ok else (Verdict.kind if same or hundredfold else Verdict.value)
+    if fig.kind is Kind.multiplier and ev.kind is Kind.percent:
+        ok = any(_close(m, value, d) for m in _percent_as_multiplier(ev_value, ev.direction))
+        return Verdict.match if ok else (Verdict.kind if same else Verdict.value)
+    if fig.kind is Kind.percent and ev.kind is Kind.number and ev_value <= 1:
+        return Verdict.match if _eq(ev_value * 100, value, d) else Verdict.value
+    if fig.unit is not None and ev.unit is not None:
+        return _units(fig, value, ev_value, ev)
+    if fig.kind is Kind.count and ev.kind is Kind.count:
+        return _counts(fig, ev) if same else Verdict.value
+    if fig.kind is ev.kind:
+        return Verdict.match if same else Verdict.value
+    if Kind.number in (fig.kind, ev.kind) and not (
+            {fig.kind, ev.kind} & {Kind.percent, Kind.points, Kind.money}):
+        return Verdict.match if same else Verdict.value  # an untyped side: the value decides
+    if fig.kind is Kind.year and ev.kind is Kind.number:
+        return Verdict.match if same else Verdict.value
+    return Verdict.kind if same else Verdict.value
+
+
+def _multiplier_as_percent(m: Decimal, direction: str | None) -> list[Decimal]:
+    if direction == "increase":
+        return [(m - 1) * 100]
+    if direction == "decrease" and m > 1:
+        return [(1 - 1 / m) * 100]
+    return []
+
+
+def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percent: bool
+                     ) -> Verdict:
+    d = fig.decimals
+    if fig.kind in (Kind.percent, Kind.points):
+        candidates = [ev_value] if ev_percent else [ev_value, ev_value * 100]
+        if not ev_percent and fig.direction == "increase" and ev_value > 1:
+            # "480% faster" against a bare 4.8: a multiplier, so 380% faster, not 480%
+            candidates = [ev_value, (ev_value - 1) * 100]
+        return Verdict.match if any(_eq(c, value, d) for c in candidates) else Verdict.value
+    if ev_percent:  # a percent metric is never a plain count or multiplier
+        return Verdict.match if _eq(ev_value / 100, value, d) and fig.kind is Kind.number \
+            else Verdict.value
+    return Verdict.match if _eq(ev_value, value, d) else Verdict.value
+
+
+def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Verdict:
+    assert fig.unit is not None and ev.unit is not None
+    d = fig.decimals
+    if fig.unit.dimension != ev.unit.dimension:
+        if {fig.unit.dimension, ev.unit.dimension} <= {"bytes", "bytes/s"}:
+            return Verdict.kind  # a size is never a rate
+        return Verdict.kind if _eq(ev_value, value, d) else Verdict.value
+    if fig.unit.symbol == ev.unit.symbol:
+        return Verdict.match if _eq(ev_value, value, d) else Verdict.value
+    if fig.unit.factor is not None and ev.unit.factor is not None:
+        converted = ev_value * ev.unit.factor / fig.unit.factor
+        if _eq(converted, value, d):
+            return Verdict.match
+    return Verdict.unit if _eq(ev_value, value, d) else Verdict.value
+
+
+def _counts(fig: Quantity, ev: Quantity) -> Verdict:
+    if fig.noun == ev.noun or fig.noun is None or ev.noun is None:
+        return _modifiers(fig, ev)
+    a, b = fig.noun_class, ev.noun_class
+    if a is not None and a == b:
+        return Verdict.match
+    if a is not None and b is not None:
+        return Verdict.noun
+    if fig.noun in ev.modifiers or ev.noun in fig.modifiers:
+        return Verdict.match  # "500 clients" and "500 client nodes"
+    if a is None and b is None:
+        return Verdict.match  # two nouns the table does not know: it cannot decide
+    return Verdict.noun
+
+
+def _modifiers(fig: Quantity, ev: Quantity) -> Verdict:
+    if fig.modifiers and ev.modifiers and not set(fig.modifiers) & set(ev.modifiers):
+        return Verdict.modifier
+    return Verdict.match
+
+
+_JOIN_RE = re.compile(r"\s*(?:to|and|-|–|—|or)\s*$")
+
+
+def typed_figures(text: str) -> list[tuple[Figure, Quantity]]:
+    """Every figure of ``text`` with its quantity. In a pair such as ``22 to 32% lower`` or
+    ``between 4 and 8 GB``, the first number takes the kind, unit and direction of the second
+    (the pair is one range of one quantity)."""
+    return list(_typed(text))
+
+
+@lru_cache(maxsize=4096)
+def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
+    figures = extract_figures(text)
+    out = [(f, quantity_of(f, text)) for f in figures]
+    for i in range(len(out) - 1):
+        (f, q), (g, r) = out[i], out[i + 1]
+        if q.kind is Kind.number and r.kind not in (Kind.number, Kind.date, Kind.year) and (
+                _JOIN_RE.fullmatch(text[f.end:g.start]) is not None):
+            out[i] = (f, Quantity(r.kind, q.values, f.decimals, r.unit, r.noun, r.modifiers,
+                                  r.direction, q.spelled))
+    return tuple(out)
+
+
+_NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB",
+               "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
+               "gbit": "Gb", "gbps": "Gbps", "tbit": "Tb", "ms": "ms", "us": "us", "ns": "ns",
+               "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
+               "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "w": "W", "kw": "kW"}
+_TIME_TOKENS = {"s": "s", "sec": "s", "min": "min", "h": "h", "hr": "h"}
+_MULT_NAMES = ("speedup", "speed_up", "multiplier", "ratio", "fold", "times", "factor", "gain_x")
+_DECREASE_NAMES = ("reduction", "decrease", "cut", "drop", "lower", "saving", "fewer")
+_INCREASE_NAMES = ("improvement", "increase", "gain", "uplift", "faster", "higher", "boost")
+
+
+def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
+    """The quantity a reported metric's *name* (or its spec's ``kind``) states, or None.
+
+    ``peak_read_tib_s`` -> rate in TiB/s; ``ttft_reduction_pct`` -> percent (decrease);
+    ``median_ttft_speedup`` -> multiplier; ``storage_nodes`` -> count of nodes.
+    """
+    parts = name.lower().split("_")
+    direction = ("decrease" if any(p in parts for p in _DECREASE_NAMES) else
+                 "increase" if any(p in parts for p in _INCREASE_NAMES) else None)
+    if kind == "percent" or any(p in ("pct", "percent", "percentage") for p in parts):
+        return Quantity(Kind.percent, direction=direction)
+    if kind == "multiplier" or any(p in _MULT_NAMES for p in parts) or parts[-1] == "x":
+        return Quantity(Kind.multiplier)
+    for a, b in zip(parts, [*parts[1:], ""], strict=True):
+        if a in _NAME_UNITS:
+            symbol = _NAME_UNITS[a] + (f"/{_TIME_TOKENS[b]}" if b in _TIME_TOKENS else "")
+            unit = UNITS.get(symbol)
+            if unit is not None:
+                return Quantity(_DIMENSION_KIND.get(unit.dimension, Kind.number), unit=unit)
+    if kind == "money":
+        return Quantity(Kind.money)
+    head = lemma(parts[-1])
+    if kind == "count" or noun_class(head):
+        return Quantity(Kind.count, noun=head, modifiers=tuple(lemma(p) for p in parts[-2:-1]))
+    return None
+
+
+def unit_quantity(unit: str | None) -> Quantity | None:
+    """The quantity a measurement's or computation step's ``unit`` field states, or None."""
+    if not unit:
+        return None
+    text = unit.strip()
+    if text in ("%", "percent", "pct"):
+        return Quantity(Kind.percent)
+    if text in ("x", "×", "ratio", "times", "multiplier"):
+        return Quantity(Kind.multiplier)
+    parsed = parse_unit(" " + text, 0)
+    if parsed is not None and parsed[1] == len(text) + 1:
+        return Quantity(_DIMENSION_KIND.get(parsed[0].dimension, Kind.number), unit=parsed[0])
+    return None

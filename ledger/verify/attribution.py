@@ -1,0 +1,156 @@
+"""Who a figure is attributed to, read from clause structure: a small documented grammar.
+
+An NLP library (spaCy) was considered: its English models are not installable here as
+packages, and loading one costs more than the whole one-second budget of ``ledger verify``.
+The desk's attribution sentences follow a few patterns, written out below and tested in
+``tests/test_attribution.py``.
+
+A paragraph **attributes** its figures when one of its sentences (anywhere in it, including
+the sentence that closes it) has
+
+* an **agent with a reporting verb** in any tense: ``the post reports``, ``NVIDIA reported``,
+  ``Campi found``, ``Her team ran``, ``They say``, ``the authors have measured``. The agent is a
+  source noun (post, paper, page, documentation, README, team, authors, vendor...), a person
+  pronoun (he, she, they), a person's team (``her team``, ``their group``), or a capitalised
+  name that is not the desk's (PCT, we);
+* a **passive or prepositional** attribution: ``reported by``, ``according to``, ``as reported``,
+  ``per the post``, ``quoted in``;
+* a **possessive** of an agent before what it produced: ``the post's figures``, ``DeepSeek's two
+  published benchmarks``, ``NVIDIA's numbers``;
+* an **attribution word**: ``author-reported``, ``self-reported``, ``vendor-reported``, ``the
+  authors``, or the benchmark scope's ``reported_by``.
+
+:func:`desk_claims` finds the opposite: the desk presenting a figure as its own measurement
+(``PCT measured``, ``we tested``, ``our benchmarks show``), unless negated (``not PCT
+measurements``, ``PCT did not run them``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["DESK_NEGATED_RE", "REPORTING_VERBS", "attributes", "desk_claims"]
+
+#: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
+REPORTING_VERBS: dict[str, tuple[str, ...]] = {
+    "report": (), "say": ("said",), "measure": (), "find": ("found",),
+    "show": ("shown", "showed"), "claim": (), "state": (), "publish": (), "describe": (),
+    "announce": (), "note": (), "write": ("wrote", "written"), "observe": (), "estimate": (),
+    "cite": (), "record": (), "document": (), "list": (), "give": ("gave", "given"),
+    "put": (), "quote": (), "present": (), "demonstrate": (), "test": (), "run": ("ran",),
+    "benchmark": (), "clock": (), "attribute": (), "credit": (), "reach": (), "achieve": (),
+    "count": (), "time": (), "compute": (), "calculate": (), "tell": ("told",),
+    "explain": (), "mention": (), "highlight": (), "summarise": (), "summarize": (),
+    "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
+    "name": (), "rank": (), "plot": (), "chart": (),
+}
+
+
+def _forms(verb: str, irregular: tuple[str, ...]) -> list[str]:
+    stem = verb[:-1] if verb.endswith("e") else verb
+    forms = [verb, verb + ("es" if verb.endswith(("sh", "ch", "s", "x")) else "s"),
+             stem + "ed", stem + "ing", *irregular]
+    if verb.endswith("y") and verb not in irregular:
+        forms += [verb[:-1] + "ies", verb[:-1] + "ied"]
+    if verb in ("run", "put"):
+        forms += [verb + verb[-1] + "ing"]
+    return forms
+
+
+_VERB = "|".join(sorted({f for v, irr in REPORTING_VERBS.items() for f in _forms(v, irr)},
+                        key=len, reverse=True))
+#: Without the bare base form: after a singular agent, "report" is a noun ("a vLLM report"),
+#: while "reports", "reported" and "said" are verbs.
+_VERB_INFLECTED = "|".join(sorted(
+    {f for v, irr in REPORTING_VERBS.items() for f in _forms(v, irr)} - set(REPORTING_VERBS),
+    key=len, reverse=True))
+_SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|page|"
+                r"documentation|docs|README|study|report|announcement|article|index|notes|"
+                r"write-?up|survey|maintainers|developers|engineers|researchers|operators?|"
+                r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
+                r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
+                r"trial|demo|case\s+study)")
+_DESK = r"(?:PCT|We|we|Our|our|The\s+desk|the\s+desk|This\s+desk|this\s+desk)"
+_NOT_NAMES = (r"(?!(?:PCT|We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
+              r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"
+              r"There|Here|Across|After|Before|Without|Under|Over|From|By|Unlike|Like)\b)")
+_NAME = rf"{_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+{_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
+_PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colleagues|" \
+          r"co-?authors|company|firm|employer))"
+_PLURAL_AGENT = (r"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+\s+){0,2}"
+                 r"(?:authors|maintainers|developers|engineers|researchers|operators|"
+                 r"co-?authors))")
+_AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}" \
+         rf"|{_PERSON}|{_NAME})"
+_GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
+       r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
+_AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
+               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b")
+_PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|described|quoted|"
+            r"documented|announced|presented|cited|run|benchmarked|tested)\s+(?:by|in)\b"
+            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)")
+#: "Her write-up", "their paper": a person's document (not "their experiment", which may be
+#: anyone's).
+#: "The test used a 7B model": a test's setup, attributed to whoever ran the test.
+_TEST_USED = (r"\b(?:the|The|this|This|that|That|its|Its)\s+(?:[\w-]+\s+){0,2}(?:test|experiment|"
+              r"run|study|setup|benchmark|evaluation|trial)s?\s+(?:used|uses|ran|runs)\b")
+_PERSON_DOCUMENT = (r"\b(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:own\s+)?(?:write-?up|post|paper|blog|"
+                    r"report|article|slides|talk|figures|numbers|results|measurements|"
+                    r"benchmarks|data|tests|announcement|thread|video)\b")
+_PRODUCT = (r"(?:figures?|results?|numbers?|benchmarks?|tests?|measurements?|data|claims?|runs?|"
+            r"experiments?|evaluations?|post|paper|report|blog|announcement|documentation|"
+            r"docs|study|headline|chart|plot|table|tally|estimates?|account|setup|findings?|"
+            r"deployment|write-?up|page|guide|README)")
+_POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?"
+               rf"{_PRODUCT}\b")
+_WORDS = (r"\bauthor-reported\b|\bself-reported\b|\bvendor-reported\b|\bthe\s+authors\b|"
+          r"\breported\s+by\b|\battributed\s+to\b")
+
+_ATTRIBUTION_RE = re.compile(
+    "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS,
+                                  _PERSON_DOCUMENT, _TEST_USED)))
+_NEGATION = r"(?:not|never|no|nor|did\s+not|does\s+not|didn't|doesn't|has\s+not|have\s+not)"
+_DESK_CLAIM_RE = re.compile(
+    rf"\b{_DESK}(?:'s)?{_GAP}\s+(?:own\s+)?"
+    r"(?:measured|measures|tested|tests|ran|runs|benchmarked|benchmarks|found|finds|observed|"
+    r"observes|recorded|records|saw|sees|clocked|achieved|reproduced|reproduces|got|obtained|"
+    r"measurements?|testing|tests|benchmarks|runs)\b")
+DESK_NEGATED_RE = re.compile(rf"\b{_NEGATION}\s+{_DESK}\b|\b{_DESK}\s+(?:{_NEGATION})\b"
+                              r"|\b(?:not|never|no)\s+(?:\w+\s+){0,2}(?:PCT|desk|our)\b",
+                              re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    cleaned = [re.escape(n) for n in names if n and len(n) > 2]
+    if not cleaned:
+        return None
+    alternation = "|".join(sorted(cleaned, key=len, reverse=True))
+    return re.compile(
+        rf"\b(?:{alternation}){_GAP}\s+(?:{_VERB_INFLECTED})\b"
+        rf"|\b(?:{alternation})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?{_PRODUCT}\b"
+        rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b")
+
+
+def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] = ()) -> bool:
+    """True when ``text`` (a paragraph) attributes its figures to someone other than the desk.
+
+    ``names`` are the article's own agents (source publishers, the benchmark scope's
+    ``reported_by``): they count as agents even when not capitalised (``vLLM``), in the
+    constructions above. ``authors`` are the sources' authors: naming one is attribution.
+    """
+    if _ATTRIBUTION_RE.search(text):
+        return True
+    extra = _extra_pattern(names)
+    if extra and extra.search(text):
+        return True
+    return any(re.search(rf"\b{re.escape(a)}\b", text) for a in authors if len(a) > 2)
+
+
+def desk_claims(sentence: str) -> re.Match[str] | None:
+    """The words by which ``sentence`` presents a figure as the desk's own measurement."""
+    m = _DESK_CLAIM_RE.search(sentence)
+    if m is None or DESK_NEGATED_RE.search(sentence):
+        return None
+    return m

@@ -1,0 +1,181 @@
+"""``misattributed-source``: an owner named next to a citation who is neither the cited source's
+publisher nor one of its authors ("NVIDIA's post [S3]" where S3's publisher is VAST).
+
+An **owner** is a name (a word with a capital letter, up to three words) in one of the
+constructions the desk uses to say whose document or result it cites:
+
+* a possessive before a document noun: ``NVIDIA's documentation``, ``Meta's technical blog``,
+  ``DigitalOcean's own summary``;
+* a possessive before a person: ``Red Hat's Christopher Nuland``;
+* a determiner, the name and a document noun: ``a Microsoft series``, ``the vLLM team``;
+* a possessive before a result noun (``Samsung's figures``) or the name as the subject of a
+  reporting verb (``AMD reports that``).
+
+The citation is the sentence's own ``[S#]`` markers, else the first markers after it in the
+paragraph. A document owner must be the publisher, an author, or the site (URL host) of a cited
+source, or the benchmark scope's ``reported_by``; a result's owner may also be a party the
+cited source quotes (named in a fact that cites it). A name that is a whole word of the cited
+source's title also counts for a team ("the SGLang team" for "SGLang HiCache: ..."), not
+for a document ("NVIDIA's post" is not a post titled "Workato + NVIDIA ..."). Sentences in which
+the desk says what it did *not* find ("PCT did not find that figure in X's post") are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+from ..models import Article, Source
+from ..report import Finding, Severity
+from .attribution import DESK_NEGATED_RE, REPORTING_VERBS
+from .prose import paragraphs, sentences
+from .text import body_span
+
+__all__ = ["check_owners", "owners_in"]
+
+_DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|page|deck|README|"
+        r"article|announcement|site|website|newsletter|team|slides|talk|repository|repo|"
+        r"instalment|installment|press\s+release|whitepaper|notes|index|engineers|authors)")
+_RESULT = r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline)"
+_SKIP = frozenset({"PCT", "They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
+                   "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
+                   "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
+_NOT_SKIP = rf"(?!(?:{'|'.join(sorted(_SKIP))})\b)"
+_NAME = (rf"(?P<name>{_NOT_SKIP}(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
+         r"(?:\s+[A-Z][\w.&+-]*){0,2})")
+
+_INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:-1] + "ed")
+                     if f != v} | {"says", "said", "found", "wrote", "shows", "showed"},
+                    key=len, reverse=True)
+_PATTERNS = [
+    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_DOC}\b")),
+    ("doc", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?{_DOC}\b")),
+    ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
+                       rf"(?:blog|site|website|documentation|docs)\b")),
+    ("person", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
+                          rf"\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
+                          rf"described|explained|showed|benchmarked|published)\b")),
+    ("result", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[a-z][\w-]*\s+){{0,2}}?{_RESULT}\b")),
+    ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
+]
+_CITE_RE = re.compile(r"\[(S\d+)\]")
+
+
+def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
+    """``(start, end, name, construction, person)`` for each owner named in ``sentence``
+    (``person``: the person a possessive owner is given, else empty)."""
+    out: list[tuple[int, int, str, str, str]] = []
+    taken: set[int] = set()
+    for construction, pattern in _PATTERNS:
+        for m in pattern.finditer(sentence):
+            name = m.group("name").strip()
+            first = name.split()[0]
+            if first in _SKIP or m.start("name") in taken:
+                continue
+            end = m.end("name")
+            if sentence[end:end + 2] in ("'s", "’s"):
+                end += 2
+            taken.add(m.start("name"))
+            person = m.group("person") if construction == "person" else ""
+            if construction == "doc" and re.search(r"\b(?:team|authors|engineers)$", m.group()):
+                construction = "team"
+            out.append((m.start("name"), end, name, construction, person))
+    return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def _site_words(src: Source) -> set[str]:
+    host = urlparse(src.url).hostname or ""
+    words = {w for w in re.split(r"[.\-]", host) if len(w) > 2 and w not in (
+        "www", "com", "org", "net", "blog", "blogs", "docs", "developer", "github", "io",
+        "community", "cloud", "html", "technical")}
+    if host.endswith("github.com"):
+        path = urlparse(src.url).path.strip("/").split("/")
+        words |= {w for w in re.split(r"[-_]", path[0].lower()) if len(w) > 2} if path else set()
+    return words
+
+
+def _matches(name: str, candidates: list[str]) -> bool:
+    key = _norm(name)
+    if not key:
+        return True
+    tokens = {t for t in key.split() if len(t) > 1}
+    for cand in candidates:
+        c = _norm(cand)
+        if not c:
+            continue
+        if key in c or c in key or tokens & {t for t in c.split() if len(t) > 2}:
+            return True
+    return False
+
+
+def _person_sources(article: Article, person: str, cited: list[str]) -> list[str]:
+    """The cited sources a person wrote (an author) or is named in (a fact citing it)."""
+    key = _norm(person)
+    if not key:
+        return cited
+    own = [s.id for s in article.sources if s.id in cited
+           and any(key in _norm(a) for a in s.authors or [])]
+    own = own or [f_sid for f in article.facts if key in _norm(f.claim)
+                  for f_sid in f.source_ids if f_sid in cited]
+    return list(dict.fromkeys(own)) or cited
+
+
+def _accepted(article: Article, cited: list[str], construction: str) -> list[str]:
+    names: list[str] = []
+    by_id = {s.id: s for s in article.sources}
+    for sid in cited:
+        src = by_id.get(sid)
+        if src is None:
+            continue
+        names += [src.publisher, *(src.authors or []), *sorted(_site_words(src))]
+        if construction not in ("doc", "team"):
+            names += [f.claim for f in article.facts if sid in f.source_ids]
+    return names
+
+
+def _title_match(name: str, article: Article, cited: list[str]) -> bool:
+    """A name that is a whole word of a cited source's title ("the SGLang team" for a post
+    titled "SGLang HiCache: ..."); "Mooncake" is not a word of "MooncakeStoreConnector"."""
+    key = set(_norm(name).split())
+    return any(key and key <= set(_norm(s.title).split())
+               for s in article.sources if s.id in cited)
+
+
+def _citations(body: str, para_start: int, para_text: str, start: int, end: int) -> list[str]:
+    inside = _CITE_RE.findall(body, start, end)
+    if inside:
+        return inside
+    after = _CITE_RE.search(para_text, end - para_start)
+    if after is None:
+        return []
+    run = re.compile(r"(?:\[(S\d+)\])+").match(para_text, after.start())
+    return _CITE_RE.findall(run.group()) if run else [after.group(1)]
+
+
+def check_owners(article: Article) -> list[Finding]:
+    """``misattributed-source`` for each owner that is not the cited source's."""
+    findings = []
+    body = article.body
+    for para in paragraphs(body):
+        for sentence in sentences(para.text):
+            start, end = para.start + sentence.start, para.start + sentence.end
+            cited = _citations(body, para.start, para.text, start, end)
+            if not cited or DESK_NEGATED_RE.search(sentence.text):
+                continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
+            for s, e, name, construction, person in owners_in(sentence.text):
+                sources = _person_sources(article, person, cited) if person else cited
+                if _matches(name, _accepted(article, sources, construction)) or (
+                        construction == "team" and _title_match(name, article, sources)):
+                    continue
+                publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
+                                       if src.id in sources)
+                findings.append(body_span(
+                    article, start + s, start + e, Severity.error, "misattributed-source",
+                    f"{name!r} is named as the owner of what [{'], ['.join(sources)}] says, but "
+                    f"it is neither the publisher nor an author of the cited source(s) "
+                    f"({publishers})"))
+    return findings

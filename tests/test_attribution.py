@@ -1,0 +1,60 @@
+"""The attribution grammar: who a paragraph's figures are attributed to."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.verify.attribution import attributes, desk_claims
+
+
+@pytest.mark.parametrize("text", [
+    "The post reports a fivefold gain.",
+    "NVIDIA reports over 20x faster time to first token.",
+    "NVIDIA reported it in March.",
+    "The authors say the cache hit rate rose.",
+    "Campi found that the router sheds load.",
+    "The paper shows 6.4x the throughput.",
+    "These are the post's figures, not PCT measurements.",
+    "DeepSeek's two published benchmarks put the figure at 6.6 TiB/s.",
+    "Her team ran the benchmark on eight GPUs.",
+    "They measured 3.8 times the throughput.",
+    "According to the README, 25 storage nodes sorted 110.5 TiB.",
+    "The figure was reported by the vendor.",
+    "Throughput rose 5x. Latency fell 40%. These are the blog's numbers.",
+    "The test used a 7B model on 24 GB cards.",
+])
+def test_attributed(text: str) -> None:
+    assert attributes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Throughput rose 3.8 times on 12 GPUs.",
+    "In a May 6, 2026 vLLM report, PCT tested Kimi-2.5 on 12 GB200 GPUs using agent traces.",
+    "They saw 3.8 times the throughput.",
+    "The setup is small: six sessions on a two-core CPU.",
+])
+def test_not_attributed(text: str) -> None:
+    assert not attributes(text, ("vLLM",))
+
+
+def test_publisher_names_count_in_a_construction() -> None:
+    assert attributes("vLLM reported 3.8 times the throughput.", ("vLLM",))
+    assert attributes("The figures come from vLLM's benchmark post.", ("vLLM",))
+    assert not attributes("A vLLM report lists 3.8 times.", ())
+
+
+def test_naming_an_author_is_attribution() -> None:
+    assert attributes("Danna Wang, working with others, tested tiered caching.", (), ("Danna Wang",))
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("PCT measured 3.8 times the throughput.", True),
+    ("We tested it and saw 46x lower TTFT.", True),
+    ("Our benchmarks show 3.8 times the throughput.", True),
+    ("The desk measured a 2x gain.", True),
+    ("These are the authors' results, not PCT measurements.", False),
+    ("The announcement includes instructions; PCT did not run them.", False),
+    ("The authors measured 3.8 times the throughput.", False),
+])
+def test_desk_claims(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text)) is claims
