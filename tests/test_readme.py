@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -147,11 +148,22 @@ def test_runner_fails_on_a_changed_output(tmp_path: Path) -> None:
 
 def test_runner_kills_what_a_block_left_running(tmp_path: Path) -> None:
     marker = tmp_path / "pid"
-    started = f"```bash\nsleep 300 &\necho $! > {marker}\n```\n"
-    _run(started, tmp_path)
+    _run(f"```bash\nsleep 313 &\necho $! > {marker}\n```\n", tmp_path)
     pid = int(marker.read_text())
-    state = Path(f"/proc/{pid}/stat")
-    assert not state.exists() or state.read_text().split()[2] == "Z"
+    deadline = time.monotonic() + 5
+    while _is_sleeper(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _is_sleeper(pid)
+
+
+def _is_sleeper(pid: int) -> bool:
+    """Whether ``pid`` is still the block's ``sleep 313`` (and not a zombie or a reused pid)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return cmdline[:2] == [b"sleep", b"313"] and state != "Z"
 
 
 def test_ellipsis_matching() -> None:
