@@ -121,14 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _wait_for_signal() -> None:
+def _catch_stop_signals() -> threading.Event:
+    """An event SIGINT and SIGTERM set, installed before READY so that a stop signal that
+    arrives right after it still ends the process cleanly (a node says goodbye)."""
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    stop.wait()
+    return stop
 
 
 def _run_master(args: argparse.Namespace) -> int:
+    stop = _catch_stop_signals()
     policy = TenantPolicy.from_file(args.tenants) if args.tenants else TenantPolicy.open_policy()
     master = Master(MasterConfig(
         host=args.host, port=args.port, lease_ttl_s=args.lease_ttl, put_timeout_s=args.put_timeout,
@@ -142,7 +145,7 @@ def _run_master(args: argparse.Namespace) -> int:
         http = MetricsServer(master, host=args.host, port=args.metrics_port).start()
     # One parseable line so that scripts can learn the ports chosen for port 0.
     print(f"READY master {server.address} metrics {http.port if http else '-'}", flush=True)
-    _wait_for_signal()
+    stop.wait()
     if http:
         http.stop()
     master.stop()
@@ -175,6 +178,7 @@ def _engine_config(args: argparse.Namespace) -> Any:
 
 
 def _run_node(args: argparse.Namespace) -> int:
+    stop = _catch_stop_signals()
     node = Node(NodeConfig(
         master=args.master, memory_bytes=parse_size(args.memory, field="--memory"),
         disk_dir=args.disk, disk_bytes=parse_size(args.disk_size, field="--disk-size"),
@@ -186,15 +190,17 @@ def _run_node(args: argparse.Namespace) -> int:
     ))
     node.serve()
     try:
-        node.wait_registered(args.master_timeout)
+        node.wait_registered(args.master_timeout, cancel=stop)
     except StoreError as exc:
         node.stop()
+        if stop.is_set():  # stopped on purpose before it registered
+            return 0
         print(f"reference-store node: error: {exc}", file=sys.stderr)
         return 1
     gc.freeze()
     # READY only once registered: a script that waits for it can use the node at once.
     print(f"READY node {node.address} id {node.node_id}", flush=True)
-    _wait_for_signal()
+    stop.wait()
     node.stop()
     return 0
 

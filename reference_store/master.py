@@ -28,6 +28,7 @@ import itertools
 import json
 import logging
 import os
+import secrets
 import threading
 import time
 import uuid
@@ -75,6 +76,8 @@ PIN_NONE, PIN_SOFT, PIN_HARD = 0, 1, 2
 MAX_KEY_BYTES = 4096
 DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far below the cap
 DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
+READ_GRANT_MIN_S = 30.0     # a read grant lasts the lease, and at least this long
+DELETE_GRANT_S = 60.0
 
 #: the master's gauges: name -> (help, label names)
 GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -121,6 +124,7 @@ class NodeInfo:
     last_seen: float
     used: int = 0
     conn: Connection | None = None
+    link: ServerContext | None = None  # the connection it registered on, while open
 
 
 @dataclass
@@ -150,6 +154,11 @@ class Master:
         self.config = config
         self.tenants = tenants or TenantPolicy.open_policy()
         self.key = cluster_key or ClusterKey(None)
+        if not self.tenants.open and not self.key.enabled:
+            raise InvalidParams(
+                "tenants are configured but no cluster key: without one any process could "
+                "join as a storage node; set cluster_key_env in the tenants file "
+                "(or --cluster-key-file)")
         self.metrics = Metrics(tenants=self.tenants.names())
         self._lock = threading.RLock()
         self._nodes: dict[str, NodeInfo] = {}
@@ -171,6 +180,12 @@ class Master:
                               frame_timeout=self.config.frame_timeout_s).start()
         threading.Thread(target=self._monitor, name="master-monitor", daemon=True).start()
         logger.info("master listening on %s", self._server.address)
+        if not self.key.enabled:
+            logger.warning(
+                "OPEN MODE: no cluster key, so any process that can reach %s can join as a "
+                "storage node, and nodes serve any object to anyone who connects; use it on a "
+                "private network only (set cluster_key_env in a tenants file, or "
+                "--cluster-key-file, to close it)", self._server.address)
         return self._server
 
     def stop(self) -> None:
@@ -231,7 +246,15 @@ class Master:
         return out, []
 
     def disconnected(self, ctx: ServerContext) -> None:
-        """A client's pending puts stay until ``put_timeout_s`` lets another client take over."""
+        """A node's registering connection closed: its id may be registered again (a client's
+        pending puts stay until ``put_timeout_s`` lets another client take over)."""
+        node_id = ctx.state.get("node_id")
+        if node_id is None:
+            return
+        with self._lock:
+            node = self._nodes.get(node_id)
+            if node is not None and node.link is ctx:
+                node.link = None
 
     def _op_ping(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "role": "master"}
@@ -245,14 +268,20 @@ class Master:
                 "isolation": self.tenants.isolation, "lease_ttl_s": self.config.lease_ttl_s}
 
     def _op_stats(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """The caller's own objects, bytes and quota, and how many nodes serve. Node ids and
+        addresses, and other tenants, only in the open mode (one tenant, no secrets)."""
+        tenant = ctx.state["tenant"]
         with self._lock:
-            nodes = {n.node_id: {"address": n.address, "capacity": n.capacity, "used": n.used}
-                     for n in self._nodes.values()}
-            mine = [o for o in self._objects.values() if o.tenant == ctx.state["tenant"]]
-            return {"nodes": nodes, "objects": len(mine),
-                    "bytes": sum(o.charged for o in mine),
-                    "tenants": self.tenants.quotas(),
-                    "evictions": self.metrics.counter("evictions_total")}
+            mine = [o for o in self._objects.values() if o.tenant == tenant]
+            out: dict[str, Any] = {
+                "node_count": len(self._nodes), "objects": len(mine),
+                "bytes": sum(o.charged for o in mine),
+                "tenants": {tenant: self.tenants.quota_of(tenant)},
+                "evictions": self.metrics.counter("evictions_total")}
+            if self.tenants.open:
+                out["nodes"] = {n.node_id: {"address": n.address, "capacity": n.capacity,
+                                            "used": n.used} for n in self._nodes.values()}
+        return out
 
     # ---------------------------------------------------------------- puts
 
@@ -295,7 +324,9 @@ class Master:
         self.tenants.charge(obj.tenant, obj.charged)
         self._pending[ident] = obj
         return {"code": 0, "object_id": obj.object_id, "ns": obj.ns, "tenant": obj.tenant,
-                "nodes": [n.address for n in chosen], "grant": self.key.grant(obj.object_id)}
+                "nodes": [n.address for n in chosen],
+                "grant": self.key.grant(obj.object_id, size=size, purpose="write",
+                                        ttl_s=self.config.put_timeout_s)}
 
     def _take_over_stalled(self, ctx: ServerContext, ident: tuple[str, str]) -> None:
         old = self._pending.get(ident)
@@ -371,7 +402,9 @@ class Master:
                     nbytes += obj.size
                 addrs = [self._nodes[n].address for n in obj.replicas if n in self._nodes]
                 results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
-                                "grant": self.key.grant(obj.object_id),
+                                "grant": self.key.grant(
+                                    obj.object_id, size=obj.size, purpose="read",
+                                    ttl_s=max(ttl, READ_GRANT_MIN_S)),
                                 "nodes": addrs, "lease_s": ttl})
         if hits:
             self.metrics.inc("hits_total", hits, tenant=ctx.state["tenant"])
@@ -430,8 +463,12 @@ class Master:
 
     def _op_node_register(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         node_id, address = str(meta["node_id"]), str(meta["address"])
-        if not self.key.check_proof(f"node:{node_id}", meta.get("proof")):
-            raise AuthenticationFailed("node registration without a valid cluster-key proof")
+        nonce = ctx.state.pop("nonce", None)
+        if self.key.enabled and (nonce is None or not self.key.check_proof(
+                f"register:{nonce}:{node_id}", meta.get("proof"))):
+            raise AuthenticationFailed("node registration without a valid cluster-key proof "
+                                       "(NODE_CHALLENGE first)")
+        self._refuse_takeover(ctx, node_id)
         capacity = int(meta["capacity"])
         try:
             conn = Connection(address, timeout=5.0)
@@ -442,7 +479,7 @@ class Master:
             old = self._nodes.pop(node_id, None)
             if old is not None:
                 self._forget_node(old)
-            node = NodeInfo(node_id, address, capacity, time.monotonic(), conn=conn)
+            node = NodeInfo(node_id, address, capacity, time.monotonic(), conn=conn, link=ctx)
             self._nodes[node_id] = node
             for rec in meta.get("objects", []):
                 if not self._adopt(node, rec):
@@ -450,6 +487,24 @@ class Master:
         ctx.state["node_id"] = node_id
         logger.info("node %s registered at %s with %d objects", node_id, address, len(meta.get("objects", [])))
         return {"drop": drop}
+
+    def _op_node_challenge(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+        """A fresh nonce for this connection's next NODE_REGISTER proof."""
+        ctx.state["nonce"] = secrets.token_hex(16)
+        return {"nonce": ctx.state["nonce"]}
+
+    def _refuse_takeover(self, ctx: ServerContext, node_id: str) -> None:
+        """A live node's id belongs to the connection it registered on.
+
+        Raises:
+            ObjectAlreadyExists: the id is registered on another open connection and has
+                heartbeated within the node TTL.
+        """
+        with self._lock:
+            live = self._nodes.get(node_id)
+            if (live is not None and live.link is not None and live.link is not ctx
+                    and time.monotonic() - live.last_seen <= self.config.node_ttl_s):
+                raise ObjectAlreadyExists(f"node id {node_id} is registered and alive")
 
     def _adopt(self, node: NodeInfo, rec: dict[str, Any]) -> bool:
         """Take a reported object into the table; False if the node should drop it."""
@@ -482,7 +537,7 @@ class Master:
     def _op_node_heartbeat(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             node = self._nodes.get(str(meta["node_id"]))
-            if node is None:
+            if node is None or node.link is not ctx:  # only its registering connection counts
                 return {"known": False}
             node.last_seen = time.monotonic()
         return {"known": True}
@@ -631,7 +686,8 @@ class Master:
         calls = []
         for start in range(0, len(ids), DELETE_BATCH):
             chunk = ids[start:start + DELETE_BATCH]
-            meta = {"ids": chunk, "grants": [self.key.grant(i) for i in chunk]}
+            meta = {"ids": chunk, "grants": [
+                self.key.grant(i, size=0, purpose="delete", ttl_s=DELETE_GRANT_S) for i in chunk]}
             try:
                 calls.append(conn.submit(Op.NODE_DELETE, meta))
             except StoreError as exc:

@@ -7,7 +7,9 @@
 (``quota=none`` removes it).
 ``DELETE /api/v1/tenant_quotas?tenant_id=T``  remove a tenant's quota; refused with 409 and
 ``TENANT_NOT_EMPTY`` (-1702) while the tenant holds objects.
-When the policy names an admin token, PUT and DELETE need ``Authorization: Bearer <token>``.
+The ``/api/v1`` admin calls, reads included, need ``Authorization: Bearer <admin token>``
+(compared in constant time); without an admin token in the tenants file they are off.
+Every request must arrive within :data:`HTTP_TIMEOUT_S`.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from urllib.parse import parse_qs, urlparse
 
 from reference_store.errors import StoreError, TenantNotEmpty
 
-__all__ = ["COUNTERS", "LATENCY_BUCKETS_S", "GaugeSample", "Metrics", "MetricsServer"]
+__all__ = ["COUNTERS", "HTTP_TIMEOUT_S", "LATENCY_BUCKETS_S", "GaugeSample", "Metrics", "MetricsServer"]
 
 logger = logging.getLogger(__name__)
 
+HTTP_TIMEOUT_S = 10.0
 LATENCY_BUCKETS_S = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                      0.25, 0.5, 1.0, 2.5)
 
@@ -138,6 +141,7 @@ class Metrics:
 
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
+    timeout = HTTP_TIMEOUT_S  # a client that stops sending mid-request is dropped
 
     def log_message(self, format: str, *args: Any) -> None:  # keep tokens out of logs
         logger.debug("http %s", self.path.split("?")[0])
@@ -158,6 +162,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path == "/health":
             self._send(200, json.dumps(owner.health()))
         elif url.path == "/api/v1/tenant_quotas":
+            if not self._authorized():
+                return None
             quotas = owner.tenants.quotas()
             tenant = parse_qs(url.query).get("tenant_id", [None])[0]
             if tenant is not None:
@@ -167,6 +173,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(quotas))
         else:
             self._send(404, json.dumps({"error": f"no such path {url.path}"}))
+
+    def _authorized(self) -> bool:
+        """Whether this admin call carries the admin token; answers 403 when not (and when no
+        admin token is configured: the endpoint is then off)."""
+        tenants = self.server.owner.tenants
+        if not tenants.admin_enabled:
+            self._send(403, json.dumps({"error": "the admin endpoint is off: no admin token is "
+                                                 "configured (admin_token_env in the tenants file)"}))
+            return False
+        auth = self.headers.get("Authorization", "")
+        token = auth[7:] if auth.startswith("Bearer ") else None
+        if not tenants.check_admin(token):
+            self._send(403, json.dumps({"error": "admin token missing or wrong"}))
+            return False
+        return True
 
     def do_PUT(self) -> None:
         self._admin(delete=False)
@@ -178,11 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         if url.path != "/api/v1/tenant_quotas":
             return self._send(404, json.dumps({"error": f"no such path {url.path}"}))
-        auth = self.headers.get("Authorization", "")
-        token = auth[7:] if auth.startswith("Bearer ") else None
+        if not self._authorized():
+            return None
         owner = self.server.owner
-        if not owner.tenants.check_admin(token):
-            return self._send(403, json.dumps({"error": "admin token missing or wrong"}))
         query = parse_qs(url.query)
         tenant = query.get("tenant_id", [""])[0]
         try:
@@ -206,8 +225,10 @@ class MetricsServer:
     """Serve ``owner.metrics``, ``owner.health()``, ``owner.tenants``, ``owner.set_quota`` and
     ``owner.delete_quota``."""
 
-    def __init__(self, owner: Any, *, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._httpd = _HTTPServer((host, port), _Handler)
+    def __init__(self, owner: Any, *, host: str = "127.0.0.1", port: int = 0,
+                 timeout: float = HTTP_TIMEOUT_S) -> None:
+        handler = type("_TimedHandler", (_Handler,), {"timeout": timeout})
+        self._httpd = _HTTPServer((host, port), handler)
         self._httpd.owner = owner
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True,

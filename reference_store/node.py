@@ -192,8 +192,8 @@ class Node:
         self._link.start()
         return self._server
 
-    def wait_registered(self, timeout: float) -> None:
-        """Block until the node has registered with the master.
+    def wait_registered(self, timeout: float, *, cancel: threading.Event | None = None) -> None:
+        """Block until the node has registered with the master (or ``cancel`` is set).
 
         Raises:
             NotReady: the master did not answer within ``timeout`` seconds (last error named).
@@ -203,6 +203,8 @@ class Node:
         while not self.registered.wait(min(0.05, max(0.0, deadline - time.monotonic()))):
             if isinstance(self._link_error, AuthenticationFailed):
                 raise self._link_error
+            if cancel is not None and cancel.is_set():
+                raise NotReady("stopped before registering with the master")
             if time.monotonic() >= deadline:
                 why = f" (last error: {self._link_error})" if self._link_error else ""
                 raise NotReady(f"master {self.config.master} did not answer within "
@@ -282,7 +284,7 @@ class Node:
         for rec in meta["objects"]:
             oid, size = int(rec["object_id"]), int(rec["size"])
             try:
-                self._check_write(oid, rec.get("grant"), mark=True)
+                self._check_write(oid, size, rec.get("grant"), mark=True)
             except StoreError as exc:
                 codes.append(exc.code)
                 offsets.append(-1)
@@ -333,7 +335,7 @@ class Node:
         grants = meta.get("grants") or [None] * len(ids)
         sizes, offsets = [], []
         for oid, want, grant in zip(map(int, ids), expected, grants, strict=True):
-            if not self.key.check(oid, grant):
+            if not self.key.check(oid, grant, size=int(want), purpose="read"):
                 sizes.append(AuthenticationFailed.code)
                 offsets.append(-1)
                 continue
@@ -375,7 +377,7 @@ class Node:
         for rec in objects:
             oid, size = int(rec["object_id"]), int(rec["size"])
             try:
-                self._check_write(oid, rec.get("grant"))
+                self._check_write(oid, size, rec.get("grant"))
                 self._store.upsert(str(oid), payload[offset:offset + size])
                 with self._lock:
                     self._meta[oid] = _record(oid, size, rec)
@@ -402,7 +404,8 @@ class Node:
         ids = [oid for oid, _, _ in records]
         with self._lock:
             if (len(set(ids)) != len(ids) or any(i in self._meta or i in self._landing for i in ids)
-                    or not all(self.key.check(oid, rec.get("grant")) for oid, _, rec in records)):
+                    or not all(self.key.check(oid, rec.get("grant"), size=size, purpose="write")
+                               for oid, size, rec in records)):
                 return None
             self._landing.update(ids)
         return self._reserve(records)
@@ -448,12 +451,13 @@ class Node:
                 self._landing.discard(oid)
                 self._cancelled.discard(oid)
 
-    def _check_write(self, oid: int, grant: object, *, mark: bool = False) -> None:
-        """Raises AuthenticationFailed without a grant, ObjectAlreadyExists for a used id (ids
-        are never reused, so an existing one means a forged or replayed write). With ``mark``
-        the id is then being received, until :meth:`_unland`."""
-        if not self.key.check(oid, grant):
-            raise AuthenticationFailed(f"no valid grant to write object {oid}")
+    def _check_write(self, oid: int, size: int, grant: object, *, mark: bool = False) -> None:
+        """Raises AuthenticationFailed without a grant for this id and size (or an expired
+        one), ObjectAlreadyExists for a used id (ids are never reused, so an existing one means
+        a forged or replayed write). With ``mark`` the id is then being received, until
+        :meth:`_unland`."""
+        if not self.key.check(oid, grant, size=size, purpose="write"):
+            raise AuthenticationFailed(f"no valid grant to write {size} bytes of object {oid}")
         with self._lock:
             if oid in self._meta or oid in self._landing:
                 raise ObjectAlreadyExists(f"object {oid} is already stored")
@@ -466,7 +470,7 @@ class Node:
         sizes: list[int] = []
         buffers: list[Buffer] = []
         for oid, want, grant in zip(ids, expected, grants, strict=True):
-            if not self.key.check(int(oid), grant):
+            if not self.key.check(int(oid), grant, size=int(want), purpose="read"):
                 sizes.append(AuthenticationFailed.code)
                 continue
             view = self._borrow(ctx, int(oid), int(want))
@@ -524,7 +528,8 @@ class Node:
 
     def _delete(self, meta: dict[str, Any]) -> dict[str, Any]:
         ids, grants = meta["ids"], meta.get("grants") or [None] * len(meta["ids"])
-        allowed = [oid for oid, g in zip(ids, grants, strict=True) if self.key.check(int(oid), g)]
+        allowed = [oid for oid, g in zip(ids, grants, strict=True)
+                   if self.key.check(int(oid), g, size=0, purpose="delete")]
         if len(allowed) != len(ids):
             raise AuthenticationFailed("delete without a valid grant for every object")
         return {"removed": self._remove_ids(allowed)}
@@ -595,9 +600,10 @@ class Node:
         self.registered.clear()
 
     def _register(self, conn: Connection) -> None:
+        nonce = conn.call(Op.NODE_CHALLENGE, {}, timeout=10.0).meta["nonce"]
         reply = conn.call(Op.NODE_REGISTER, {
             "node_id": self.node_id, "address": self.address, "capacity": self.capacity,
-            "objects": self._report(), "proof": self.key.proof(f"node:{self.node_id}"),
+            "objects": self._report(), "proof": self.key.proof(f"register:{nonce}:{self.node_id}"),
         }, timeout=30.0)
         drop = reply.meta.get("drop", [])
         if drop:

@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import os
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,7 @@ __all__ = [
 ]
 
 DEFAULT_TENANT = "default"
+CLOCK_SKEW_S = 2.0  # how far a node's clock may be behind the master's for grant expiry
 
 
 def _digest(token: str) -> bytes:
@@ -207,11 +209,17 @@ class TenantPolicy:
             raise AuthenticationFailed(f"missing or wrong token for tenant {name!r}")
         return tenant
 
+    @property
+    def admin_enabled(self) -> bool:
+        """Whether an admin token is configured (without one the admin endpoint is off)."""
+        return self._admin is not None
+
     def check_admin(self, token: str | None) -> bool:
-        """True when admin calls are allowed with ``token`` (always, if no admin token is set)."""
-        if self._admin is None:
-            return True
-        return token is not None and hmac.compare_digest(self._admin, _digest(token))
+        """True when ``token`` is the admin token (compared in constant time); always False
+        when none is configured."""
+        if self._admin is None or token is None:
+            return False
+        return hmac.compare_digest(self._admin, _digest(token))
 
     def namespace(self, tenant: str) -> str:
         """The namespace a tenant's keys live in ('' when isolation is off)."""
@@ -246,6 +254,11 @@ class TenantPolicy:
             tenant = self.get(name)
             tenant.usage = max(0, tenant.usage - nbytes)
 
+    def quota_of(self, name: str) -> dict[str, int | None]:
+        """One tenant's quota and usage. Raises: TenantNotRegistered."""
+        tenant = self.get(name)
+        return {"quota": tenant.quota, "usage": tenant.usage}
+
     def quotas(self) -> dict[str, dict[str, int | None]]:
         """Quota and usage per tenant."""
         return {t.name: {"quota": t.quota, "usage": t.usage} for t in self._tenants.values()}
@@ -267,13 +280,17 @@ def _secret(var: str | None, path: str | None, literal: str | None, *,
 
 
 class ClusterKey:
-    """A secret shared by the master and its nodes (``--cluster-key-file`` on both).
+    """A secret shared by the master and its nodes (``cluster_key_env`` in the tenants file,
+    or ``--cluster-key-file``/``--cluster-key-env`` on the command line).
 
-    The master hands a client a *grant* for each object it may write or read:
-    ``HMAC-SHA256(key, "obj:<id>")``. Nodes recompute it, so a client of another tenant, or
-    anyone who can reach a node, cannot read, overwrite or delete objects it was not granted,
-    and cannot register a node without proving it holds the key. Without a key (the default),
-    nodes trust the network: run them on a private one.
+    Nodes prove it to join: the master sends a fresh nonce (``NODE_CHALLENGE``) and the node
+    answers ``HMAC(key, "register:<nonce>:<node id>")``, so a proof cannot be replayed.
+    The master hands a client a *grant* for each object it may write or read (and sends one
+    with each delete): ``<expiry ms>.<HMAC(key, "<purpose>:<id>:<size>:<expiry ms>")>``. A node
+    recomputes it, so a grant is good for one purpose, one object, one size and a limited time:
+    a 1-byte write grant cannot write 256 MiB, a read grant cannot write, and anyone who can
+    reach a node without a grant gets nothing. Without a key (the open mode) nodes trust the
+    network; the master refuses to start that way when tenants are configured.
     """
 
     def __init__(self, secret: bytes | None) -> None:
@@ -314,18 +331,32 @@ class ClusterKey:
         assert self._secret is not None
         return hmac.new(self._secret, message.encode(), hashlib.sha256).hexdigest()[:32]
 
-    def grant(self, object_id: int) -> str:
-        """The grant for an object ('' in the open mode)."""
-        return self._mac(f"obj:{object_id}") if self._secret is not None else ""
+    def grant(self, object_id: int, *, size: int, purpose: str, ttl_s: float,
+              now: float | None = None) -> str:
+        """A grant to ``purpose`` (write, read, delete) ``size`` bytes of ``object_id`` for
+        ``ttl_s`` seconds ('' in the open mode)."""
+        if self._secret is None:
+            return ""
+        expiry = int(((time.time() if now is None else now) + ttl_s) * 1000)
+        return f"{expiry}.{self._mac(f'{purpose}:{object_id}:{size}:{expiry}')}"
 
-    def check(self, object_id: int, grant: object) -> bool:
-        """Whether ``grant`` allows access to ``object_id`` (always True in the open mode)."""
+    def check(self, object_id: int, grant: object, *, size: int, purpose: str,
+              now: float | None = None) -> bool:
+        """Whether ``grant`` allows ``purpose`` on ``size`` bytes of ``object_id`` now (always
+        True in the open mode). Clocks may differ by :data:`CLOCK_SKEW_S`."""
         if self._secret is None:
             return True
-        return isinstance(grant, str) and hmac.compare_digest(grant, self._mac(f"obj:{object_id}"))
+        if not isinstance(grant, str) or grant.count(".") != 1:
+            return False
+        expiry_text, mac = grant.split(".")
+        if not expiry_text.isdigit():
+            return False
+        now_ms = ((time.time() if now is None else now) - CLOCK_SKEW_S) * 1000
+        good = hmac.compare_digest(mac, self._mac(f"{purpose}:{object_id}:{size}:{expiry_text}"))
+        return good and int(expiry_text) >= now_ms
 
     def proof(self, purpose: str) -> str:
-        """A proof of holding the key for ``purpose`` (e.g. a node id); '' in the open mode."""
+        """A proof of holding the key for ``purpose`` (e.g. a challenge); '' in the open mode."""
         return self._mac(f"proof:{purpose}") if self._secret is not None else ""
 
     def check_proof(self, purpose: str, proof: object) -> bool:

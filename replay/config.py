@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
+from reference_store.config import Size, StrictModel
 from replay.cost import CostModel
 from replay.generators import GeneratorParams
 from replay.metrics import SLO
@@ -52,11 +53,14 @@ class ConfigError(ValueError):
     """A replay config that cannot be read or is invalid; the message names the field."""
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Section(StrictModel):
+    """A part of the config: frozen; an unknown key is refused with the nearest valid one named
+    ("unknown key `routng` in arm `store`; did you mean `routing`?")."""
 
 
 class ModelSection(_Section):
+    label = "model section"
+
     name: str = "tiny-rope-2l-128"
     layers: int = Field(default=2, ge=1)
     heads: int = Field(default=4, ge=1)
@@ -70,6 +74,8 @@ class ModelSection(_Section):
 
 class TraceSection(_Section):
     """Exactly one of ``generator``, ``file`` or ``vllm_multiturn``."""
+
+    label = "trace section"
 
     generator: GeneratorParams | None = Field(default=None, discriminator="kind")
     file: str | None = None
@@ -85,6 +91,7 @@ class TraceSection(_Section):
 
 
 class InstancesSection(_Section):
+    label = "instances section"
     count: int = Field(default=2, ge=1)
     local_cache_blocks: int = Field(default=256, ge=0)
     isolation: Literal["shared", "salt"] = "shared"
@@ -94,16 +101,19 @@ class InstancesSection(_Section):
 class StoreSection(_Section):
     """``none``: local caches only; ``embedded``: one EmbeddedStore shared in this process;
     ``distributed``: the reference store's client, ``address`` of its master, moving bytes by
-    ``data_path`` (see :class:`reference_store.client.StoreClient`)."""
+    ``data_path`` (see :class:`reference_store.client.StoreClient`). Sizes are bytes, or a
+    string with a unit as :mod:`reference_store.config` reads them (``"16MiB"``, ``"2GB"``)."""
 
+    label = "store section"
     mode: Literal["none", "embedded", "distributed"] = "none"
-    host_bytes: int = Field(default=256 << 20, ge=0)
-    disk_bytes: int = Field(default=0, ge=0)
+    host_bytes: Size = Field(default=256 << 20, ge=0)
+    disk_bytes: Size = Field(default=0, ge=0)
     address: str | None = None
     data_path: Literal["auto", "tcp", "shm"] = "auto"
 
 
 class FaultSection(_Section):
+    label = "fault"
     after_requests: int = Field(ge=0)
     instance: int = Field(default=0, ge=0)
     action: Literal["restart_instance", "restart_store_node", "restart_store_master"] = \
@@ -115,12 +125,15 @@ class ReproduceSection(_Section):
     (relative), rates within ``rate_tolerance`` (absolute), for the metrics named in ``metrics``
     (shell-style patterns; default: every ratio and rate)."""
 
+    label = "reproduce section"
+
     ratio_tolerance: float = Field(default=0.35, gt=0)
     rate_tolerance: float = Field(default=0.05, gt=0)
     metrics: list[str] | None = None
 
 
 class ArmSection(_Section):
+    label, name_field = "arm", "name"
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     routing: RoutingPolicy | None = None
     warmth: Literal["cold", "warm"] | None = None
@@ -131,6 +144,7 @@ class ArmSection(_Section):
 
 
 class ReplayConfig(_Section):
+    label = "replay config"
     name: str = Field(min_length=1)
     description: str | None = None
     trace: TraceSection
@@ -201,8 +215,11 @@ class Arm(_Section):
 def _errors(exc: ValidationError) -> str:
     parts = []
     for e in exc.errors():
-        loc = ".".join(str(x) for x in e["loc"]) or "(top)"
-        parts.append(f"{loc}: {e['msg']}")
+        loc = ".".join(str(x) for x in e["loc"])
+        if e["type"] == "unknown_key":  # the message names the key and the near one
+            parts.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
+        else:
+            parts.append(f"{loc or '(top)'}: {e['msg']}")
     return "; ".join(parts)
 
 
@@ -221,7 +238,7 @@ def parse_config(data: Any, *, base_dir: Path | None = None) -> ReplayConfig:
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
         try:
-            cost = CostModel.load(path)
+            cost = CostModel.from_file(path)
         except ValueError as exc:
             raise ConfigError(f"cost_model: {exc}") from None
         cfg = cfg.model_copy(update={"cost_model": cost})

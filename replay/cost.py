@@ -15,6 +15,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reference_store.config import StrictModel
+
 __all__ = [
     "CostComparison",
     "CostModel",
@@ -25,10 +27,10 @@ __all__ = [
 ]
 
 
-class CostModel(BaseModel):
+class CostModel(StrictModel):
     """Hourly prices. Accelerator cost is per serving instance; the others apply to the store."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    label = "cost model"
 
     currency: str = Field(pattern=r"^[A-Z]{3}$")
     accelerator_per_hour: float = Field(ge=0, description="Per serving instance.")
@@ -39,7 +41,7 @@ class CostModel(BaseModel):
     source: str | None = Field(default=None, description="Where the prices come from.")
 
     @classmethod
-    def load(cls, path: str | Path) -> CostModel:
+    def from_file(cls, path: str | Path) -> CostModel:
         """Read a cost model file (YAML or JSON).
 
         Raises:
@@ -57,7 +59,8 @@ class CostModel(BaseModel):
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(x) for x in first["loc"])
-            raise ValueError(f"cost model {p}: {loc}: {first['msg']}") from None
+            raise ValueError(f"cost model {p}: {loc + ': ' if loc else ''}{first['msg']}") \
+                from None
 
 
 class Deployment(BaseModel):

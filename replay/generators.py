@@ -11,8 +11,9 @@ from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from reference_store.config import StrictModel
 from replay.trace import Session, SharedPrefix, Trace, Turn
 
 __all__ = [
@@ -30,8 +31,8 @@ __all__ = [
 ]
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Params(StrictModel):
+    label = "generator"
 
     seed: int = 0
     vocab_size: int = Field(default=4096, ge=16)

@@ -15,13 +15,15 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from reference_store.config import StrictModel
+
 __all__ = ["SLO", "RequestRecord", "Summary", "hit_rate_over_time", "per_turn", "summarise"]
 
 
-class SLO(BaseModel):
+class SLO(StrictModel):
     """Latency targets a completed request must meet to count as useful."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    label = "slo section"
 
     ttft_s: float = Field(default=2.0, gt=0)
     e2e_s: float = Field(default=10.0, gt=0)

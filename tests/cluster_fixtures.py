@@ -108,7 +108,7 @@ class Cluster:
     def wait_nodes(self, count: int, client: StoreClient | None = None) -> None:
         """Wait until the master lists ``count`` nodes."""
         probe = client or self.client()
-        wait_until(lambda: len(probe.stats()["nodes"]) == count, what=f"{count} nodes registered")
+        wait_until(lambda: probe.stats()["node_count"] == count, what=f"{count} nodes registered")
 
     def restart_master(self) -> None:
         """kill -9 the master and start a new one on the same port."""

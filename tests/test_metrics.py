@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from reference_store.master import Master, MasterConfig
 from reference_store.metrics import COUNTERS, MetricsServer
-from reference_store.tenants import TenantPolicy
+from reference_store.tenants import ClusterKey, TenantPolicy
 
 ODD = 'quote"back\\slash'
 
@@ -20,7 +20,7 @@ ODD = 'quote"back\\slash'
 def scrape() -> Iterator[MetricsServer]:
     policy = TenantPolicy.from_dict({"version": 1, "tenants": [
         {"name": "alice", "token": "a", "quota": "1MiB"}, {"name": ODD, "token": "o"}]}, env={})
-    master = Master(MasterConfig(), policy)
+    master = Master(MasterConfig(), policy, ClusterKey(b"metrics-test-cluster-key"))
     http = MetricsServer(master).start()
     try:
         yield http

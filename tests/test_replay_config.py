@@ -66,3 +66,31 @@ def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
                   '"cost_model": "nowhere.yaml"}')
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(js)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"routng": "round_robin"},
+     "unknown key `routng` in the replay config; did you mean `routing`?"),
+    ({"slo": {"ttft": 2}}, "slo: unknown key `ttft` in the slo section; did you mean `ttft_s`?"),
+    ({"trace": {"generator": {"kind": "coding_agent", "sesions": 2}}},
+     "unknown key `sesions` in the generator; did you mean `sessions`?"),
+    ({"arms": [{"name": "warm", "warmht": "warm"}]},
+     "arms.0: unknown key `warmht` in arm `warm`; did you mean `warmth`?"),
+    ({"store": {"mode": "embedded", "host_byte": 1}},
+     "store: unknown key `host_byte` in the store section; did you mean `host_bytes`?"),
+    ({"cost_model": {"currency": "USD", "accelerator_per_hr": 1}},
+     "did you mean `accelerator_per_hour`?"),
+])
+def test_a_typo_is_refused_with_the_key_and_the_near_one(change: dict[str, object],
+                                                         message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({**MIN, **change})
+    assert message in str(info.value)
+
+
+def test_store_sizes_take_the_stores_units() -> None:
+    cfg = parse_config({**MIN, "store": {"mode": "embedded", "host_bytes": "16MiB",
+                                         "disk_bytes": "1GB"}})
+    assert (cfg.store.host_bytes, cfg.store.disk_bytes) == (16 << 20, 10**9)
+    with pytest.raises(ConfigError, match="store.host_bytes"):
+        parse_config({**MIN, "store": {"mode": "embedded", "host_bytes": "16M"}})

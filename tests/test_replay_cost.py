@@ -38,7 +38,7 @@ def test_no_completion_meeting_the_slo_gives_no_ratio() -> None:
 
 
 def test_example_cost_model_loads() -> None:
-    model = CostModel.load(ROOT / "examples" / "cost-model.yaml")
+    model = CostModel.from_file(ROOT / "examples" / "cost-model.yaml")
     assert model.currency == "USD" and model.accelerator_per_hour > 0
 
 
@@ -46,12 +46,12 @@ def test_bad_cost_model_files_name_the_field(tmp_path: Path) -> None:
     bad = tmp_path / "c.yaml"
     bad.write_text("currency: dollars\naccelerator_per_hour: 1\n")
     with pytest.raises(ValueError, match="currency"):
-        CostModel.load(bad)
+        CostModel.from_file(bad)
     bad.write_text("currency: USD\naccelerator_per_hour: -1\n")
     with pytest.raises(ValueError, match="accelerator_per_hour"):
-        CostModel.load(bad)
+        CostModel.from_file(bad)
     with pytest.raises(ValueError, match="cannot read"):
-        CostModel.load(tmp_path / "missing.yaml")
+        CostModel.from_file(tmp_path / "missing.yaml")
     with pytest.raises(ValueError, match="zero hourly cost"):
         compare(CostModel(currency="USD", accelerator_per_hour=0.0), Deployment(instances=1), 1,
                 Deployment(instances=1), 1)

@@ -73,6 +73,16 @@ def write_report(tmp_path: Path, article: Path, *extra: str, code: int = 0) -> P
     return out
 
 
+def write_index(tmp_path: Path) -> Path:
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    for article in (SEED, MEASURED):
+        (claims / article.name).write_bytes(article.read_bytes())
+    broken_article(claims)
+    assert main(["report", "--all", str(claims), "-o", str(tmp_path / "site")]) == 1
+    return tmp_path / "site" / "index.html"
+
+
 @pytest.fixture()
 def seed(chromium_browser: Any, tmp_path: Path) -> Iterator[Opened]:
     opened = Opened(chromium_browser, write_report(tmp_path, SEED))
@@ -162,16 +172,18 @@ def test_print_shows_every_chain_and_dark_scheme_applies(chromium_browser: Any, 
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("article", ["seed", "measured", "broken"])
+@pytest.mark.parametrize("article", ["seed", "measured", "broken", "index"])
 def test_axe_finds_no_serious_violation(chromium_browser: Any, tmp_path: Path, scheme: str,
                                         article: str) -> None:
     from axe_playwright_python.sync_playwright import Axe
 
     path = {"seed": lambda: write_report(tmp_path, SEED),
             "measured": lambda: write_report(tmp_path, MEASURED, "--runs", str(RUNS)),
-            "broken": lambda: write_report(tmp_path, broken_article(tmp_path), code=1)}[article]()
+            "broken": lambda: write_report(tmp_path, broken_article(tmp_path), code=1),
+            "index": lambda: write_index(tmp_path)}[article]()
     opened = Opened(chromium_browser, path, color_scheme=scheme)
-    opened.page.locator(".fig").first.click()  # with a chain open
+    if article != "index":
+        opened.page.locator(".fig").first.click()  # with a chain open
     if article == "broken":
         opened.page.locator(".finding").first.click()
     results = Axe().run(opened.page)

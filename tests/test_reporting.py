@@ -302,3 +302,23 @@ def test_a_recorded_reproduction_makes_figures_reproduced(tmp_path: Path) -> Non
     cost = chain_html(html, fig_index(figure_html(html, "90.2%")))
     assert "warm_store_hit_rate</th><td>not checked" in cost
     assert "s-measured" in figure_html(html, "90.2%")
+
+
+def test_a_metrics_spread_and_samples_show_when_the_run_has_them(tmp_path: Path) -> None:
+    import json
+
+    run = json.loads((RUNS / f"{RUN_ID}.json").read_text(encoding="utf-8"))
+    metric = next(m for m in run["metrics"] if m["name"] == "shared_store_hit_rate")
+    metric["x-samples"] = [0.84, 0.85, 0.845]  # what a run with rounds records
+    metric["x-spread"] = {"median": 0.845, "min": 0.84, "max": 0.85, "ci_low": 0.841,
+                          "ci_high": 0.849, "confidence": 0.95, "method": "bootstrap"}
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    html = report(tmp_path, str(MEASURED), "--runs", str(runs))
+    chain = chain_html(html, fig_index(figure_html(html, "84.5%")))
+    assert ("spread</th><td>median 0.845, range 0.84 to 0.85; 95% interval 0.841 to 0.849 "
+            "(bootstrap)") in chain
+    assert "samples</th><td>0.84, 0.85, 0.845" in chain
+    other = chain_html(html, fig_index(figure_html(html, "90.2%")))
+    assert "not recorded (a single pooled value)" in other

@@ -26,11 +26,18 @@ TOKENS = {"ALICE_TOKEN": "alice-secret-7f3a", "BOB_TOKEN": "bob-secret-99c1",
           "ADMIN_TOKEN": "admin-secret-0b2e"}
 
 
+def _key_file(tmp: Path) -> Path:
+    path = tmp / "cluster.key"
+    path.write_text("k" * 32)
+    return path
+
+
 def _policy_file(tmp: Path, isolation: str = "strict") -> Path:
     path = tmp / "tenants.yaml"
     path.write_text(f"""version: 1
 isolation: {isolation}
 admin_token_env: ADMIN_TOKEN
+cluster_key_file: {_key_file(tmp)}
 tenants:
   - name: alice
     quota: 3MiB
@@ -109,7 +116,8 @@ def test_open_policy_is_one_namespace_without_tokens() -> None:
 def tc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tmp = tmp_path_factory.mktemp("tenants")
     with cluster(nodes=2, memory="16MiB", env=TOKENS, log_level="DEBUG", master_args=(
-            "--lease-ttl", "1", "--tenants", str(_policy_file(tmp)), "--state-dir", str(tmp / "state"))) as c:
+            "--lease-ttl", "1", "--tenants", str(_policy_file(tmp)), "--state-dir", str(tmp / "state")),
+            node_args=("--cluster-key-file", str(_key_file(tmp)))) as c:
         c.wait_nodes(2, c.client(tenant="bob", token=TOKENS["BOB_TOKEN"]))
         yield c
 
@@ -240,14 +248,17 @@ def test_tokens_are_never_logged(tc: Cluster) -> None:
 
 def test_isolation_off_is_one_shared_namespace(tmp_path: Path) -> None:
     with cluster(nodes=1, memory="8MiB", env=TOKENS, master_args=(
-            "--tenants", str(_policy_file(tmp_path, isolation="off")))) as c:
+            "--tenants", str(_policy_file(tmp_path, isolation="off"))),
+            node_args=("--cluster-key-file", str(_key_file(tmp_path)))) as c:
         alice = c.client(tenant="alice", token=TOKENS["ALICE_TOKEN"])
         bob = c.client(tenant="bob", token=TOKENS["BOB_TOKEN"])
         c.wait_nodes(1, alice)
         alice.put("common", b"from alice")
         assert bob.get("common") == b"from alice" and bob.keys() == ["common"]
-        # usage is still charged to the tenant that wrote it
-        assert bob.stats()["tenants"]["alice"]["usage"] == len(b"from alice")
+        # usage is still charged to the tenant that wrote it, and only it sees its usage
+        assert alice.stats()["tenants"] == {"alice": {"quota": 3 * MiB,
+                                                      "usage": len(b"from alice")}}
+        assert bob.stats()["tenants"] == {"bob": {"quota": 200 * 10**9, "usage": 0}}
 
 
 def test_cluster_key_stops_reads_writes_and_registration_without_grants(tmp_path: Path) -> None:
@@ -282,7 +293,8 @@ def test_cluster_key_stops_reads_writes_and_registration_without_grants(tmp_path
             # even with the right grant a stored id cannot be overwritten
             replay = node.call(Op.NODE_WRITE, {"objects": [{
                 "object_id": oid, "ns": "alice", "tenant": "alice", "key": "secret", "size": 3,
-                "grant": ClusterKey(b"k" * 32).grant(oid)}]}, [b"bad"])
+                "grant": ClusterKey(b"k" * 32).grant(oid, size=3, purpose="write", ttl_s=30)}]},
+                [b"bad"])
             assert replay.meta["codes"] == [-705]
             with pytest.raises(Refused):
                 node.call(Op.NODE_DELETE, {"ids": [oid]})

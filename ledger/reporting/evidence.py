@@ -22,7 +22,16 @@ from ..errors import ExtractError
 from ..figures import Figure, extract_figures
 from ..grounding import closest_passage, contains
 from ..levels import Level, LevelInfo, Reproduction, ReproductionsFor, article_levels
-from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Inference, Measurement, Run, Source
+from ..models import (
+    AUTHOR_REPORTED_EVIDENCE,
+    EXTENSION_PREFIX,
+    Article,
+    Fact,
+    Inference,
+    Measurement,
+    Run,
+    Source,
+)
 from ..verify.arithmetic import ArithmeticError_, evaluate
 from ..verify.grounding import SnapshotLookup, SnapshotText, SourceSnapshots
 from ..verify.tracing import Trace
@@ -318,16 +327,31 @@ def _fact_chain(ev: Evidence, trace: Trace, values: frozenset[Decimal]) -> list[
     return steps
 
 
+def _spread_words(spread: dict[str, Any]) -> str:
+    try:
+        words = (f"median {_number(float(spread['median']))}, range "
+                 f"{_number(float(spread['min']))} to {_number(float(spread['max']))}")
+        if "ci_low" in spread and "ci_high" in spread:
+            level = float(spread.get("confidence") or 0.95) * 100
+            words += (f"; {level:.0f}% interval {_number(float(spread['ci_low']))} to "
+                      f"{_number(float(spread['ci_high']))}")
+    except (KeyError, TypeError, ValueError):
+        return ", ".join(f"{k} {v}" for k, v in spread.items())
+    return words + (f" ({spread['method']})" if spread.get("method") else "")
+
+
 def _spread_rows(run: Run, metric: str) -> tuple[tuple[str, str], ...]:
     found = next((m for m in run.metrics if m.name == metric), None)
     if found is None:
         return (("spread", f"metric {metric} not in run"),)
-    extra = {k: v for k, v in found.model_dump().items()
+    data = found.model_dump(mode="json")
+    extra = {k.removeprefix(EXTENSION_PREFIX): v for k, v in data.items()
              if k not in _BASE_METRIC_FIELDS and v not in (None, [], {})}
     rows = [("run value", f"{_number(found.value)} {found.unit} ({found.aggregation}, "
                           f"{found.sample_count} samples)")]
-    if not extra:
-        return (*rows, ("spread", NOT_RECORDED))
+    spread = extra.pop("spread", None)
+    rows.append(("spread", _spread_words(spread) if isinstance(spread, dict)
+                 else f"{NOT_RECORDED} (a single pooled value)"))
     for key, value in extra.items():
         if isinstance(value, list):
             value = ", ".join(_number(v) if isinstance(v, float) else str(v) for v in value)
@@ -391,6 +415,15 @@ def _reproduction_steps(ev: Evidence, run: Run, metric: str) -> list[Step]:
     return steps
 
 
+def _derived_rows(m: Measurement) -> tuple[tuple[str, str], ...]:
+    derived = _extra(m, "derived_from")
+    if derived is None:
+        return ()
+    expression = getattr(derived, "expression", None) or (
+        derived.get("expression") if isinstance(derived, dict) else str(derived))
+    return (("derived from", str(expression)),)
+
+
 def _level(ev: Evidence, m: Measurement, run: Run | None) -> str:
     if run is None:
         return "measured (the run is not in the ledger or run files given)"
@@ -408,6 +441,7 @@ def _measurement_chain(ev: Evidence, trace: Trace) -> list[Step]:
         ("aggregation", m.aggregation or NOT_RECORDED),
         ("samples", str(m.sample_count) if m.sample_count is not None else NOT_RECORDED),
         ("measured", _date(m.measured_at)),
+        *_derived_rows(m),
     ))]
     run = ev.run(m.run_id)
     if run is None:

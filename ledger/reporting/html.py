@@ -67,9 +67,9 @@ def _boundaries(start: int, end: int, figures: Sequence[FigureView],
 def _figure_html(fig: FigureView) -> str:
     findings = " ".join(str(i) for i in fig.findings)
     return (f'<button type="button" class="fig s-{fig.status}" id="fig-{fig.index}" '
-            f'data-fig="{fig.index}" data-findings="{findings}" aria-controls="panel" '
-            f'aria-describedby="legend-{fig.status}">{escape(fig.figure.text)}'
-            f'<span class="ico" aria-hidden="true">{fig.icon}</span></button>')
+            f'data-fig="{fig.index}" data-findings="{findings}" aria-controls="panel">'
+            f'{escape(fig.figure.text)}<span class="ico" aria-hidden="true">{fig.icon}</span>'
+            f'<span class="sr"> ({escape(fig.label)})</span></button>')
 
 
 def _paragraph_html(view: ArticleView, start: int, end: int) -> str:

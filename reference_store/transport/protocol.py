@@ -90,6 +90,7 @@ class Op(enum.IntEnum):
     NODE_REGISTER = 50
     NODE_HEARTBEAT = 51
     NODE_LEAVE = 52
+    NODE_CHALLENGE = 53
     NODE_WRITE = 80
     NODE_READ = 81
     NODE_DELETE = 82
