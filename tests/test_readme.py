@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from readme_blocks import output_matches, parse_blocks, run_blocks
 
 ROOT = Path(__file__).resolve().parent.parent

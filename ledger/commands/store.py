@@ -13,8 +13,8 @@ from ..progress import progress
 from ..report import Severity
 from ..schema import load_article
 from ..verify import expand_paths, verify_article
-from ._common import add_command
 from ..verify.runs import measurement_check
+from ._common import add_command
 from ._ledger import add_db_options, dumps, emit, open_ledger, run_lookup
 
 __all__ = ["register"]

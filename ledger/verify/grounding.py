@@ -73,8 +73,9 @@ def _source_dates(source: Source | None) -> list[dt.date]:
 
 def _fact_findings(article: Article, i: int, fact: Fact) -> list[Finding]:
     base = f"/facts/{i}"
+    quotes = fact.quotes or []
     findings = []
-    for j, quote in enumerate(fact.quotes):
+    for j, quote in enumerate(quotes):
         if quote.source_id not in fact.source_ids:
             findings.append(Finding(
                 Severity.error, "quote-source-not-cited",
@@ -82,11 +83,11 @@ def _fact_findings(article: Article, i: int, fact: Fact) -> list[Finding]:
                 f"(source_ids: {', '.join(fact.source_ids)})", f"{base}/quotes/{j}/source_id"))
     sources = {s.id: s for s in article.sources}
     dates = [d for sid in fact.source_ids for d in _source_dates(sources.get(sid))]
-    for figure in ungrounded_figures(fact.claim, [q.text for q in fact.quotes], dates):
+    for figure in ungrounded_figures(fact.claim, [q.text for q in quotes], dates):
         findings.append(Finding(
             Severity.error, "ungrounded-figure",
             f"fact {fact.id}: {figure.text!r} appears in none of its quotes "
-            f"({len(fact.quotes)} quote(s) from {', '.join(sorted({q.source_id for q in fact.quotes}))})",
+            f"({len(quotes)} quote(s) from {', '.join(sorted({q.source_id for q in quotes}))})",
             f"{base}/claim"))
     return findings
 
