@@ -35,6 +35,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from results_file import Results, add_output_option  # benchmarks/results_file.py
+
 from ledger.report import Finding, Severity  # noqa: E402
 from ledger.verify import verify_file  # noqa: E402
 from ledger.verify.consistency import word_count  # noqa: E402
@@ -244,14 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", dest="sets",
                         help="corpus set to run (repeatable; default: every set)")
-    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    add_output_option(parser, "--json")
     args = parser.parse_args(argv)
+    res = Results("bench_accuracy", args)
     sets = args.sets or available_sets()
     with tempfile.TemporaryDirectory() as tmp:
         result = evaluate(sets, Path(tmp))
     _print(result)
-    if args.json:
-        args.json.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+    res.save(**result.to_dict())
     return 0
 
 

@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 MiB = 1 << 20
 SHIFTS = [0, 16, 64, 2048]
@@ -32,7 +33,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mib", type=int, default=64, help="bytes copied per round, MiB (64)")
     parser.add_argument("--rounds", type=int, default=7, help="rounds per case (7)")
+    add_output_option(parser)
     args = parser.parse_args()
+    res = Results("bench_alignment", args)
     n = args.mib * MiB
     fd = os.memfd_create("bench-alignment")
     os.ftruncate(fd, n)
@@ -54,6 +57,12 @@ def main() -> int:
             gbps = n / statistics.median(times) / 1e9
             first = first or gbps
             print(f"{piece >> 10:5d} KiB {shift:6d} {gbps:6.2f}   {gbps / first:5.2f}")
+            res.row(piece_bytes=piece, shift=shift, gbps=gbps, vs_shift_0=gbps / first)
+    for row in res.doc["rows"]:
+        if row["shift"]:
+            res.ratio(f"shift {row['shift']} / aligned at {row['piece_bytes'] >> 10} KiB",
+                      row["vs_shift_0"])
+    res.save()
     return 0
 
 

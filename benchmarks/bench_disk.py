@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from reference_store.tiers import byte_view
 from reference_store.tiers.disk import DiskTier
@@ -94,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--object", type=float, default=4, help="object / chunk size in MiB (default 4)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dir", default=None, help="where to write (default: system temp dir)")
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_disk", args)
     obj = int(args.object * MB)
     count = max(1, args.total * MB // obj)
     nbytes = count * obj
@@ -115,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'op':>6} {'store GB/s':>11} {'dd GB/s':>9} {'store/dd':>9}")
     print(f"{'write':>6} {med['store_w']:11.3f} {med['dd_w']:9.3f} {med['store_w'] / med['dd_w']:9.2f}")
     print(f"{'read':>6} {med['store_r']:11.3f} {med['dd_r']:9.3f} {med['store_r'] / med['dd_r']:9.2f}")
+    for op, key in (("write", "w"), ("read", "r")):
+        res.row(op=op, store_gbps=med[f"store_{key}"], dd_gbps=med[f"dd_{key}"])
+        res.ratio(f"disk tier / dd {op}", med[f"store_{key}"] / med[f"dd_{key}"])
+    res.save()
     return 0
 
 

@@ -32,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 from snapshot_fixtures import html_page, make_pdf  # noqa: E402
 
 from ledger.grounding import normalize  # noqa: E402
@@ -175,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--compare-html", action="store_true",
                         help="also time the other HTML libraries that are installed")
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_grounding", args)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         articles = write_corpus(directory)
@@ -196,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"extract only:           {median_extract:.3f} s")
     print(f"grounding (extract incl.): {median_ground:.3f} s; "
           f"ratio to the {TARGET_S:g} s target: {median_ground / TARGET_S:.2f}")
+    res.row(extract_s=median_extract, grounding_s=median_ground, target_s=TARGET_S)
+    res.ratio("grounding time / target", median_ground / TARGET_S)
+    res.save()
     return 0 if median_ground < TARGET_S else 1
 
 

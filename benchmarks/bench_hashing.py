@@ -13,6 +13,8 @@ import argparse
 import statistics
 import time
 
+from results_file import Results, add_output_option  # benchmarks/results_file.py
+
 from reference_store.keys import HASH_ALGOS, LoraRef, block_hashes
 
 
@@ -32,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=32768)
     parser.add_argument("--block-size", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=7)
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_hashing", args)
     tokens = [(i * 2654435761) % 152_000 for i in range(args.tokens)]  # realistic large ids
     blocks = args.tokens // args.block_size
     cases = {"plain": {}, "salt+lora": {"cache_salt": "tenant-a", "lora": LoraRef("sql", "/adapters/sql")}}
@@ -44,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         base = measured["sha256"]
         for algo, secs in measured.items():
             print(f"{algo:>12} {case:>10} {blocks / secs:12.0f} {secs / blocks * 1e6:9.2f} {base / secs:10.2f}")
+            res.row(algo=algo, case=case, blocks_per_s=blocks / secs, vs_sha256=base / secs)
+    for row in res.doc["rows"]:
+        if row["case"] == "plain" and row["algo"] != "sha256":
+            res.ratio(f"{row['algo']} / sha256 speed", row["vs_sha256"])
+    res.save()
     return 0
 
 

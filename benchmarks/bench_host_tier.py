@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from reference_store import EmbeddedStore, StoreConfig
 
@@ -188,7 +189,7 @@ def call_overhead(kind: str, rounds: int, calls: int = 20000) -> dict[str, float
             "numpy": medians["numpy"] / calls}
 
 
-def main_kv(args: argparse.Namespace, sizes: list[int]) -> int:
+def main_kv(args: argparse.Namespace, sizes: list[int], res: Results) -> int:
     print(f"small-object reads: {args.total} MiB per round, median of {args.rounds} rounds, "
           f"batch={args.batch}, torch threads={torch.get_num_threads()}")
     print(f"{'object':>7} {'dest':>6} {'numpy us':>9} {'torch us':>9} "
@@ -200,11 +201,17 @@ def main_kv(args: argparse.Namespace, sizes: list[int]) -> int:
             base = {m: per["numpy_fresh" if m == "batch_fresh" else "numpy"] for m in KV_METHODS}
             cells = " ".join(f"{per[m] * 1e6:17.2f} {base[m] / per[m]:23.2f}" for m in KV_METHODS)
             print(f"{size // 1024:>6}K {kind:>6} {per['numpy'] * 1e6:9.2f} {per['torch'] * 1e6:9.2f} {cells}")
+            res.row(size_bytes=size, dest=kind, **{f"{m}_us": per[m] * 1e6 for m in per})
+            for m in KV_METHODS:
+                res.ratio(f"{m} / {'numpy_fresh' if m == 'batch_fresh' else 'numpy'} at "
+                          f"{size // 1024} KiB, dest {kind}", base[m] / per[m])
     print("fixed cost per call (one 64-byte object read again and again, median of rounds):")
     for kind in ("numpy", "torch"):
         per = call_overhead(kind, args.rounds)
         print(f"  dest={kind:>5}: get_into {per['get_into'] * 1e6:.2f} us, batch_get_into "
               f"{per['batch_get_into'] * 1e6:.2f} us a key, np.copyto {per['numpy'] * 1e6:.2f} us")
+        res.row(call_overhead_dest=kind, **{f"{m}_us": v * 1e6 for m, v in per.items()})
+    res.save()
     return 0
 
 
@@ -231,11 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=["bandwidth", "kv"], default="bandwidth",
                         help="bandwidth: large objects (default); kv: 16-64 KiB objects, per-call cost")
     parser.add_argument("--batch", type=int, default=64, help="keys per batch_get_into (kv mode)")
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results(f"bench_host_tier-{args.mode}", args)
     default_sizes = "16K,32K,64K" if args.mode == "kv" else "64K,256K,1M,4M,16M"
     sizes = [int(s[:-1]) * (1024 if s.endswith("K") else MB) for s in (args.sizes or default_sizes).split(",")]
     if args.mode == "kv":
-        return main_kv(args, sizes)
+        return main_kv(args, sizes, res)
     print(f"host tier get_into vs plain copy: {args.total} MiB per round, median of {args.rounds} rounds, "
           f"dest={args.dest}, torch threads={torch.get_num_threads()}")
     print(f"{'object':>8} {'store GB/s':>11} {'numpy GB/s':>11} {'torch GB/s':>11} {'store/numpy':>12} {'store/torch':>12}")
@@ -244,10 +253,14 @@ def main(argv: list[str] | None = None) -> int:
         label = f"{size // MB}M" if size >= MB else f"{size // 1024}K"
         print(f"{label:>8} {store_bw:11.2f} {numpy_bw:11.2f} {torch_bw:11.2f} "
               f"{store_bw / numpy_bw:12.2f} {store_bw / torch_bw:12.2f}")
+        res.row(size_bytes=size, store_gbps=store_bw, numpy_gbps=numpy_bw, torch_gbps=torch_bw)
+        res.ratio(f"get_into / numpy copy at {label}", store_bw / numpy_bw)
     print("allocator after 3000 mixed-size puts (16K-2M) into 64 MiB with LRU eviction:")
     for placement in ("best_fit", "first_fit"):
         frag, fill = churn_fragmentation(placement)
         print(f"  {placement:>9}: fragmentation {frag:.2f} (1 - largest free / free), arena filled {fill:.1%}")
+        res.row(placement=placement, fragmentation=frag, arena_filled=fill)
+    res.save()
     return 0
 
 

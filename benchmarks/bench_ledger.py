@@ -24,10 +24,10 @@ import sys
 import tempfile
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import psycopg
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from ledger.db import Ledger
 from ledger.log import read_head
@@ -136,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--probe", type=int, default=100, help="timed ingests per round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--output", type=Path, help="write the results as JSON here")
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_ledger", args)
     sizes = [1000, 4000] if args.quick else [int(s) for s in args.sizes.split(",")]
     rounds = 2 if args.quick else args.rounds
     probe = min(args.probe, 50) if args.quick else args.probe
@@ -155,8 +156,11 @@ def main(argv: list[str] | None = None) -> int:
                 _drop(schema)
         else:
             parser.error(f"unknown backend {backend!r}")
-    if args.output:
-        args.output.write_text(json.dumps(results, indent=2) + "\n")
+    for backend in args.backends.split(","):
+        last = results[backend][-1]
+        res.ratio(f"{backend} audit per entry at {last['size']} / at {results[backend][0]['size']}",
+                  last["audit_per_entry_ratio_to_smallest"])
+    res.save(results=results)
     return 0
 
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from cluster_fixtures import cluster  # noqa: E402
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 from store_vs_mooncake import page_aligned  # noqa: E402
 
 from reference_store.transport import segment  # noqa: E402
@@ -37,7 +38,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=16, help="rounds per size (even; 16)")
     parser.add_argument("--batch-mib", type=int, default=64, help="batch size in MiB (64)")
+    add_output_option(parser)
     args = parser.parse_args()
+    res = Results("bench_shm_copy", args)
     batch = args.batch_mib * MiB
     default_bytes, default_piece = segment.PARALLEL_COPY_BYTES, segment.PARALLEL_PIECE_BYTES
     print("size      mode     put GB/s  get GB/s")
@@ -63,12 +66,18 @@ def main() -> int:
                 client.batch_remove(keys, force=True)
                 if r >= 2:
                     times[mode].append((t1 - t0, t2 - t1))
+            label = f"{size // MiB} MiB" if size >= MiB else f"{size >> 10} KiB"
+            gbps = {}
             for mode, samples in times.items():
                 put = n * size / statistics.median(t[0] for t in samples) / 1e9
                 get = n * size / statistics.median(t[1] for t in samples) / 1e9
-                label = f"{size // MiB} MiB" if size >= MiB else f"{size >> 10} KiB"
+                gbps[mode] = (put, get)
                 print(f"{label:>8}  {mode:<6} {put:9.2f} {get:9.2f}")
+                res.row(size_bytes=size, threads=mode, put_gbps=put, get_gbps=get)
+            res.ratio(f"two / one threads put at {label}", gbps["two"][0] / gbps["one"][0])
+            res.ratio(f"two / one threads get at {label}", gbps["two"][1] / gbps["one"][1])
     segment.PARALLEL_COPY_BYTES, segment.PARALLEL_PIECE_BYTES = default_bytes, default_piece
+    res.save()
     return 0
 
 

@@ -23,10 +23,12 @@ import time
 from pathlib import Path
 
 import jsonschema
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from ledger.figures import _extract
+from ledger.quantities import _typed
 from ledger.schema import SCHEMA_DIR
-from ledger.verify import verify_paths
+from ledger.verify import prose, verify_paths
 from ledger.verify.consistency import word_count
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +69,8 @@ def baseline(paths: list[Path], validator: jsonschema.Draft202012Validator) -> i
 
 
 def verify(paths: list[Path]) -> int:
-    _extract.cache_clear()
+    for cache in (_extract, _typed, prose.paragraphs, prose.sentences, prose.clauses):
+        cache.cache_clear()
     report = verify_paths(paths)
     return report.exit_code
 
@@ -76,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--articles", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_verify", args)
     schema = json.loads((SCHEMA_DIR / "article.schema.json").read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
     times: dict[str, list[float]] = {"baseline": [], "verify": []}
@@ -97,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     ratio = medians["verify"] / medians["baseline"]
     print(f"ratio: ledger verify takes {ratio:.1f}x the time of json+jsonschema "
           f"(throughput {1 / ratio:.3f} of the baseline)")
+    for name, secs in medians.items():
+        res.row(tool=name, seconds=secs, articles_per_s=args.articles / secs)
+    res.ratio("ledger verify time / json+jsonschema time", ratio)
+    res.save()
     return 0
 
 

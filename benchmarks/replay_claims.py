@@ -16,6 +16,7 @@ import statistics
 import sys
 
 import torch
+from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from reference_store import EmbeddedStore, StoreConfig
 from replay.engine import DoneEvent, ServingInstance
@@ -34,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--lengths", type=int, nargs="+", default=[256, 512, 1024, 2048])
     p.add_argument("--output-tokens", type=int, default=32)
+    add_output_option(p)
     args = p.parse_args(argv)
+    res = Results("replay_claims", args)
     torch.set_num_threads(1)
     model = TinyTransformer(ModelConfig())
     gen = torch.Generator().manual_seed(0)
@@ -61,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         cd, wd = statistics.median(cold_d), statistics.median(warm_d)
         print(f"{length:>8} {cp * 1e3:>16.2f} {wp * 1e3:>16.2f} {cp / wp:>8.2f}x "
               f"{cd * 1e3:>19.3f} {wd * 1e3:>19.3f} {wd / cd:>12.2f}x")
+        res.row(context_tokens=length, cold_prefill_s=cp, warm_prefill_s=wp,
+                cold_decode_s_per_token=cd, warm_decode_s_per_token=wd)
+        res.ratio(f"prefill speed-up at {length} tokens (cold / warm time)", cp / wp)
+        res.ratio(f"decode time warm / cold at {length} tokens", wd / cd)
+    res.save()
     return 0
 
 

@@ -169,7 +169,7 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 
 _MONEY_RE = re.compile(
     rf"(?P<cur>[$€£¥])\s?(?P<n>{_NUM}){_MONEY_SCALE}"
-    rf"|(?P<n2>{_NUM})\s?(?P<cur2>USD|EUR|dollars|euros)\b"
+    rf"|(?<![\d.,])(?P<n2>{_NUM})\s?(?P<cur2>USD|EUR|dollars|euros)\b"
 )
 _RANGE_RE = re.compile(
     rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})(?![\w-])(?P<pct>%)?"

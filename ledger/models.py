@@ -41,6 +41,7 @@ __all__ = [
     "Correction",
     "CorrectionStatus",
     "DatedStatusRule",
+    "DerivedFrom",
     "DistinctDatesRule",
     "EvidenceType",
     "ExperimentSpec",
@@ -54,6 +55,7 @@ __all__ = [
     "Measurement",
     "MeasurementId",
     "MetricSpec",
+    "MetricSpread",
     "Model",
     "PublicProjection",
     "Quote",
@@ -146,6 +148,7 @@ class Model(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,  # no evidence is infinite; inf <= inf would pass any check
         populate_by_name=True,
         use_enum_values=False,
         json_schema_extra={
@@ -329,6 +332,14 @@ class PublicProjection(Model):
     rights: NonEmpty
 
 
+class DerivedFrom(Model):
+    """How a measurement is computed from others: ``expression`` over measurement ids of the
+    same article (``M4 / M5``, ``1 - M13 / M12``), with numbers, + - * / ** and parentheses.
+    ``ledger verify --db`` recomputes it and gives it the spread of its inputs."""
+
+    expression: NonEmpty
+
+
 class Measurement(Model):
     """A figure the desk measured, citing the ledger run that produced it."""
 
@@ -341,6 +352,11 @@ class Measurement(Model):
     aggregation: str | None = Field(default=None, description="p50, p99, mean, ratio, ...")
     sample_count: int | None = Field(default=None, ge=0)
     description: str | None = None
+    derived_from: DerivedFrom | None = None
+    interval: list[int | float] | None = Field(
+        default=None, min_length=2, max_length=2,
+        description="[low, high]: the 95% interval the body may print as a range; "
+        "`ledger verify --db` checks it against the run's spread.")
 
 
 class Article(Model):
@@ -402,8 +418,30 @@ class VerificationLevel(str, Enum):
     independently_reproduced = "independently_reproduced"
 
 
+class MetricSpread(Model):
+    """How a metric varied over the rounds of a run: the spread a printed figure must respect."""
+
+    median: float
+    min: float
+    max: float
+    ci_low: float = Field(description="Low end of the confidence interval of the median.")
+    ci_high: float = Field(description="High end of the confidence interval of the median.")
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+    method: NonEmpty = "percentile bootstrap of the median over rounds"
+    resamples: int | None = Field(default=None, ge=1)
+
+    @property
+    def width(self) -> float:
+        return self.ci_high - self.ci_low
+
+
 class RunMetric(Model):
-    """One measured figure of a run; ``(name, aggregation)`` is unique within the run."""
+    """One measured figure of a run; ``(name, aggregation)`` is unique within the run.
+
+    ``value`` is the figure over every round pooled; ``samples`` holds one value per round
+    (arms alternate between rounds) and ``spread`` their median, range and confidence
+    interval. Runs recorded before rounds were kept have neither: their spread is unknown.
+    """
 
     name: Name
     value: float
@@ -411,6 +449,8 @@ class RunMetric(Model):
     aggregation: NonEmpty = Field(description="p50, p99, mean, sum, ratio, rate, ...")
     sample_count: int = Field(ge=0)
     description: str | None = None
+    samples: list[float] | None = Field(default=None, description="One value per round.")
+    spread: MetricSpread | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -437,6 +477,11 @@ class Run(Model):
     seed: int | None = None
     description: str | None = None
     error: str | None = Field(default=None, description="Why a failed run failed.")
+    machine_load: dict[str, Any] | None = Field(
+        default=None, description="Load while it ran: load averages and other busy processes "
+        "at start and end (see ledger.runs.machine_load).")
+    threads: dict[str, int] = Field(default_factory=dict,
+                                    description="Pinned thread counts (torch, interop, ...).")
 
     @model_validator(mode="after")
     def _consistent(self) -> "Run":

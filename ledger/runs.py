@@ -72,9 +72,11 @@ __all__ = [
     "import_run",
     "list_runs",
     "load_run_file",
+    "machine_load",
     "new_run_id",
     "operator",
     "record_run",
+    "run_document",
     "run_projection_rows",
 ]
 
@@ -203,6 +205,38 @@ def operator() -> str | None:
         return getpass.getuser()
     except (OSError, KeyError, ImportError):
         return None
+
+
+def _busy_processes(limit: int = 5) -> list[str]:
+    """Names of other processes running on a CPU right now (state R in /proc), at most
+    ``limit``; empty where /proc is not there."""
+    names: list[str] = []
+    me = os.getpid()
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit() and int(e) != me]
+    except OSError:
+        return names
+    for entry in entries:
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        name, _, rest = stat.rpartition(")")
+        if rest.split()[:1] == ["R"]:
+            names.append(name.partition("(")[2])
+            if len(names) >= limit:
+                break
+    return names
+
+
+def machine_load() -> dict[str, Any]:
+    """The machine's load now: 1/5/15-minute load averages and other running processes."""
+    try:
+        averages = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        averages = []
+    return {"at": dt.datetime.now(dt.UTC).isoformat(), "loadavg": averages,
+            "cpu_count": os.cpu_count(), "busy_processes": _busy_processes()}
 
 
 def capture_environment(packages: Iterable[str] = DEFAULT_PACKAGES) -> dict[str, Any]:
@@ -413,6 +447,25 @@ def list_runs(conn: Connection, status: RunStatus | None = None) -> list[Run]:
     return [_load(conn, row) for row in conn.execute(query).all()]
 
 
+#: Fields added with per-round spread; a run file leaves them out when they are empty, so a
+#: run recorded before them exports exactly as it was written.
+_OPTIONAL_RUN_FIELDS = ("machine_load", "threads")
+_OPTIONAL_METRIC_FIELDS = ("samples", "spread")
+
+
+def run_document(run: Run) -> dict[str, Any]:
+    """The run as a JSON document (what ``ledger runs export`` writes)."""
+    data = run.model_dump(mode="json")
+    for key in _OPTIONAL_RUN_FIELDS:
+        if not data.get(key):
+            data.pop(key, None)
+    for metric in data["metrics"]:
+        for key in _OPTIONAL_METRIC_FIELDS:
+            if metric.get(key) is None:
+                metric.pop(key, None)
+    return data
+
+
 def diff_runs(a: Run, b: Run) -> dict[str, Any]:
     """What differs between two runs: parameters, environment, git, and each metric's ratio."""
     metrics = []
@@ -471,11 +524,14 @@ class RunRecorder:
         self.agent_fields: dict[str, Any] = dict(agent_fields or {})
         self.verification_level = verification_level
         self.packages = tuple(packages)
+        self.threads: dict[str, int] = {}
+        self._load_start: dict[str, Any] = {}
         self._pending: list[RunMetric] = []
         self.run: Run | None = None
 
     def __enter__(self) -> Self:
         commit, dirty = git_state(self.cwd)
+        self._load_start = machine_load()
         self.run = Run(
             id=self.run_id, status=RunStatus.running,
             started_at=dt.datetime.now(dt.UTC), git_commit=commit, git_dirty=dirty,
@@ -487,11 +543,17 @@ class RunRecorder:
         return self
 
     def metric(self, name: str, value: float, *, unit: str, aggregation: str,
-               sample_count: int, description: str | None = None) -> RunMetric:
-        """Keep a metric for this run. Raises :class:`UsageError` for an invalid one."""
+               sample_count: int, description: str | None = None,
+               samples: Sequence[float] | None = None,
+               spread: dict[str, Any] | None = None) -> RunMetric:
+        """Keep a metric for this run (with its per-round ``samples`` and their ``spread``
+        when measured in rounds). Raises :class:`UsageError` for an invalid one."""
         try:
-            m = RunMetric(name=name, value=float(value), unit=unit, aggregation=aggregation,
-                          sample_count=sample_count, description=description)
+            m = RunMetric.model_validate({
+                "name": name, "value": float(value), "unit": unit, "aggregation": aggregation,
+                "sample_count": sample_count, "description": description,
+                "samples": None if samples is None else [float(x) for x in samples],
+                "spread": spread}, strict=False)
         except ValidationError as exc:
             raise UsageError(f"metric {name!r}: {exc.errors(include_url=False)[0]['msg']}") from None
         self._pending.append(m)
@@ -520,4 +582,6 @@ class RunRecorder:
             self.ledger, self.run_id,
             status=RunStatus.failed if failed else RunStatus.finished, metrics=pending,
             outputs=self.outputs, inputs=self.inputs, agent_fields=self.agent_fields,
+            machine_load={"start": self._load_start, "end": machine_load()},
+            threads=self.threads,
             error=f"{exc_type.__name__}: {exc}" if failed and exc_type else None)

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .errors import DocumentError, SchemaDriftError
+from .jsonsafe import UnsafeJSON, loads_strict
 from .models import Article, Run
 from .report import Finding, Severity
 
@@ -123,7 +124,9 @@ def read_json(path: str | Path) -> Any:
     except OSError as exc:
         raise DocumentError(name, f"cannot read: {exc.strerror}") from None
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        return loads_strict(text, object_pairs_hook=_reject_duplicate_keys)
+    except UnsafeJSON as exc:  # non-finite numbers, deep nesting, lone surrogates
+        raise DocumentError(name, f"refused: {exc.message}", exc.line, exc.column) from None
     except json.JSONDecodeError as exc:
         raise DocumentError(name, f"malformed JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except ValueError as exc:  # duplicate key; json does not say where

@@ -26,6 +26,7 @@ from reference_store.config import (
     DEFAULT_LEASE_TTL_S,
     DEFAULT_LOW_WATERMARK,
     DEFAULT_MASTER_TIMEOUT_S,
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_NODE_TTL_S,
     DEFAULT_PUT_TIMEOUT_S,
     parse_size,
@@ -77,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"seconds without heartbeat before a node is dropped ({DEFAULT_NODE_TTL_S:g})")
     m.add_argument("--frame-timeout", type=float, default=DEFAULT_FRAME_TIMEOUT_S,
                    help=f"seconds a peer may take to finish sending a frame ({DEFAULT_FRAME_TIMEOUT_S:g})")
+    m.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                   help=f"connections served at once; more are closed ({DEFAULT_MAX_CONNECTIONS})")
     m.add_argument("--cluster-key-file",
                    help="secret shared with the nodes: object grants and node registration")
     m.add_argument("--high-watermark", type=float, default=DEFAULT_HIGH_WATERMARK,
@@ -94,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     n.add_argument("--port", type=int, default=0, help="data port (default: a free one)")
     n.add_argument("--advertise-host", help="host clients use to reach this node")
+    n.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                   help=f"connections served at once; more are closed ({DEFAULT_MAX_CONNECTIONS})")
     n.add_argument("--cluster-key-file", help="the master's cluster key (same file)")
     n.add_argument("--cluster-key-env", metavar="VAR",
                    help="read the cluster key from environment variable VAR instead")
@@ -136,6 +141,7 @@ def _run_master(args: argparse.Namespace) -> int:
     master = Master(MasterConfig(
         host=args.host, port=args.port, lease_ttl_s=args.lease_ttl, put_timeout_s=args.put_timeout,
         node_ttl_s=args.node_ttl, frame_timeout_s=args.frame_timeout, state_dir=args.state_dir,
+        max_connections=args.max_connections,
         high_watermark=args.high_watermark, low_watermark=args.low_watermark,
     ), policy, _master_key(args, policy))
     server = master.serve()
@@ -184,6 +190,7 @@ def _run_node(args: argparse.Namespace) -> int:
         disk_dir=args.disk, disk_bytes=parse_size(args.disk_size, field="--disk-size"),
         host=args.host, port=args.port, advertise_host=args.advertise_host,
         heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
+        max_connections=args.max_connections,
         prefault=not args.no_prefault, cluster_key_file=args.cluster_key_file,
         cluster_key=_env_secret(args.cluster_key_env, "--cluster-key-env"),
         share_memory=not args.no_shm, transfer_engine=_engine_config(args),

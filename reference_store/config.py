@@ -46,6 +46,7 @@ __all__ = [
     "DEFAULT_LEASE_TTL_S",
     "DEFAULT_LOW_WATERMARK",
     "DEFAULT_MASTER_TIMEOUT_S",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_NODE_TTL_S",
     "DEFAULT_PUT_TIMEOUT_S",
     "ENV_PREFIX",
@@ -64,6 +65,7 @@ DEFAULT_NODE_TTL_S = 5.0          # a node silent this long is dropped
 DEFAULT_HEARTBEAT_S = 1.0
 DEFAULT_FRAME_TIMEOUT_S = 30.0    # a peer must finish sending a frame within this
 DEFAULT_MASTER_TIMEOUT_S = 30.0   # a node gives up on an unreachable master after this
+DEFAULT_MAX_CONNECTIONS = 256     # connections a master or node serves at once
 DEFAULT_HIGH_WATERMARK = 0.95
 DEFAULT_LOW_WATERMARK = 0.90
 DEFAULT_EVICTION = "lru"

@@ -43,6 +43,7 @@ from reference_store.config import (
     DEFAULT_HIGH_WATERMARK,
     DEFAULT_LEASE_TTL_S,
     DEFAULT_LOW_WATERMARK,
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_NODE_TTL_S,
     DEFAULT_PUT_TIMEOUT_S,
     StrictModel,
@@ -74,6 +75,7 @@ logger = logging.getLogger(__name__)
 
 PIN_NONE, PIN_SOFT, PIN_HARD = 0, 1, 2
 MAX_KEY_BYTES = 4096
+MAX_OBJECT_BYTES = 1 << 40  # one object; far above any node, far below float trouble
 DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far below the cap
 DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
 READ_GRANT_MIN_S = 30.0     # a read grant lasts the lease, and at least this long
@@ -107,6 +109,7 @@ class MasterConfig(StrictModel):
     high_watermark: float = Field(default=DEFAULT_HIGH_WATERMARK, gt=0, le=1)
     low_watermark: float = Field(default=DEFAULT_LOW_WATERMARK, gt=0, le=1)
     frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
+    max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, gt=0)
     state_dir: str | None = None
 
     @model_validator(mode="after")
@@ -146,6 +149,22 @@ class ObjectMeta:
         return self.size * len(self.replicas)
 
 
+def _object_size(key: str, size: object) -> int:
+    """A put's size: a positive integer no larger than :data:`MAX_OBJECT_BYTES`.
+
+    Raises:
+        InvalidParams: anything else, with the key named.
+    """
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise InvalidParams(f"object {key!r}: size must be an integer, got {size!r}")
+    if size <= 0:
+        raise InvalidParams(f"object {key!r}: size must be positive, got {size}")
+    if size > MAX_OBJECT_BYTES:
+        raise InvalidParams(f"object {key!r}: size {size} is larger than the largest allowed "
+                            f"({MAX_OBJECT_BYTES})")
+    return size
+
+
 class Master:
     """The master's state and request handler; :meth:`serve` starts its TCP server."""
 
@@ -176,8 +195,10 @@ class Master:
 
     def serve(self) -> Server:
         """Start the TCP server and the background monitor; returns the server."""
+        # max_payload=0: no master operation carries a payload, so none is ever received
         self._server = Server(self, host=self.config.host, port=self.config.port,
-                              frame_timeout=self.config.frame_timeout_s).start()
+                              frame_timeout=self.config.frame_timeout_s, max_payload=0,
+                              max_connections=self.config.max_connections).start()
         threading.Thread(target=self._monitor, name="master-monitor", daemon=True).start()
         logger.info("master listening on %s", self._server.address)
         if not self.key.enabled:
@@ -298,7 +319,8 @@ class Master:
         with self._lock:
             for key, size in zip(keys, sizes):
                 try:
-                    results.append(self._start_one(ctx, key, int(size), replicas, pin, upsert))
+                    results.append(self._start_one(ctx, key, _object_size(key, size), replicas,
+                                                   pin, upsert))
                 except StoreError as exc:
                     results.append({"code": exc.code, "error": str(exc)})
         return {"results": results}

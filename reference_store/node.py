@@ -27,7 +27,13 @@ from typing import Any, ClassVar
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from reference_store.config import DEFAULT_FRAME_TIMEOUT_S, DEFAULT_HEARTBEAT_S, Size, StrictModel
+from reference_store.config import (
+    DEFAULT_FRAME_TIMEOUT_S,
+    DEFAULT_HEARTBEAT_S,
+    DEFAULT_MAX_CONNECTIONS,
+    Size,
+    StrictModel,
+)
 from reference_store.errors import (
     AuthenticationFailed,
     InvalidParams,
@@ -36,6 +42,7 @@ from reference_store.errors import (
     ObjectNotFound,
     ProtocolError,
     StoreError,
+    StoreFull,
 )
 from reference_store.tenants import ClusterKey
 from reference_store.transport.protocol import Buffer, Op
@@ -76,6 +83,7 @@ class NodeConfig(StrictModel):
     heartbeat_s: float = Field(default=DEFAULT_HEARTBEAT_S, gt=0)
     node_id: str | None = None
     frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
+    max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, gt=0)
     prefault: bool = True
     cluster_key_file: str | None = None
     cluster_key: SecretStr | None = None
@@ -186,7 +194,8 @@ class Node:
         if self.config.freeze_gc:
             gc.freeze()
         self._server = Server(self, host=self.config.host, port=self.config.port,
-                              frame_timeout=self.config.frame_timeout_s, pipeline=True).start()
+                              frame_timeout=self.config.frame_timeout_s, pipeline=True,
+                              max_connections=self.config.max_connections).start()
         self._link = threading.Thread(target=self._master_link, name="node-master-link",
                                       daemon=True)
         self._link.start()
@@ -284,6 +293,7 @@ class Node:
         for rec in meta["objects"]:
             oid, size = int(rec["object_id"]), int(rec["size"])
             try:
+                self._check_size(oid, size)
                 self._check_write(oid, size, rec.get("grant"), mark=True)
             except StoreError as exc:
                 codes.append(exc.code)
@@ -371,6 +381,10 @@ class Node:
 
     def _write(self, meta: dict[str, Any], payload: memoryview) -> dict[str, Any]:
         objects = meta["objects"]
+        for i, rec in enumerate(objects):
+            if not isinstance(rec["size"], int) or rec["size"] < 0:
+                raise InvalidParams(f"object size must be a non-negative integer "
+                                    f"(field objects/{i}/size)")
         if sum(int(o["size"]) for o in objects) != payload.nbytes:
             raise InvalidParams("object sizes do not add up to the payload (field objects)")
         codes, offset = [], 0
@@ -399,7 +413,8 @@ class Node:
             records = [(int(o["object_id"]), int(o["size"]), o) for o in meta["objects"]]
         except (KeyError, TypeError, ValueError):
             return None
-        if sum(size for _, size, _ in records) != payload_len:
+        if sum(size for _, size, _ in records) != payload_len or any(
+                size < 0 or size > self.capacity for _, size, _ in records):
             return None
         ids = [oid for oid, _, _ in records]
         with self._lock:
@@ -450,6 +465,14 @@ class Node:
             for oid in ids:
                 self._landing.discard(oid)
                 self._cancelled.discard(oid)
+
+    def _check_size(self, oid: int, size: int) -> None:
+        """Raises InvalidParams for a negative size, StoreFull for one above the capacity."""
+        if size < 0:
+            raise InvalidParams(f"object {oid}: size must not be negative, got {size}")
+        if size > self.capacity:
+            raise StoreFull(f"object {oid}: {size} bytes is more than this node holds "
+                            f"({self.capacity})")
 
     def _check_write(self, oid: int, size: int, grant: object, *, mark: bool = False) -> None:
         """Raises AuthenticationFailed without a grant for this id and size (or an expired

@@ -125,6 +125,7 @@ def record_run_file(cfg: Any, run_file: Path, *, base_dir: Path, command: list[s
     from ledger.runs import RunRecorder
     from replay.cli import write_run_outputs
     from replay.runner import replay_steps, run_config
+    from replay.spread import spread_rows
 
     result: ReplayRun | None = None
     with tempfile.TemporaryDirectory(prefix="replay-record-") as tmp, \
@@ -140,8 +141,10 @@ def record_run_file(cfg: Any, run_file: Path, *, base_dir: Path, command: list[s
                     result = run_config(cfg, base_dir=base_dir, only=only, on_step=step)
                 for path in write_run_outputs(result, out or Path("runs") / rec.run_id):
                     rec.add_output(path.name, path)
-                for name, value, unit, agg, n in metric_rows(result):
-                    rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n)
+                for (name, value, unit, agg, n), samples, spread in spread_rows(result):
+                    rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n,
+                               samples=samples, spread=spread)
+                rec.threads.update(result.threads)
                 rec.agent_fields.update(agent_fields(
                     result, engine_revision=_revision(rec.run),
                     environment=rec.run.environment, source=" ".join(command),

@@ -63,6 +63,10 @@ class ReplayRun:
     started_at: float
     ended_at: float
     comparison: CostComparison | None = None
+    #: One ReplayRun per round (each arm's replay of that round alone), for per-round samples.
+    rounds: list[ReplayRun] = field(default_factory=list)
+    #: The thread counts the replay pinned (torch intra-op and inter-op).
+    threads: dict[str, int] = field(default_factory=dict)
 
 
 def load_trace(cfg: ReplayConfig, base_dir: Path | None = None) -> Trace:
@@ -292,7 +296,19 @@ def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | No
             if on_step is not None:
                 on_step(f"round {r + 1}/{cfg.rounds}, arm {name}")
     arms = {n: _merge(cfg, cfg.arm(n), rounds[n]) for n in names}
-    run = ReplayRun(config=cfg, trace=trace, arms=arms, started_at=started, ended_at=time.time())
+    run = _with_comparison(ReplayRun(config=cfg, trace=trace, arms=arms, started_at=started,
+                                     ended_at=time.time()))
+    if cfg.rounds > 1:
+        run.rounds = [_with_comparison(ReplayRun(
+            config=cfg, trace=trace, arms={n: _merge(cfg, cfg.arm(n), [rounds[n][r]])
+                                           for n in names},
+            started_at=started, ended_at=run.ended_at)) for r in range(cfg.rounds)]
+    run.threads = {"torch": torch.get_num_threads(), "torch_interop": torch.get_num_interop_threads()}
+    return run
+
+
+def _with_comparison(run: ReplayRun) -> ReplayRun:
+    cfg, arms = run.config, run.arms
     if cfg.compare and isinstance(cfg.cost_model, CostModel) and set(cfg.compare) <= set(arms):
         ref, cand = (arms[n] for n in cfg.compare)
         run.comparison = compare(cfg.cost_model, ref.deployment, ref.summary.slo_met_per_hour,

@@ -20,7 +20,7 @@ def test_store_benchmark_writes_every_figure(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "benchmarks/store_vs_mooncake.py", "--systems", ",".join(SYSTEMS),
          "--batch-mib", "4", "--rounds", "1", "--latency-samples", "2", "--max-count", "64",
-         "--json", str(out)],
+         "--output", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     doc = json.loads(out.read_text())
@@ -40,3 +40,32 @@ def test_store_benchmark_writes_every_figure(tmp_path: Path) -> None:
     assert "reference put 256 KiB >= 0.6x raw" in targets
     assert all(isinstance(t["met"], bool) and t["ratio"] > 0 for t in targets.values())
     assert "targets:" in done.stdout and "ratios (reference /" in done.stdout
+
+
+def test_every_benchmark_writes_results_under_an_ignored_folder_or_output() -> None:
+    """Running a README benchmark command never overwrites a tracked file: each script takes
+    ``--output`` and otherwise writes to benchmarks/out/, which git ignores."""
+    scripts = [p for p in sorted((ROOT / "benchmarks").glob("*.py"))
+               if '__name__ == "__main__"' in p.read_text()]
+    assert len(scripts) >= 10
+    missing = [p.name for p in scripts if "add_output_option(" not in p.read_text()]
+    assert missing == []
+    ignored = subprocess.run(["git", "check-ignore", "-q", "benchmarks/out/x.json"], cwd=ROOT,
+                             check=False)
+    assert ignored.returncode == 0, "benchmarks/out/ must be ignored by git"
+
+
+def test_a_benchmark_prints_its_ratios_and_writes_them_where_told(tmp_path: Path) -> None:
+    out = tmp_path / "hashing.json"
+    done = subprocess.run(
+        [sys.executable, "benchmarks/bench_hashing.py", "--tokens", "512", "--rounds", "1",
+         "--output", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert set(doc["ratios"]) == {"sha256_cbor / sha256 speed", "xxhash / sha256 speed",
+                                  "xxhash_cbor / sha256 speed"}
+    for label, value in doc["ratios"].items():
+        assert f"ratio: {label} = {value:.2f}" in done.stdout
+    assert doc["command"][1:3] == ["benchmarks/bench_hashing.py", "--tokens"]
+    assert f"results: {out}" in done.stdout

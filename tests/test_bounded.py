@@ -102,7 +102,7 @@ def test_the_master_refuses_payloads_with_an_error_frame(c: Cluster) -> None:
     with _connect(c.address) as s:
         s.sendall(_header(p.Op.PING, b"{}", 10) + b"0123456789")
         header, meta = _response(s)
-        assert header.status == ProtocolError.code and "payload" in str(meta["message"])
+        assert header.status == ProtocolError.code and "payload" in str(meta["error"])
         assert _closed_within(s, 5)
 
 
@@ -155,7 +155,7 @@ def test_deeply_nested_metadata_gets_an_error_frame(c: Cluster, role: str) -> No
     with _connect(proc.address) as s:
         s.sendall(_header(p.Op.PING, meta, 0))
         header, body = _response(s)
-        assert header.status == ProtocolError.code and "nested" in str(body["message"])
+        assert header.status == ProtocolError.code and "nested" in str(body["error"])
     assert not any("RecursionError" in line or "Traceback" in line for line in proc.lines)
 
 

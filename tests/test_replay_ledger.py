@@ -167,3 +167,19 @@ def test_harness_alone_writes_a_run_file_that_matches_the_schema_and_imports(
     assert data["command"][:3] == ["python", "-m", "replay"]
     rc, out = cli(["runs", "import", str(run_file), "--db", db], capsys)
     assert rc == 0 and f"{data['id']}: recorded" in out
+
+
+def test_the_shipped_vllm_sample_ingests_as_the_readme_shows(
+        db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = Path(__file__).parent.parent / "examples" / "vllm-bench-result.json"
+    rc, out = cli(["ingest-bench", str(sample), "--db", db, "--format", "json",
+                   "--field", "hardware_and_gpu_count=1x H100 80GB"], capsys)
+    assert rc == 0, out
+    with Ledger.open(db, create=False) as ledger:
+        run = ledger.get_run(json.loads(out)["run_id"])
+    metrics = {(m.name, m.aggregation): m.value for m in run.metrics}
+    data = json.loads(sample.read_text())
+    assert metrics[("p50_ttft", "p50")] == data["median_ttft_ms"]
+    assert metrics[("request_throughput", "rate")] == data["request_throughput"]
+    assert run.parameters["label"] == "illustrative-sample"
+    assert run.agent_fields["model_and_revision"] == data["model_id"]

@@ -52,9 +52,11 @@ def fig_index(button: str) -> str:
     return found.group(1)
 
 
-def report(tmp_path: Path, *args: str, code: int = 0) -> str:
+def report(tmp_path: Path, *args: str, code: int | None = 0) -> str:
+    """The page ``ledger report`` writes; ``code=None`` takes any exit code."""
     out = tmp_path / "report.html"
-    assert main(["report", *args, "-o", str(out)]) == code
+    result = main(["report", *args, "-o", str(out)])
+    assert code is None or result == code
     return out.read_text(encoding="utf-8")
 
 
@@ -309,16 +311,78 @@ def test_a_metrics_spread_and_samples_show_when_the_run_has_them(tmp_path: Path)
 
     run = json.loads((RUNS / f"{RUN_ID}.json").read_text(encoding="utf-8"))
     metric = next(m for m in run["metrics"] if m["name"] == "shared_store_hit_rate")
-    metric["x-samples"] = [0.84, 0.85, 0.845]  # what a run with rounds records
-    metric["x-spread"] = {"median": 0.845, "min": 0.84, "max": 0.85, "ci_low": 0.841,
+    doc = copy.deepcopy(load(MEASURED))
+    m2 = next(m for m in doc["measurements"] if m["id"] == "M2")
+    m2["interval"] = [0.841, 0.849]
+    m13 = next(m for m in doc["measurements"] if m["id"] == "M13")
+    m13["derived_from"] = {"expression": "M12 / M11"}
+    metric["samples"] = [0.84, 0.85, 0.845]  # what a run with rounds records
+    metric["spread"] = {"median": 0.845, "min": 0.84, "max": 0.85, "ci_low": 0.841,
                           "ci_high": 0.849, "confidence": 0.95, "method": "bootstrap"}
     runs = tmp_path / "runs"
     runs.mkdir()
     (runs / "run.json").write_text(json.dumps(run), encoding="utf-8")
-    html = report(tmp_path, str(MEASURED), "--runs", str(runs))
+    html = report(tmp_path, str(write_article(tmp_path, doc)), "--runs", str(runs), code=None)
     chain = chain_html(html, fig_index(figure_html(html, "84.5%")))
+    assert "stated interval</th><td>0.841 to 0.849" in chain
+    assert "derived from</th><td>M12 / M11" in chain_html(html, fig_index(figure_html(
+        html, "4.7 times")))
     assert ("spread</th><td>median 0.845, range 0.84 to 0.85; 95% interval 0.841 to 0.849 "
             "(bootstrap)") in chain
     assert "samples</th><td>0.84, 0.85, 0.845" in chain
     other = chain_html(html, fig_index(figure_html(html, "90.2%")))
     assert "not recorded (a single pooled value)" in other
+    assert html.count('class="chart-range"') == 1  # the hit-rate chart's whisker
+
+
+def test_a_finding_on_a_fact_points_at_the_figures_resting_on_it(tmp_path: Path) -> None:
+    doc = copy.deepcopy(load(SEED))
+    f4 = next(f for f in doc["facts"] if f["id"] == "F4")
+    f4["quotes"][1]["text"] = f4["quotes"][1]["text"].replace("12 GPUs", "16 GPUs")
+    saved = tmp_path / "sources"
+    saved.mkdir()
+    (saved / "S4.md").write_text(" ".join(q["text"] for q in load(SEED)["facts"][3]["quotes"]))
+    html = report(tmp_path, str(write_article(tmp_path, doc)), "--sources", str(saved), code=1)
+    assert re.search(r'data-finding="0" data-has-span><span class="sev">error</span> '
+                     r"<code>quote-not-found</code>", html)
+    assert re.search(r'class="where">F4 \(/facts/3/quotes/1', html)
+    for text in ("46-fold", "3.8 times", "60"):
+        button = figure_html(html, text)
+        assert 'data-findings="0"' in button and "s-traced" in button
+        assert "On its evidence F4: error [quote-not-found]" in chain_html(html, fig_index(button))
+    assert 'data-findings=""' in figure_html(html, "June 24, 2024")
+
+
+def _png() -> bytes:
+    """A 1x1 PNG, written here."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\x00\x20\x60\xa0")) + chunk(b"IEND", b""))
+
+
+def test_the_runs_own_plots_are_inlined_when_their_digest_matches(tmp_path: Path) -> None:
+    import base64
+    import hashlib
+    import json
+
+    png = _png()
+    run = json.loads((RUNS / f"{RUN_ID}.json").read_text(encoding="utf-8"))
+    run["outputs"]["ttft.png"] = "sha256:" + hashlib.sha256(png).hexdigest()
+    runs, plots = tmp_path / "runs", tmp_path / "plots"
+    (plots / RUN_ID).mkdir(parents=True)
+    runs.mkdir()
+    (runs / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    (plots / RUN_ID / "ttft.png").write_bytes(png)
+    (plots / RUN_ID / "cost.png").write_bytes(png)  # not the bytes the run recorded
+    html = report(tmp_path, str(MEASURED), "--runs", str(runs), "--plots", str(plots))
+    assert f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}"' in html
+    assert f'alt="ttft.png, recorded by run {RUN_ID}"' in html
+    assert "cost.png: the file in" in html and "differs from the run's record" in html
+    assert "the run's plots hit_rate.png: not recorded here" in html

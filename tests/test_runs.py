@@ -126,7 +126,8 @@ def test_runs_cli_list_show_diff(ledger_url: str, capsys: pytest.CaptureFixture[
     assert main(["runs", "list", "--db", ledger_url, "--format", "json"]) == 0
     assert [r["id"] for r in json.loads(capsys.readouterr().out)] == ["run-cold", "run-warm"]
     assert main(["runs", "show", "run-warm", "--db", ledger_url]) == 0
-    assert "ttft [p50] = 100.0 ms (n=10)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert re.search(r"ttft\s+ms\s+p50\s+100\s+spread unknown\s+0\s+10", out), out
     assert main(["runs", "diff", "run-cold", "run-warm", "--db", ledger_url]) == 0
     assert "x0.25" in capsys.readouterr().out
     assert main(["runs", "show", "missing", "--db", ledger_url]) == 2

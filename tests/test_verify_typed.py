@@ -87,7 +87,7 @@ def test_count_moved_to_another_noun(tmp_path: Path) -> None:
 def test_desk_claims_the_authors_figure(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(
         d, "the authors tested", "PCT measured"))
-    assert rules_at(result, doc, "12").get("desk-claims-authors-figure") == "error"
+    assert rules_at(result, doc, "PCT measured").get("desk-claims-authors-figure") == "error"
 
 
 def test_untraced_figure_has_a_hint(tmp_path: Path) -> None:
@@ -120,3 +120,15 @@ def test_right_owners_pass(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(
         d, "In a May 6, 2026 vLLM report,", "In vLLM's May 6, 2026 post,"))
     assert not [f for f in result.findings if f.rule == "misattributed-source"]
+
+
+def test_sweeping_conclusion_is_a_warning(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_CLOSE, S4_CLOSE + " This shows that the authors overstated their result."))
+    assert rules_at(result, doc, "overstated").get("unsupported-conclusion") == "warning"
+
+
+def test_body_date_after_publication(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "June 24, 2024", "June 24, 2027"))
+    assert rules_at(result, doc, "June 24, 2027").get("date-order") == "error"

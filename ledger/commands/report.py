@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    "$LEDGER_DB_URL)")
     p.add_argument("--runs", metavar="DIR", action="append", default=[],
                    help="read cited runs from these run files or directories (repeatable)")
+    p.add_argument("--plots", metavar="DIR", action="append", default=[],
+                   help="where run folders with their plots are (DIR/<run id>/ttft.png; "
+                   "default: runs); a plot is shown when its digest matches the run's record")
     p.add_argument("--sources", metavar="DIR",
                    help="saved pages of the sources, named by source id (S1.pdf, S4.md), in "
                    "DIR/<article id>/ or DIR: quotes are looked up in them")
@@ -93,9 +96,14 @@ def _data(args: argparse.Namespace) -> Iterator[_Data]:
                     lambda run_id: found.get(run_id, []))
 
 
+def _plot_dirs(args: argparse.Namespace) -> list[Path]:
+    return [Path(d) for d in args.plots or ["runs"]]
+
+
 def _one(args: argparse.Namespace, data: _Data) -> int:
     view = build_view(args.article[0], data.runs, data.snapshots,
                       reproductions=data.reproductions)
+    view.plot_dirs = _plot_dirs(args)
     write_output(render_html(view), args.output)
     print(f"{args.output}: {'ready to publish' if view.ready else 'not ready'} "
           f"({len(view.figures)} figures, {len(view.findings)} findings)", file=sys.stderr)
@@ -111,6 +119,7 @@ def _all(args: argparse.Namespace, data: _Data) -> int:
     rows = []
     for path in expand_paths(args.article):
         view = build_view(path, data.runs, data.snapshots, reproductions=data.reproductions)
+        view.plot_dirs = _plot_dirs(args)
         name = f"{path.stem}.html"
         write_output(render_html(view), str(out / name))
         rows.append((view, name))

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..models import RunStatus
-from ..runs import diff_runs, import_run, load_run_file
+from ..runs import diff_runs, import_run, load_run_file, run_document
 from ._common import add_command, write_output
 from ._ledger import add_db_options, dumps, emit, open_ledger
 
@@ -63,51 +63,34 @@ def _list_text(runs: list[dict[str, Any]]) -> str:
 
 
 def run_text(r: dict[str, Any]) -> str:
-    lines = [f"{r['id']}  {r['status']}  {r['started_at']} -> {r.get('ended_at') or '...'}",
-             f"  git: {r.get('git_commit')} dirty={r.get('git_dirty')}",
-             f"  command: {' '.join(r['command'])}",
-             f"  verification: {r['verification_level']}"]
-    env = r.get("environment", {})
-    if env:
-        lines.append(f"  environment: Python {env.get('python')}, {env.get('platform')}, "
-                     f"{env.get('cpu')} x{env.get('cpu_count')}, gpus={len(env.get('gpus', []))}")
-    for m in r["metrics"]:
-        lines.append(f"  {m['name']} [{m['aggregation']}] = {m['value']} {m['unit']} "
-                     f"(n={m['sample_count']})")
-    if r.get("error"):
-        lines.append(f"  error: {r['error']}")
-    return "\n".join(lines)
+    """A run as tables by arm and metric (see :mod:`ledger.runview`)."""
+    from ..runview import run_tables
+
+    return run_tables(r, r.get("reproductions"))
 
 
 def _show(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         run = ledger.get_run(args.run_id)
-    emit(args, run.model_dump(mode="json"), run_text)
+        reproductions = [r.to_dict() for r in ledger.reproductions(args.run_id)]
+    emit(args, run.model_dump(mode="json") | {"reproductions": reproductions}, run_text)
     return 0
 
 
-def _diff_text(d: dict[str, Any]) -> str:
-    lines = [f"{d['a']} -> {d['b']}"]
-    for section in ("parameters", "agent_fields", "environment"):
-        for key, (a, b) in d[section].items():
-            lines.append(f"  {section}.{key}: {a!r} -> {b!r}")
-    for m in d["metrics"]:
-        ratio = f"  x{m['ratio_b_over_a']:.4g}" if m["ratio_b_over_a"] is not None else ""
-        lines.append(f"  {m['name']} [{m['aggregation']}]: {m['a']} -> {m['b']} {m['unit']}{ratio}")
-    return "\n".join(lines)
-
-
 def _diff(args: argparse.Namespace) -> int:
+    from ..runview import diff_tables
+
     with open_ledger(args) as ledger:
         a, b = ledger.get_run(args.a), ledger.get_run(args.b)
-    emit(args, diff_runs(a, b), _diff_text)
+    ja, jb = a.model_dump(mode="json"), b.model_dump(mode="json")
+    emit(args, diff_runs(a, b), lambda d: diff_tables(d, ja, jb))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         run = ledger.get_run(args.run_id)
-    write_output(dumps(run.model_dump(mode="json")), args.output)
+    write_output(dumps(run_document(run)), args.output)
     return 0
 
 

@@ -19,6 +19,7 @@ from ..verify import Check, verify_paths
 from ..verify.grounding import grounding_check
 from ..verify.levels import level_check
 from ..verify.runs import measurement_check
+from ..verify.spread import spread_check
 from ._common import add_command, write_output
 
 __all__ = ["FORMATTERS", "register"]
@@ -91,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
             found = all_reproductions(conn)
             report = verify_paths(args.paths, strict=args.strict, extra_checks=[
                 measurement_check(lookup), level_check(lambda run_id: found.get(run_id, [])),
+                spread_check(lookup),
                 *grounding])
             text = _render(args.format, report, lookup, lambda run_id: found.get(run_id, []))
     write_output(text, args.output)

@@ -65,12 +65,15 @@ class FindingView:
     end: int | None = None
     sentence: str | None = None
     hint: str | None = None
+    evidence_id: str | None = None  # the fact, source, measurement or inference it is about
 
     @property
     def where(self) -> str:
         f = self.finding
         if self.start is not None:
             return f"body line {f.line}, column {f.column}"
+        if self.evidence_id:
+            return f"{self.evidence_id} ({f.pointer})"
         return f.pointer or "the whole file"
 
 
@@ -85,6 +88,7 @@ class FigureView:
     findings: list[int]
     sentence: str
     author_reported: bool = False
+    related: list[int] = field(default_factory=list)  # findings on the evidence it rests on
 
     @property
     def icon(self) -> str:
@@ -121,6 +125,7 @@ class ArticleView:
     guardrails: list[GuardrailView] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
     evidence: Evidence | None = None
+    plot_dirs: list[Path] = field(default_factory=list)  # where runs' plot files are
 
     @property
     def ready(self) -> bool:
@@ -227,8 +232,29 @@ def _finding_views(article: Article | None, result: FileResult, index: EvidenceI
                 fig = next((t.figure for t in traced if t.figure.start == view.start), None)
                 near = nearest_evidence(fig, index, ev) if fig else None
                 view.hint = f"nearest evidence: {near}" if near else None
+        elif article is not None:
+            view.evidence_id = _evidence_id(article, f.pointer)
         views.append(view)
     return views
+
+
+_COLLECTIONS = {"facts": "facts", "sources": "sources", "measurements": "measurements",
+                "inferences": "inferences"}
+
+
+def _evidence_id(article: Article, pointer: str) -> str | None:
+    """``F4`` for ``/facts/3/quotes/0``: the piece of evidence a finding is about."""
+    parts = pointer.split("/")
+    if len(parts) < 3 or parts[1] not in _COLLECTIONS or not parts[2].isdigit():
+        return None
+    items = getattr(article, _COLLECTIONS[parts[1]]) or []
+    index = int(parts[2])
+    return str(items[index].id) if index < len(items) else None
+
+
+def _rests_on(trace: Trace, evidence_id: str) -> bool:
+    return evidence_id in (trace.fact_id, trace.measurement_id, trace.inference_id,
+                           *trace.source_ids)
 
 
 def _overlaps(a_start: int, a_end: int, b_start: int | None, b_end: int | None) -> bool:
@@ -273,10 +299,12 @@ def _figure_views(article: Article, traced: list[TracedFigure], findings: list[F
         order = _ranked(t, index)
         chains = [(describe(ev, tr), chain(ev, tr, f)) for tr in order[:MAX_CHAINS]]
         sentence = enclosing(spans, f.start, f.end)
+        related = [v.index for v in findings if v.evidence_id
+                   and any(_rests_on(tr, v.evidence_id) for tr in order[:MAX_CHAINS])]
         views.append(FigureView(
             i, f, _status(order, {v.finding.severity for v in mine}, ev), order, chains,
             max(0, len(order) - MAX_CHAINS), [v.index for v in mine],
-            sentence.text if sentence else "", t.author_reported))
+            sentence.text if sentence else "", t.author_reported, related))
     return views
 
 

@@ -416,12 +416,16 @@ def _reproduction_steps(ev: Evidence, run: Run, metric: str) -> list[Step]:
 
 
 def _derived_rows(m: Measurement) -> tuple[tuple[str, str], ...]:
+    rows = []
+    interval = _extra(m, "interval")
+    if interval:
+        rows.append(("stated interval", " to ".join(_number(v) for v in interval)))
     derived = _extra(m, "derived_from")
-    if derived is None:
-        return ()
-    expression = getattr(derived, "expression", None) or (
-        derived.get("expression") if isinstance(derived, dict) else str(derived))
-    return (("derived from", str(expression)),)
+    if derived is not None:
+        expression = getattr(derived, "expression", None) or (
+            derived.get("expression") if isinstance(derived, dict) else str(derived))
+        rows.append(("derived from", str(expression)))
+    return tuple(rows)
 
 
 def _level(ev: Evidence, m: Measurement, run: Run | None) -> str:

@@ -12,12 +12,13 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from html import escape
 from importlib import resources
+from pathlib import Path
 
 from ..models import Article, Run
 from ..report import Severity
 from .build import STATUSES, ArticleView, FigureView, FindingView, GuardrailView
 from .evidence import NOT_RECORDED, Step, recompute
-from .plots import family_chart, metric_family
+from .plots import family_chart, metric_family, recorded_plots
 
 __all__ = ["render_html", "render_index"]
 
@@ -65,7 +66,7 @@ def _boundaries(start: int, end: int, figures: Sequence[FigureView],
 
 
 def _figure_html(fig: FigureView) -> str:
-    findings = " ".join(str(i) for i in fig.findings)
+    findings = " ".join(str(i) for i in [*fig.findings, *fig.related])
     return (f'<button type="button" class="fig s-{fig.status}" id="fig-{fig.index}" '
             f'data-fig="{fig.index}" data-findings="{findings}" aria-controls="panel">'
             f'{escape(fig.figure.text)}<span class="ico" aria-hidden="true">{fig.icon}</span>'
@@ -128,6 +129,11 @@ def _chain_html(fig: FigureView, view: ArticleView) -> str:
         parts.append(f'<p class="finding-note sev-{f.severity.value}">{escape(f.severity.value)}'
                      f" [{escape(f.rule)}]: {escape(f.message)}"
                      + (f" ({escape(hint)})" if hint else "") + "</p>")
+    for i in fig.related:
+        v = view.findings[i]
+        parts.append(f'<p class="finding-note sev-{v.finding.severity.value}">On its evidence '
+                     f"{escape(v.evidence_id or '')}: {escape(v.finding.severity.value)} "
+                     f"[{escape(v.finding.rule)}]: {escape(v.finding.message)}</p>")
     if not fig.chains:
         parts.append('<p class="missing">Traces to no evidence in this article.</p>')
     for words, steps in fig.chains:
@@ -160,7 +166,8 @@ def _findings_html(view: ArticleView) -> str:
         sentence = (f'<span class="sentence">{escape(v.sentence)}</span>' if v.sentence
                     else f'<span class="where">{escape(v.where)}</span>')
         hint = f'<span class="hint">{escape(v.hint)}</span>' if v.hint else ""
-        target = "" if v.start is None else " data-has-span"
+        target = "" if v.start is None and not any(
+            v.index in fig.related for fig in view.figures) else " data-has-span"
         items.append(
             f'<li><button type="button" class="finding sev-{f.severity.value}" '
             f'data-finding="{v.index}"{target}><span class="sev">{escape(f.severity.value)}'
@@ -222,19 +229,23 @@ def _runs_html(view: ArticleView) -> str:
             continue
         parts.append(f"<li><code>{escape(run.id)}</code>, {escape(run.started_at.isoformat())}"
                      f", {escape(run.verification_level.value.replace('_', ' '))}"
-                     f"{_charts(run, article)}</li>")
+                     f"{_charts(run, article, view.plot_dirs)}</li>")
     return (f'<section aria-labelledby="h-runs"><h2 id="h-runs">Runs and plots</h2>'
             f'<ul class="runs">{"".join(parts)}</ul></section>')
 
 
-def _charts(run: Run, article: Article) -> str:
+def _charts(run: Run, article: Article, plot_dirs: Sequence[Path]) -> str:
     families = dict.fromkeys(
         fam for m in article.measurements or [] if m.run_id == run.id
         for fam in [metric_family(run, m.metric)] if fam)
-    charts = [c for c in (family_chart(run, fam) for fam in families) if c]
-    if not charts:
-        return f'<p class="missing">plots: {NOT_RECORDED}</p>'
-    return f'<div class="charts">{"".join(f"<figure>{c}</figure>" for c in charts)}</div>'
+    charts = [f"<figure>{c}</figure>" for c in (family_chart(run, fam) for fam in families) if c]
+    shown, missing = recorded_plots(run, plot_dirs)
+    out = f'<div class="charts">{"".join(charts + shown)}</div>' if charts or shown else ""
+    if missing:
+        where = ", ".join(str(d / run.id) for d in plot_dirs) or "no folder given (--plots)"
+        out += (f'<p class="missing">the run\'s plots {escape(", ".join(missing))}: '
+                f"{NOT_RECORDED} here (looked in {escape(where)})</p>")
+    return out or f'<p class="missing">plots: {NOT_RECORDED}</p>'
 
 
 def _legend(view: ArticleView) -> str:

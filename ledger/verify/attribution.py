@@ -112,12 +112,16 @@ _ATTRIBUTION_RE = re.compile(
                                   _PERSON_DOCUMENT, _TEST_USED)))
 _NEGATION = r"(?:not|never|no|nor|did\s+not|does\s+not|didn't|doesn't|has\s+not|have\s+not)"
 _DESK_CLAIM_RE = re.compile(
-    rf"\b{_DESK}(?:'s)?{_GAP}\s+(?:own\s+)?"
+    rf"\b{_DESK}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?"
     r"(?:measured|measures|tested|tests|ran|runs|benchmarked|benchmarks|found|finds|observed|"
     r"observes|recorded|records|saw|sees|clocked|achieved|reproduced|reproduces|got|obtained|"
-    r"measurements?|testing|tests|benchmarks|runs)\b")
+    r"measurements?|testing|tests?|benchmarks|runs|results|offloaded|deployed|replayed|"
+    r"timed|profiled|evaluated|evaluation|experiments?|trials?|numbers|data)\b"
+    rf"|\b(?:in|by|from)\s+(?:our|{_DESK})(?:'s)?\s+(?:own\s+)?(?:tests?|testing|runs?|"
+    r"measurements?|benchmarks?|lab|experiments?)\b")
 DESK_NEGATED_RE = re.compile(rf"\b{_NEGATION}\s+{_DESK}\b|\b{_DESK}\s+(?:{_NEGATION})\b"
-                              r"|\b(?:not|never|no)\s+(?:\w+\s+){0,2}(?:PCT|desk|our)\b",
+                              r"|\b(?:not|never|no)\s+(?:\w+\s+){0,2}(?:PCT|desk|our)\b"
+                              rf"|\b{_DESK}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b",
                               re.IGNORECASE)
 
 

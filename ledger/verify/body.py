@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..models import Article
 from ..report import Finding
+from .conclusions import check_conclusions
 from .guardrails import check_guardrails
 from .labels import check_labels
 from .owners import check_owners
@@ -15,7 +16,9 @@ __all__ = ["check_body"]
 def check_body(article: Article) -> list[Finding]:
     """``untraced-figure``, ``unit-mismatch``, ``percentage-points``, ``mislabeled-figure``,
     ``unattributed-figure``, ``desk-claims-authors-figure``, ``misattributed-source``,
-    ``conflated-experiments``, ``guardrail`` and ``unchecked-guardrail`` findings."""
+    ``conflated-experiments``, ``guardrail``, ``unchecked-guardrail`` and
+    ``unsupported-conclusion`` findings."""
     traced = trace_figures(article)
     return (check_tracing(article, traced) + check_labels(article, traced)
-            + check_owners(article) + check_guardrails(article, traced))
+            + check_owners(article) + check_guardrails(article, traced)
+            + check_conclusions(article))

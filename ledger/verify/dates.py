@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+from ..figures import FigureKind, extract_figures
 from ..models import Article
 from ..report import Finding, Severity
+from .text import body_span
 
 __all__ = ["check_dates"]
 
 
 def _error(message: str, pointer: str) -> Finding:
     return Finding(Severity.error, "date-order", message, pointer)
+
+
+def _body_dates(article: Article) -> list[Finding]:
+    """A full date in the body later than the article's publication date: nothing the article
+    reports can have happened after it was published."""
+    return [
+        body_span(article, f.start, f.end, Severity.error, "date-order",
+                  f"{f.text!r} is after the article's publication date "
+                  f"{article.publication_date}")
+        for f in extract_figures(article.body)
+        if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None
+        and f.date > article.publication_date
+    ]
 
 
 def check_dates(article: Article) -> list[Finding]:
@@ -45,6 +60,7 @@ def check_dates(article: Article) -> list[Finding]:
             findings.append(_error(
                 f"measurement {m.id} is dated {m.measured_at}, after the article's as-of date "
                 f"{article.as_of_date}", f"/measurements/{i}/measured_at"))
+    findings += _body_dates(article)
     scope = article.benchmark_scope
     if scope and scope.publication_date > article.as_of_date:
         findings.append(_error(

@@ -33,8 +33,8 @@ from ..models import (
     SeparateExperimentsRule,
 )
 from ..report import Finding, Severity
-from .labels import Experiment, conflations
-from .prose import clauses, enclosing, find_terms, paragraphs, sentences
+from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
+from .prose import clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -151,20 +151,36 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
     than to any other figure there labels it: "46-fold TTFT and cost" breaks the rule, while
     "3.8 times the throughput and 46-fold lower TTFT" does not (throughput is 3.8's word)."""
     spans = clauses(article.body) if rule.scope == "clause" else sentences(article.body)
+    by_span = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
+                       lambda f: (f.start, f.end))
     findings = []
     for t in traced:
         span = enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t) else None
         if span is None:
             continue
-        neighbours = [o.figure for o in traced if span.contains(o.figure.start, o.figure.end)
-                      and o.figure.kind is not FigureKind.date]
+        neighbours = by_span.get(span.start, [])
         for start, end, term in find_terms(span.text, rule.forbidden, span.start):
+            if _names_another_metric(article, rule, t, term):
+                continue  # "67% lower model cost": the figure's other metric, named rightly
             if _nearest_figure(start, end, neighbours) is t.figure:
                 findings.append(_violation(
                     article, t.figure.start, t.figure.end, index,
                     f"{t.figure.text!r} is labelled {term!r}, which this guardrail forbids"))
                 break
     return findings
+
+
+def _names_another_metric(article: Article, rule: ForbiddenLabelRule, t: TracedFigure,
+                          term: str) -> bool:
+    """True when the figure also traces to a metric other than the rule's, and the word is
+    that metric's (its family's vocabulary or its own name)."""
+    others = [m for m in t.metrics if m != rule.metric]
+    if not rule.metric or not others:
+        return False
+    vocab = vocabularies(article)
+    low = term.lower()
+    return any(low in (w.lower() for w in vocab.get(metric_family(m), [])) or low in m.lower()
+               for m in others)
 
 
 def _targets(rule: ForbiddenLabelRule, t: TracedFigure) -> bool:
@@ -183,14 +199,16 @@ def _nearest_figure(start: int, end: int, figures: list[Figure]) -> Figure | Non
     return min(figures, key=distance, default=None)
 
 
-def _separate(rule: SeparateExperimentsRule, article: Article, index: int) -> list[Finding]:
+def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[TracedFigure],
+              index: int) -> list[Finding]:
     experiments = [Experiment(e.name, [Decimal(str(v)) for v in e.values], list(e.terms))
                    for e in rule.experiments]
     return [
         _violation(article, start, end, index,
                    f"this sentence joins the {second.name!r} experiment to the {first.name!r} "
                    "experiment")
-        for start, end, first, second in conflations(article, experiments, use_terms=True)
+        for start, end, first, second in conflations(
+            article, experiments, use_terms=True, skip=derived_sentences(article, traced))
     ]
 
 
@@ -269,7 +287,7 @@ def _apply(rule: GuardrailRule, article: Article, traced: list[TracedFigure],
     if isinstance(rule, ForbiddenLabelRule):
         return _forbidden(rule, article, traced, index)
     if isinstance(rule, SeparateExperimentsRule):
-        return _separate(rule, article, index)
+        return _separate(rule, article, traced, index)
     if isinstance(rule, DatedStatusRule):
         return _dated(rule, article, index)
     return _distinct(rule, article, index)

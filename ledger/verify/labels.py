@@ -27,10 +27,18 @@ from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import Article
-from ..quantities import Kind, Quantity, Verdict, compare, metric_quantity, typed_figures
+from ..quantities import (
+    Kind,
+    Quantity,
+    Verdict,
+    compare,
+    metric_quantity,
+    parse_unit,
+    typed_figures,
+)
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, attributes, desk_claims
-from .prose import Span, clauses, enclosing, find_terms, paragraphs, sentences
+from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -130,22 +138,29 @@ def _self_labelled(t: TracedFigure) -> bool:
 def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str) -> bool:
     """True when the word is the noun written right after another figure ("180 storage
     nodes"): it names that figure, not this one."""
-    return any(o is not figure and 0 <= hit[0] - o.end <= 2 and not body[o.end:hit[0]].strip()
-               for o in figures)
+    for o in figures:
+        if o is figure or not 0 <= hit[0] - o.end <= 16:
+            continue
+        between = body[o.end:hit[0]]
+        unit = parse_unit(body, o.end)
+        if not between.strip() or (unit is not None and not body[unit[1]:hit[0]].strip()):
+            return True  # "180 storage nodes", "45 s cold": that figure's own word
+    return False
 
 
 def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     vocab = vocabularies(article)
     all_terms = [w for words in vocab.values() for w in words]
     spans = clauses(article.body)
+    by_clause = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
+                         lambda f: (f.start, f.end))
     findings = []
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
         if not own or clause is None or _self_labelled(t):
             continue
-        neighbours = [o.figure for o in traced if clause.contains(o.figure.start, o.figure.end)
-                      and o.figure.kind is not FigureKind.date]
+        neighbours = by_clause.get(clause.start, [])
         hits = [h for h in find_terms(clause.text, all_terms, clause.start)
                 if not _noun_of_another(h, t.figure, neighbours, article.body)]
         if not hits:
@@ -160,6 +175,11 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
             f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
             f"calls it {term!r} ({', '.join(sorted(named))})"))
     return findings
+
+
+_REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?(?:figures|"
+                          r"numbers|results|claims|benchmarks|measurements|reports)\b",
+                          re.IGNORECASE)
 
 
 def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -180,12 +200,17 @@ def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
+    attributed = {p.start: attributes(p.text, names, authors) for p in paras}
+    for prev, here in zip(paras, paras[1:], strict=False):
+        if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
+                here.text):
+            attributed[here.start] = True  # "Two of those figures ...": the same attribution
     findings = []
     for t in traced:
         if not t.author_reported or t.figure.kind is FigureKind.date:
             continue
         para = enclosing(paras, t.figure.start, t.figure.end)
-        if para is not None and not attributes(para.text, names, authors):
+        if para is not None and not attributed[para.start]:
             sources = sorted({s for tr in t.traces for s in tr.source_ids})
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
@@ -277,7 +302,23 @@ def _sentence_owners(article: Article, sentence: Span, experiments: list[Experim
     return sorted(marks, key=lambda m: m[0])
 
 
-def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False
+def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset[int]:
+    """Starts of the sentences that hold a figure of the desk's own arithmetic (traced only to
+    an inference or its computation): such a sentence combines figures on purpose ("45 s cold
+    and 15 times faster warm: about 3 s a warm turn")."""
+    spans = sentences(article.body)
+    out = set()
+    for t in traced:
+        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
+                            for tr in t.traces):
+            span = enclosing(spans, t.figure.start, t.figure.end)
+            if span is not None:
+                out.add(span.start)
+    return frozenset(out)
+
+
+def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
+                skip: frozenset[int] = frozenset()
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
     """Spans where a sentence joins a second experiment to the first, with both experiments.
 
@@ -287,7 +328,7 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     if len(experiments) < 2:
         return out
     for sentence in sentences(article.body):
-        if SEPARATION_RE.search(sentence.text):
+        if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
         marks = _sentence_owners(article, sentence, experiments, use_terms)
         figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
@@ -305,36 +346,53 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     return out
 
 
-def _conflated(article: Article) -> list[Finding]:
+def _conflated(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return [
         body_span(article, start, end, Severity.error, "conflated-experiments",
                   f"this sentence joins a figure of the {second.name} experiment to the "
                   f"{first.name} experiment as one result; keep them in separate sentences")
-        for start, end, first, second in conflations(article, experiments_of(article))
+        for start, end, first, second in conflations(
+            article, experiments_of(article), skip=derived_sentences(article, traced))
     ]
 
 
+def _sourced(t: TracedFigure) -> bool:
+    """A figure that traces to sources' evidence and to none of the desk's own measurements."""
+    return (t.figure.kind is not FigureKind.date
+            and any(tr.origin in ("fact", "metric", "scope") for tr in t.traces)
+            and not any(tr.origin == "measurement" for tr in t.traces))
+
+
 def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
-    """``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it
-    as the desk's own measurement ("PCT measured", "we tested")."""
-    spans = sentences(article.body)
+    """``desk-claims-authors-figure``: a paragraph whose figures come from sources (none from
+    the desk's own ledger measurements) and a sentence in it that presents them as the desk's
+    own measurement ("PCT measured", "we tested", "These are PCT's measurements")."""
+    paras = paragraphs(article.body)
+    by_para = group_in(paras, [t for t in traced if _sourced(t)],
+                       lambda t: (t.figure.start, t.figure.end))
     findings = []
-    for t in traced:
-        if not t.author_reported or t.figure.kind is FigureKind.date:
-            continue
-        sentence = enclosing(spans, t.figure.start, t.figure.end)
-        claim = desk_claims(sentence.text) if sentence is not None else None
-        if claim is not None:
-            sources = sorted({s for tr in t.traces for s in tr.source_ids})
+    for para in paras:
+        figures = by_para.get(para.start, [])
+        if not figures or any(tr.origin == "measurement" for t in traced
+                              if para.contains(t.figure.start, t.figure.end)
+                              for tr in t.traces):
+            continue  # the desk's own measurements are in this paragraph
+        sources = sorted({s for t in figures for tr in t.traces for s in tr.source_ids})
+        for sentence in sentences(para.text):
+            claim = desk_claims(sentence.text)
+            if claim is None:
+                continue
+            start = para.start + sentence.start + claim.start()
             findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error,
+                article, start, start + len(claim.group()), Severity.error,
                 "desk-claims-authors-figure",
-                f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
-                f") but {claim.group()!r} presents it as the desk's own measurement"))
+                f"{claim.group()!r} presents this paragraph's figures (e.g. "
+                f"{figures[0].figure.text!r}) as the desk's own measurement, but they come from "
+                f"{', '.join(sources) or 'the sources'}, not from a ledger measurement"))
     return findings
 
 
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _unattributed(article, traced)
-            + _desk_claims(article, traced) + _conflated(article))
+            + _desk_claims(article, traced) + _conflated(article, traced))

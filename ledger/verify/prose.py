@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
-__all__ = ["Span", "clauses", "enclosing", "find_terms", "paragraphs", "sentences"]
+__all__ = ["Span", "clauses", "enclosing", "find_terms", "group_in", "paragraphs", "sentences"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Span:
         return self.start <= start and end <= self.end
 
 
+T = TypeVar("T")
 _PARAGRAPH_RE = re.compile(r"[^\n]+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[\"“(])")
 _CLAUSE_SEP_RE = re.compile(r"\s*(?:[;:—–]|\s-\s|,(?=\s+\D))\s*")
@@ -90,6 +92,18 @@ def enclosing(spans: Sequence[Span], start: int, end: int) -> Span | None:
     if i >= 0 and spans[i].contains(start, end):
         return spans[i]
     return None
+
+
+def group_in(spans: Sequence[Span], items: Sequence[T], where: Callable[[T], tuple[int, int]]
+             ) -> dict[int, list[T]]:
+    """Items grouped by the span (its start offset) that contains them: one pass with binary
+    search, so asking for a figure's neighbours stays linear in the body."""
+    groups: dict[int, list[T]] = {}
+    for item in items:
+        span = enclosing(spans, *where(item))
+        if span is not None:
+            groups.setdefault(span.start, []).append(item)
+    return groups
 
 
 @lru_cache(maxsize=2048)

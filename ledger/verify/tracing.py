@@ -231,6 +231,11 @@ def _add_measurements(index: EvidenceIndex, article: Article) -> None:
                       measurement_id=m.id, run_id=m.run_id)
         index.add_number(m.value, trace, percent=m.unit.strip() in ("%", "percent"),
                          quantity=unit_quantity(m.unit))
+        for end, bound in enumerate(m.interval or []):  # a printed range: "37-47%"
+            index.add_number(bound, Trace("measurement", f"/measurements/{i}/interval/{end}",
+                                          metric=m.metric, measurement_id=m.id, run_id=m.run_id),
+                             percent=m.unit.strip() in ("%", "percent"),
+                             quantity=unit_quantity(m.unit))
         if m.sample_count is not None:  # "over 16 sessions": the count, not the metric
             index.add_number(m.sample_count, Trace(
                 "measurement", f"/measurements/{i}/sample_count", measurement_id=m.id,

@@ -147,6 +147,10 @@ def encode_meta(meta: dict[str, Any]) -> bytes:
     return json.dumps(meta, separators=(",", ":")).encode()
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def decode_meta(raw: Buffer, expected_crc: int) -> dict[str, Any]:
     """Check and decode frame metadata.
 
@@ -158,7 +162,9 @@ def decode_meta(raw: Buffer, expected_crc: int) -> dict[str, Any]:
     if not raw:
         return {}
     try:
-        meta = json.loads(bytes(raw))
+        meta = json.loads(bytes(raw), parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ProtocolError("frame metadata is nested too deeply (field meta)") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"frame metadata is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict):

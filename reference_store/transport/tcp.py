@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import mmap
 import os
 import queue
 import socket
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 
 import xxhash
 
-from reference_store.config import DEFAULT_FRAME_TIMEOUT_S
+from reference_store.config import DEFAULT_FRAME_TIMEOUT_S, DEFAULT_MAX_CONNECTIONS
 from reference_store.errors import (
     BufferTooSmall,
     ChecksumMismatch,
@@ -67,6 +68,8 @@ DEFAULT_IDLE_TIMEOUT_S = 3600.0
 _IOV_MAX = min(getattr(os, "sysconf", lambda _n: 1024)("SC_IOV_MAX") or 1024, 1024)
 _SCRATCH = 1 << 20
 _WAITALL = getattr(socket, "MSG_WAITALL", 0)
+_LAZY_MIN = 1 << 20  # payload buffers this large are mapped lazily (see payload_buffer)
+PayloadBuffer = bytearray | mmap.mmap
 _HASH_PIECE = 256 << 10
 SOCKET_BUFFER_BYTES = 0  # measured: fixed 1-4 MiB buffers gained nothing over autotuning on loopback
 
@@ -107,13 +110,15 @@ def parse_address(address: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def recv_exact_into(sock: socket.socket, view: memoryview, flags: int = 0) -> None:
+def recv_exact_into(sock: socket.socket, view: memoryview, flags: int = 0,
+                    deadline: float | None = None) -> None:
     """Fill ``view`` from ``sock`` (``flags`` as for ``recv``: ``MSG_WAITALL`` lets a blocking
-    socket fill it in one call).
+    socket fill it in one call). With ``deadline`` (a ``time.monotonic()`` value) a peer that
+    keeps sending a little at a time is still cut off when it passes.
 
     Raises:
         ConnectionLost: the peer closed the connection before ``view`` was full.
-        OSError: socket errors, including ``socket.timeout``.
+        OSError: socket errors, including ``socket.timeout`` (also for a passed deadline).
     """
     got, total = 0, view.nbytes
     while got < total:
@@ -121,9 +126,32 @@ def recv_exact_into(sock: socket.socket, view: memoryview, flags: int = 0) -> No
         if n == 0:
             raise ConnectionLost(f"peer closed the connection after {got} of {total} bytes")
         got += n
+        if deadline is not None and got < total:
+            _limit_wait(sock, deadline)
 
 
-def _recv_hashed(sock: socket.socket, views: Sequence[memoryview]) -> int:
+def _limit_wait(sock: socket.socket, deadline: float) -> None:
+    """Let the next ``recv`` wait no longer than ``deadline``; TimeoutError once it passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("frame not completed before its deadline")
+    if sock.gettimeout() is None:  # a blocking socket whose timeouts the kernel keeps
+        kernel_timeouts(sock, recv_s=left)
+    else:
+        sock.settimeout(left)
+
+
+def payload_buffer(nbytes: int) -> PayloadBuffer:
+    """A writable buffer of ``nbytes`` whose memory is committed only as bytes arrive: an
+    announced size costs nothing until the peer really sends it (a ``bytearray`` zero-fills,
+    and so touches, every page at once)."""
+    if nbytes < _LAZY_MIN:
+        return bytearray(nbytes)
+    return mmap.mmap(-1, nbytes)
+
+
+def _recv_hashed(sock: socket.socket, views: Sequence[memoryview],
+                 deadline: float | None = None) -> int:
     """Fill ``views`` and return their xxh3_64, hashing each piece right after it arrives,
     while it is still in the CPU's cache (a second pass over the objects afterwards reads them
     back from memory, which cost about a third of the put rate on the benchmark box)."""
@@ -131,7 +159,7 @@ def _recv_hashed(sock: socket.socket, views: Sequence[memoryview]) -> int:
     for view in views:
         for start in range(0, view.nbytes, _HASH_PIECE):
             piece = view[start:start + _HASH_PIECE]
-            recv_exact_into(sock, piece, _WAITALL)
+            recv_exact_into(sock, piece, _WAITALL, deadline)
             h.update(piece)
     return h.intdigest()
 
@@ -381,7 +409,7 @@ class _Work:
     header: Header
     meta: dict[str, Any]
     payload: memoryview
-    buf: bytearray
+    buf: PayloadBuffer
     landing: Landing | None = None
     digest: int | None = None  # the payload's hash, when the reader computed it
 
@@ -465,10 +493,10 @@ def _landing(handler: Any, ctx: ServerContext, header: Header,
     return landing
 
 
-def _recv_landing(sock: socket.socket, landing: Landing) -> int:
+def _recv_landing(sock: socket.socket, landing: Landing, deadline: float) -> int:
     """Receive into the landing's buffers; returns the payload's xxh3_64."""
     try:
-        return _recv_hashed(sock, landing.buffers)
+        return _recv_hashed(sock, landing.buffers, deadline)
     except BaseException:
         landing.abort()
         raise
@@ -477,8 +505,11 @@ def _recv_landing(sock: socket.socket, landing: Landing) -> int:
 class Server:
     """A threaded frame server: one thread per connection, requests answered in order.
 
-    A peer that starts a frame must finish it within ``frame_timeout`` seconds, or the
-    connection is closed (a hung client costs one idle thread, never the other clients).
+    A peer that starts a frame must finish it within ``frame_timeout`` seconds in all (a
+    deadline for the whole frame, not for each read), or the connection is closed. At most
+    ``max_connections`` connections are served at once (each holds a thread, two when
+    pipelined); more are closed as they arrive. Payload buffers take memory only as bytes
+    arrive, and a server with ``max_payload=0`` refuses every payload with an error frame.
     A malformed frame is answered with a ProtocolError and the connection is closed, because
     the byte stream can no longer be trusted.
     """
@@ -487,8 +518,10 @@ class Server:
         self, handler: Handler, *, host: str = "127.0.0.1", port: int = 0,
         max_payload: int = DEFAULT_MAX_PAYLOAD, frame_timeout: float = DEFAULT_FRAME_TIMEOUT_S,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = 512 << 20,
-        pipeline: bool = False,
+        pipeline: bool = False, max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
+        self._max_connections = max_connections
+        self._refused_at = 0.0
         self._handler = handler
         self._max_payload = max_payload
         self._frame_timeout = frame_timeout
@@ -539,11 +572,24 @@ class Server:
                 continue
             except OSError:
                 return
-            tune_socket(sock)
             with self._lock:
-                self._conns.add(sock)
+                full = len(self._conns) >= self._max_connections
+                if not full:
+                    self._conns.add(sock)
+            if full:
+                self._refuse(sock, addr)
+                continue
+            tune_socket(sock)
             ctx = ServerContext(peer=f"{addr[0]}:{addr[1]}")
             threading.Thread(target=self._serve, args=(sock, ctx), daemon=True).start()
+
+    def _refuse(self, sock: socket.socket, addr: Any) -> None:
+        sock.close()
+        now = time.monotonic()
+        if now - self._refused_at > 10.0:  # one line per burst, not one per connection
+            self._refused_at = now
+            logger.warning("refusing connections (from %s first): %d are open, the limit",
+                           addr[0], self._max_connections)
 
     def _serve(self, sock: socket.socket, ctx: ServerContext) -> None:
         try:
@@ -570,15 +616,16 @@ class Server:
         if sock.recv_into(first, 1) == 0:
             return False
         sock.settimeout(self._frame_timeout)
+        deadline = time.monotonic() + self._frame_timeout
         header: Header | None = None
         try:
             rest = bytearray(HEADER_SIZE - 1)
-            recv_exact_into(sock, memoryview(rest))
+            recv_exact_into(sock, memoryview(rest), deadline=deadline)
             header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
             meta_raw = bytearray(header.meta_len)
-            recv_exact_into(sock, memoryview(meta_raw))
+            recv_exact_into(sock, memoryview(meta_raw), deadline=deadline)
             payload = self._payload_buffer(ctx, header.payload_len)
-            recv_exact_into(sock, payload)
+            recv_exact_into(sock, payload, deadline=deadline)
             meta = decode_meta(meta_raw, header.meta_crc)
             _check_hash(header, [payload])
         except TimeoutError:
@@ -592,7 +639,7 @@ class Server:
         self._dispatch(sock, ctx, header, meta, payload)
         return True
 
-    def _read_frame(self, sock: socket.socket, ctx: ServerContext, buf: bytearray,
+    def _read_frame(self, sock: socket.socket, ctx: ServerContext, buf: PayloadBuffer,
                     ) -> _Work | None:
         """Read one frame into ``buf`` (replaced when too small) or straight into the handler's
         :class:`Landing`; None at EOF or timeout.
@@ -608,22 +655,23 @@ class Server:
         except BlockingIOError:  # idle for idle_timeout
             return None
         kernel_timeouts(sock, recv_s=self._frame_timeout)
+        deadline = time.monotonic() + self._frame_timeout
         header: Header | None = None
         try:
             rest = bytearray(HEADER_SIZE - 1)
-            recv_exact_into(sock, memoryview(rest), _WAITALL)
+            recv_exact_into(sock, memoryview(rest), _WAITALL, deadline)
             header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
             meta_raw = bytearray(header.meta_len)
-            recv_exact_into(sock, memoryview(meta_raw), _WAITALL)
+            recv_exact_into(sock, memoryview(meta_raw), _WAITALL, deadline)
             meta = decode_meta(meta_raw, header.meta_crc)
             landing = _landing(self._handler, ctx, header, meta)
             if landing is not None:
-                digest = _recv_landing(sock, landing)
+                digest = _recv_landing(sock, landing, deadline)
                 return _Work(header, meta, memoryview(b""), buf, landing, digest)
             if len(buf) < header.payload_len:
-                buf = bytearray(header.payload_len)
+                buf = payload_buffer(header.payload_len)
             payload = memoryview(buf)[:header.payload_len]
-            recv_exact_into(sock, payload, _WAITALL)
+            recv_exact_into(sock, payload, _WAITALL, deadline)
         except (TimeoutError, BlockingIOError):
             logger.info("closing %s: frame not completed within %.1f s", sock.getpeername(),
                         self._frame_timeout)
@@ -640,7 +688,7 @@ class Server:
         copy into its store overlaps with the next frame's transfer."""
         sock.settimeout(None)  # blocking, with the kernel keeping the timeouts
         kernel_timeouts(sock, send_s=self._frame_timeout)
-        free: queue.Queue[bytearray] = queue.Queue()
+        free: queue.Queue[PayloadBuffer] = queue.Queue()
         for _ in range(2):
             free.put(bytearray(0))
         work: queue.Queue[_Work | None] = queue.Queue(maxsize=1)
@@ -665,7 +713,7 @@ class Server:
 
     def _work(self, sock: socket.socket, ctx: ServerContext,
               work: queue.Queue[_Work | None],
-              free: queue.Queue[bytearray], broken: threading.Event) -> None:
+              free: queue.Queue[PayloadBuffer], broken: threading.Event) -> None:
         while (item := work.get()) is not None:
             header, landing = item.header, item.landing
             try:
@@ -688,9 +736,9 @@ class Server:
     def _payload_buffer(self, ctx: ServerContext, nbytes: int) -> memoryview:
         """A per-connection buffer reused across requests (no fresh pages to fault in for every
         large write). Handlers must copy what they keep: it is overwritten by the next request."""
-        scratch: bytearray | None = ctx.state.get("_scratch")
+        scratch: PayloadBuffer | None = ctx.state.get("_scratch")
         if scratch is None or len(scratch) < nbytes:
-            scratch = bytearray(nbytes)
+            scratch = payload_buffer(nbytes)
             if nbytes <= self._keep_scratch:
                 ctx.state["_scratch"] = scratch
         return memoryview(scratch)[:nbytes]
