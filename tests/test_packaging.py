@@ -115,6 +115,13 @@ def test_base_install_names_the_extra_a_command_needs(base_venv: Path) -> None:
         assert done.returncode == 2, done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and f"pip install 'kv-evidence-ledger[{extra}]'" in lines[0], lines
+    for args, extra in ((["reference-store", "master"], "store"),
+                        (["python", "-m", "replay", "run", "examples/replay-coding-agent.yaml"],
+                         "replay")):
+        done = _run(base_venv, *args)
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"pip install 'kv-evidence-ledger[{extra}]'" in lines[0], lines
 
 
 def test_schema_check_reads_schemas_from_the_working_directory_or_dir(

@@ -75,11 +75,15 @@ def test_run_records_a_sealed_run_with_every_agent_field(
 
     rc, out = cli(["reproduce", run_id, "--db", db, "--out", str(tmp_path / "again")], capsys)
     assert rc == 0, out
-    assert "reproduced within tolerances" in out
-    assert "store_hit_rate" in out and "reported" in out
+    assert out.startswith("REPRODUCED:")  # the verdict first
+    assert "3 of 3 configured metric(s) within tolerance" in out
+    assert "store_hit_rate" not in out  # only the rows that matter; -v for all
+    rc, out = cli(["reproduce", run_id, "--db", db, "--out", str(tmp_path / "again2"), "-v"],
+                  capsys)
+    assert rc == 0 and "store_hit_rate" in out and "reported" in out
     with Ledger.open(db, create=False) as ledger:
         runs = ledger.list_runs()
-    assert len(runs) == 2 and runs[1].parameters["reproduces"] == run_id
+    assert len(runs) == 3 and runs[1].parameters["reproduces"] == run_id
 
 
 def test_reproduce_refuses_a_run_without_a_replay_config(

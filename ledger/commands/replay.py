@@ -42,10 +42,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_db_options(p)
     p.set_defaults(func=_run)
     p = add_command(subparsers, "reproduce",
-                    "Re-run a recorded replay and compare it within its stated tolerances.",
-                    "ledger reproduce run-20261129T203100Z-1a2b3c4d")
-    p.add_argument("run_id", metavar="RUN_ID")
+                    "Re-run a recorded replay and check every figure that ingested articles "
+                    "print from it (each with its article and sentence) and the metrics its "
+                    "configuration names; record the reproduction in the ledger. Exit 1 when "
+                    "a cited figure or a configured metric does not hold.",
+                    "ledger reproduce --article pct-2026-11-29-replay-shared-kv-cache")
+    p.add_argument("run_id", metavar="RUN_ID", nargs="?")
+    p.add_argument("--article", metavar="ID", help="reproduce every run this article cites")
     p.add_argument("--out", metavar="DIR", help="results and plots (default runs/NEW_RUN_ID)")
+    p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                   help="every row, the replay's summary table and the harness's log")
     add_db_options(p)
     p.set_defaults(func=_reproduce)
     p = add_command(subparsers, "ingest-bench",
@@ -133,38 +139,123 @@ def _tolerances(original: Run) -> tuple[dict[str, float], list[str] | None]:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    if bool(args.run_id) == bool(args.article):
+        raise UsageError("give a RUN_ID or --article ID (one of them)")
+    run_ids = [args.run_id] if args.run_id else _article_runs(args)
+    results = [_reproduce_one(args, run_id) for run_id in run_ids]
+    data = {"ok": all(r["ok"] for r in results), "reproductions": results}
+    verbose = bool(getattr(args, "verbose", False))
+    emit(args, data if len(results) > 1 else results[0],
+         lambda d: _reproduce_text(d, verbose) if len(results) == 1 else
+         "\n\n".join(_reproduce_text(r, verbose) for r in d["reproductions"]))
+    return 0 if data["ok"] else 1
+
+
+def _article_runs(args: argparse.Namespace) -> list[str]:
+    from ..cited import _runs_of
+
     with open_ledger(args) as ledger:
-        original = ledger.get_run(args.run_id)
+        article = ledger.get_article(args.article)
+    by_id = {m.id: m for m in article.measurements or []}
+    runs = sorted({r for m in by_id.values() for r in _runs_of(m, by_id)[0]})
+    if not runs:
+        raise UsageError(f"article {args.article} cites no run")
+    return runs
+
+
+def _reproduce_one(args: argparse.Namespace, run_id: str) -> dict[str, Any]:
+    from ..cited import cited_figures
+
+    with open_ledger(args) as ledger:
+        original = ledger.get_run(run_id)
+        with ledger.read() as conn:
+            cited = cited_figures(conn, run_id)
     if "config" not in original.parameters:
-        raise UsageError(f"run {args.run_id} was not recorded by `ledger run`: "
+        raise UsageError(f"run {run_id} was not recorded by `ledger run`: "
                          "it has no replay config to run again")
     argv = ["rerun", *(["--out", args.out] if args.out else [])]
-    rc, run, table = _record(args, argv, ["ledger", "reproduce", args.run_id], original)
-    if rc != 0 or run is None:
-        return rc or 2
+    rc, run, table = _record(args, argv, ["ledger", "reproduce", run_id], original)
+    if run is None:
+        raise UsageError(f"the rerun of {run_id} failed before recording a run (exit {rc})")
     tol, checked = _tolerances(original)
     rows = compare_metrics([(m.name, m.value, m.unit) for m in original.metrics],
                            [(m.name, m.value, m.unit) for m in run.metrics], tol, checked)
+    figures = _check_cited(cited, run, tol)
     changed = {k for k in original.inputs
                if k in run.inputs and original.inputs[k] != run.inputs[k]}
-    ok = all(r.ok for r in rows) and not changed
-    data = {"original": args.run_id, "reproduction": run.id, "ok": ok,
-            "changed_inputs": sorted(changed), "table": table,
+    ok = rc == 0 and all(r.ok for r in rows) and all(f["ok"] for f in figures) and not changed
+    entry = _record_reproduction(args, original, run, rows, figures, ok)
+    return {"original": run_id, "reproduction": run.id, "ok": ok, "entry": entry,
+            "changed_inputs": sorted(changed), "table": table, "figures": figures,
             "comparisons": [r.model_dump() for r in rows]}
-    emit(args, data, _reproduce_text)
-    return 0 if ok else 1
 
 
-def _reproduce_text(d: dict[str, Any]) -> str:
-    lines = [d["table"], f"reproduction {d['reproduction']} of {d['original']}:"]
-    for c in d["comparisons"]:
+def _check_cited(cited: list[Any], run: Run, tol: dict[str, float]) -> list[dict[str, Any]]:
+    from ..cited import figure_holds, measurement_value
+
+    metrics = {m.name: m.value for m in run.metrics}
+    out = []
+    for c in cited:
+        value = measurement_value(c, metrics)
+        ok, note = figure_holds(c.figure, value, c.measurement.unit, tol)
+        out.append(c.to_dict() | {"reproduced": value, "unit": c.measurement.unit, "ok": ok,
+                                  "note": note})
+    return out
+
+
+def _record_reproduction(args: argparse.Namespace, original: Run, run: Run, rows: list[Any],
+                         figures: list[dict[str, Any]], ok: bool) -> int:
+    from ..levels import Reproduction, machine_fingerprint, same_machine
+
+    failed = {r.name for r in rows if r.checked and not r.ok}
+    failed |= {f["metric"] for f in figures if not f["ok"]}
+    held = ({r.name for r in rows if r.checked and r.ok} | {f["metric"] for f in figures}) - failed
+    env_a, env_b = original.environment, run.environment
+    other_person = (env_a.get("operator") and env_b.get("operator")
+                    and env_a["operator"] != env_b["operator"])
+    revision = (run.git_commit or "")[:12] + ("+dirty" if run.git_dirty else "")
+    reproduction = Reproduction(
+        original=original.id, run_id=run.id, date=(run.ended_at or run.started_at).isoformat(),
+        machine=machine_fingerprint(env_b), operator=env_b.get("operator"),
+        revision=revision or None,
+        independent=bool(not same_machine(env_a, env_b) or other_person),
+        held=tuple(sorted(held)), failed=tuple(sorted(failed)),
+        figures=[{k: f[k] for k in ("article", "measurement", "metric", "figure", "ok")}
+                 for f in figures])
+    with open_ledger(args) as ledger:
+        return ledger.record_reproduction(reproduction)
+
+
+def _reproduce_text(d: dict[str, Any], verbose: bool = False) -> str:
+    figures, comparisons = d["figures"], d["comparisons"]
+    bad_figures = [f for f in figures if not f["ok"]]
+    bad_metrics = [c for c in comparisons if c["checked"] and not c["ok"]]
+    checked = [c for c in comparisons if c["checked"]]
+    verdict = "REPRODUCED" if d["ok"] else "NOT REPRODUCED"
+    lines = [f"{verdict}: {d['original']} rerun as {d['reproduction']} (ledger entry "
+             f"{d['entry']}): {len(figures) - len(bad_figures)} of {len(figures)} cited "
+             f"figure(s) hold; {len(checked) - len(bad_metrics)} of {len(checked)} configured "
+             "metric(s) within tolerance"]
+    lines += [f"  input {name!r} changed since the original run" for name in d["changed_inputs"]]
+    shown = figures if verbose or len(figures) <= 20 else bad_figures
+    if shown:
+        lines.append("cited figures:")
+    for f in sorted(shown, key=lambda f: f["ok"]):
+        mark = "holds" if f["ok"] else "DOES NOT HOLD"
+        lines.append(f"  {mark:<13} {f['figure']!r} ({f['article']} {f['measurement']}, "
+                     f"{f['metric']}): {f['note']}")
+        if not f["ok"] or verbose:
+            lines.append(f"                sentence: {f['sentence']}")
+    rows = comparisons if verbose else bad_metrics
+    if rows:
+        lines.append("metrics:" if verbose else "configured metrics outside tolerance:")
+    for c in rows:
         again = "-" if c["reproduced"] is None else f"{c['reproduced']:.4g}"
-        verdict = ("ok" if c["ok"] else "DIFFERS") if c["checked"] else "reported"
+        state = ("ok" if c["ok"] else "DIFFERS") if c["checked"] else "reported"
         lines.append(f"  {c['name']:<34} {c['original']:>10.4g} -> {again:>10} {c['unit']:<16}"
-                     f" {verdict:<8} {c['tolerance'] or ''} {c['note']}")
-    for name in d["changed_inputs"]:
-        lines.append(f"  input {name!r} changed since the original run")
-    lines.append("reproduced within tolerances" if d["ok"] else "NOT reproduced")
+                     f" {state:<8} {c['tolerance'] or ''} {c['note']}")
+    if verbose:
+        lines += ["", d["table"]]
     return "\n".join(lines)
 
 

@@ -1,0 +1,74 @@
+"""`ledger reproduce` checks what articles publish from a run, names the sentence, records it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from db_fixtures import make_article
+from test_replay_ledger import CONFIG
+
+from ledger.cli import main
+from ledger.db import Ledger
+from ledger.models import Article, Run
+
+
+def _article(n: int, run: Run, value: float) -> Article:
+    sentence = f"With the store, {value * 100:.1f}% of prompt tokens came from cache."
+    doc = make_article(n, body=f"{sentence} [S1]")
+    doc["measurements"] = [{"id": "M1", "metric": "store_hit_rate", "value": value,
+                            "unit": "fraction", "run_id": run.id,
+                            "measured_at": (run.ended_at or run.started_at).date().isoformat()}]
+    doc["facts"][0]["measurement_ids"] = ["M1"]
+    return Article.model_validate_json(json.dumps(doc))
+
+
+@pytest.mark.slow
+def test_reproduce_checks_cited_figures_and_names_the_sentence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "replay.yaml"
+    cfg.write_text(CONFIG)
+    db = str(tmp_path / "l.db")
+    assert main(["run", str(cfg), "--db", db, "--out", str(tmp_path / "o1"),
+                 "--format", "json"]) == 0
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    with Ledger.open(db) as ledger:
+        run = ledger.get_run(run_id)
+        hit = next(m.value for m in run.metrics if m.name == "store_hit_rate")
+        ledger.ingest(_article(1, run, hit))
+        # the same record, as if the original had measured 30%: a rerun moves it out of tolerance
+        data = run.model_dump(mode="json")
+        data["id"] = run_id[:-8] + "00000000"
+        for m in data["metrics"]:
+            if m["name"] == "store_hit_rate":
+                m["value"] = 0.30
+        planted = Run.model_validate_json(json.dumps(data))
+        ledger.record_run(planted)
+        ledger.ingest(_article(2, planted, 0.30))
+
+    assert main(["reproduce", run_id, "--db", db, "--out", str(tmp_path / "o2"),
+                 "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["ok"] and [f["figure"] for f in result["figures"]] == [f"{hit * 100:.1f}%"]
+    assert main(["show", "t1-2026-11-04", "--db", db, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["levels"]["M1"]["level"] == "reproduced"
+
+    assert main(["reproduce", "--article", "t2-2026-11-04", "--db", db,
+                 "--out", str(tmp_path / "o3")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("NOT REPRODUCED")
+    assert "DOES NOT HOLD '30.0%' (t2-2026-11-04 M1, store_hit_rate)" in out
+    assert "sentence: With the store, 30.0% of prompt tokens came from cache." in out
+    with Ledger.open(db) as ledger:
+        (rep,) = ledger.reproductions(planted.id)
+        assert not rep.ok and rep.failed == ("store_hit_rate",) and rep.machine
+        assert ledger.audit().ok
+    assert main(["show", "t2-2026-11-04", "--db", db, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["levels"]["M1"]["level"] == "measured"
+
+
+def test_reproduce_needs_a_run_or_an_article(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "--db", str(tmp_path / "l.db")]) == 2
+    assert "RUN_ID or --article" in capsys.readouterr().err
