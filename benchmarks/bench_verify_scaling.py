@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from results_file import Results, add_output_option  # benchmarks/results_file.py
+
 from ledger.figures import _extract
 from ledger.models import Article
 from ledger.quantities import _typed
@@ -62,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--start", type=int, default=250, help="sentences in the smallest body")
     parser.add_argument("--rounds", type=int, default=3)
+    add_output_option(parser)
     args = parser.parse_args(argv)
+    res = Results("bench_verify_scaling", args)
     article = Article.model_validate_json(SEED.read_text(encoding="utf-8"))
     print(f"body scaling: one paragraph of N sentences, median of {args.rounds} rounds")
     previous, worst = None, 0.0
@@ -73,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         worst = max(worst, ratio or 0.0)
         shown = f"  ratio {ratio:.2f}" if ratio else ""
         print(f"  N={n:>6} ({len(SENTENCE) * n:>9,} chars): {secs:7.3f} s{shown}")
+        res.row(sentences=n, seconds=secs, ratio_to_previous=ratio)
         previous = secs
     print(f"worst doubling ratio: {worst:.2f} (limit {LIMIT}) -> "
           f"{'OK' if worst < LIMIT else 'OVER'}")
@@ -80,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     one = time_process([sys.executable, "-m", "ledger", "verify", str(SEED)], args.rounds)
     print(f"one article including start-up: {one:.3f} s (bare interpreter {bare:.3f} s; "
           f"target under 1 s)")
+    res.ratio("worst doubling ratio", worst)
+    res.save(one_article_s=one, bare_interpreter_s=bare)
     return 0 if worst < LIMIT and one < 1.0 else 1
 
 

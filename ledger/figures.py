@@ -140,7 +140,7 @@ _WORD_NUMBER = (
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT_SUFFIX = r"\s?[x×](?![\w])|-fold\b|\s?fold\b|\s+times\b|-times\b"
-_PCT_SUFFIX = r"\s?%|\s+percentage\s+points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
+_PCT_SUFFIX = r"\s?%|[\s-]percentage[\s-]points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
 _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 
 #: Model families whose version follows as a separate number ("Llama 3", "Qwen 2.5").

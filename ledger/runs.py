@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PACKAGES",
+    "LATEST",
     "RunRecorder",
     "add_metrics",
     "capture_environment",
@@ -413,8 +414,20 @@ def import_run(ledger: Ledger, run: Run) -> str:
     return "unchanged"
 
 
+#: A run id that names the run started last, for commands typed by hand (`ledger runs show latest`).
+LATEST = "latest"
+
+
 def get_run(conn: Connection, run_id: str) -> Run:
-    """The current revision of a run. Raises :class:`NotFound`."""
+    """The current revision of a run (``latest``: the run started last). Raises :class:`NotFound`."""
+    if run_id == LATEST:
+        t = _RUN_TABLE
+        newest = conn.execute(sa.select(t.c.run_id)
+                              .order_by(t.c.started_at.desc(), t.c.run_id.desc()).limit(1)).first()
+        if newest is None:
+            raise NotFound("no run in the ledger yet: record one with `ledger run CONFIG` or "
+                           "`ledger runs import FILE`")
+        run_id = newest.run_id
     row = _latest(conn, run_id)
     if row is None:
         raise NotFound(f"no run {run_id!r} in the ledger")

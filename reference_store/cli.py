@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import logging
 import os
 import signal
 import sys
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,10 +59,15 @@ example, also offering the arena over Mooncake's Transfer Engine (RDMA NIC mlx5_
       --te-metadata http://10.0.0.1:8080/metadata --te-protocol rdma --te-device mlx5_0"""
 
 
+FSCK_EXAMPLE = """example:
+  STORE_ADMIN_TOKEN=... reference-store fsck --metrics 127.0.0.1:9003
+exit 0: the master's table and the nodes agree; 1: differences (listed); 2: not reachable"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reference-store", description="Run a reference-store master or storage node.",
-        epilog=f"{MASTER_EXAMPLE}\n{NODE_EXAMPLE}", formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=f"{MASTER_EXAMPLE}\n{NODE_EXAMPLE}\n{FSCK_EXAMPLE}", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("master", help="metadata server (no object bytes pass through it)",
@@ -87,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
                         f"({DEFAULT_HIGH_WATERMARK:g})")
     m.add_argument("--low-watermark", type=float, default=DEFAULT_LOW_WATERMARK,
                    help=f"background eviction stops below this fraction ({DEFAULT_LOW_WATERMARK:g})")
+    f = sub.add_parser("fsck", help="compare the master's object table with every node",
+                       epilog=FSCK_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    f.add_argument("--metrics", required=True, metavar="HOST:PORT",
+                   help="the master's metrics/admin address (its --metrics-port)")
+    f.add_argument("--admin-token-env", default="STORE_ADMIN_TOKEN", metavar="VAR",
+                   help="environment variable holding the admin token (STORE_ADMIN_TOKEN)")
     n = sub.add_parser("node", help="storage node (holds object bytes)", epilog=NODE_EXAMPLE,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     n.add_argument("--master", required=True, help="master address HOST:PORT")
@@ -212,6 +226,30 @@ def _run_node(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_fsck(args: argparse.Namespace) -> int:
+    token = os.environ.get(args.admin_token_env, "")
+    req = urllib.request.Request(f"http://{args.metrics}/api/v1/fsck",
+                                 headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            report = json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        detail = json.loads(exc.read() or b"{}").get("error", exc.reason)
+        raise InvalidParams(f"the master refused fsck ({exc.code}): {detail}") from None
+    except (OSError, ValueError) as exc:
+        raise InvalidParams(f"cannot reach the master at {args.metrics}: {exc}") from None
+    print(f"{report['nodes']} node(s), {report['objects']} object(s): "
+          f"{len(report['missing'])} missing, {len(report['orphans'])} orphaned, "
+          f"{len(report['unreachable'])} node(s) unreachable")
+    for item in report["missing"]:
+        print(f"missing  node {item['node']}  object {item['object_id']}  key {item['key']!r}")
+    for item in report["orphans"]:
+        print(f"orphan   node {item['node']}  object {item['object_id']}")
+    for item in report["unreachable"]:
+        print(f"unreachable  node {item['node']}: {item['error']}")
+    return 0 if report["ok"] else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reference-store`` console script."""
     parser = build_parser()
@@ -219,7 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        return _run_master(args) if args.command == "master" else _run_node(args)
+        run = {"master": _run_master, "node": _run_node, "fsck": _run_fsck}[args.command]
+        return run(args)
     except StoreError as exc:
         print(f"reference-store {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ may have been evicted and reused).
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -28,7 +29,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
-import torch
 
 from reference_store.errors import (
     BufferTooSmall,
@@ -63,7 +63,9 @@ _Segment = tuple[str, SegmentPeer]  # (node id, the client's handle on its arena
 
 
 def _host_view(value: Any, *, writable: bool, field: str) -> memoryview:
-    if isinstance(value, torch.Tensor):
+    # A tensor can only exist once its caller imported torch: the client itself never loads it.
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
         if value.device.type != "cpu":
             raise InvalidParams(f"{field}: pass a CPU tensor (copy device tensors to host first)")
         if not value.is_contiguous():

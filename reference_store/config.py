@@ -288,7 +288,9 @@ class StoreConfig(StrictModel):
     ``device`` picks the device tier's torch device (None: CUDA when present, else CPU);
     ``pin_host_memory`` None pins the host arena when CUDA is present. ``share_host_memory``
     puts the host arena in a memfd that other processes on this machine can map (a storage
-    node's ``shm`` segment). ``disk_fsync`` False skips fsync (fast, NOT crash safe: for
+    node's ``shm`` segment). ``drop_when_full`` False makes a full store refuse a put
+    (StoreFull) instead of dropping an object from its last tier (a storage node: only the
+    master decides what goes). ``disk_fsync`` False skips fsync (fast, NOT crash safe: for
     benchmarks of the write path only).
 
     Raises (on construction):
@@ -311,6 +313,7 @@ class StoreConfig(StrictModel):
     disk_fsync: bool = True
     disk_verify_on_open: bool = True
     max_key_bytes: int = Field(default=4096, gt=0)
+    drop_when_full: bool = True
 
     @model_validator(mode="after")
     def _consistent(self) -> StoreConfig:

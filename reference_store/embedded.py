@@ -128,6 +128,7 @@ class EmbeddedStore:
         self._tiered: TieredStore | None = TieredStore(
             build_tiers(self.config), policy_factory=policy_factory,
             lease_ttl_s=float(self.config.lease_ttl_s), clock=clock,
+            may_drop=self.config.drop_when_full,
         )
 
     # ----- plumbing ----------------------------------------------------------------------

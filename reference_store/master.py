@@ -32,6 +32,8 @@ import secrets
 import threading
 import time
 import uuid
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -69,7 +71,7 @@ from reference_store.tenants import ClusterKey, TenantPolicy
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
-__all__ = ["PIN_HARD", "PIN_NONE", "PIN_SOFT", "Master", "MasterConfig"]
+__all__ = ["PIN_HARD", "PIN_NONE", "PIN_SOFT", "Master", "MasterConfig", "ObjectTable"]
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +130,11 @@ class NodeInfo:
     used: int = 0
     conn: Connection | None = None
     link: ServerContext | None = None  # the connection it registered on, while open
+    alignment: int = 1                 # the node's arena allocates in units of this
+
+    def footprint(self, size: int) -> int:
+        """Bytes of the node's capacity an object of ``size`` takes (its arena's extent)."""
+        return -(-max(size, 1) // self.alignment) * self.alignment
 
 
 @dataclass
@@ -165,6 +172,49 @@ def _object_size(key: str, size: object) -> int:
     return size
 
 
+class ObjectTable(dict[tuple[str, str], ObjectMeta]):
+    """The object table. It keeps each evictable pin class in recency order, least recently
+    used first, so that choosing an eviction victim walks from the old end instead of scanning
+    every object (which made a full store's puts quadratic)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._recency: dict[int, OrderedDict[tuple[str, str], None]] = {
+            PIN_NONE: OrderedDict(), PIN_SOFT: OrderedDict()}
+
+    def __setitem__(self, ident: tuple[str, str], obj: ObjectMeta) -> None:
+        if ident in self:
+            self._untrack(ident, self[ident])
+        super().__setitem__(ident, obj)
+        self.touch(ident, obj)
+
+    def __delitem__(self, ident: tuple[str, str]) -> None:
+        self._untrack(ident, self[ident])
+        super().__delitem__(ident)
+
+    def _untrack(self, ident: tuple[str, str], obj: ObjectMeta) -> None:
+        order = self._recency.get(obj.pin)
+        if order is not None:
+            order.pop(ident, None)
+
+    def touch(self, ident: tuple[str, str], obj: ObjectMeta) -> None:
+        """``obj`` was just used: it is now the last to be evicted in its pin class."""
+        order = self._recency.get(obj.pin)
+        if order is not None:
+            order[ident] = None
+            order.move_to_end(ident)
+
+    def victim(self, tenant: str | None, now: float) -> ObjectMeta | None:
+        """The least recently used object that is not leased (unpinned before soft-pinned;
+        hard-pinned never), of ``tenant`` when given."""
+        for order in self._recency.values():
+            for ident in order:
+                obj = self[ident]
+                if obj.lease_until <= now and (tenant is None or obj.tenant == tenant):
+                    return obj
+        return None
+
+
 class Master:
     """The master's state and request handler; :meth:`serve` starts its TCP server."""
 
@@ -181,7 +231,7 @@ class Master:
         self.metrics = Metrics(tenants=self.tenants.names())
         self._lock = threading.RLock()
         self._nodes: dict[str, NodeInfo] = {}
-        self._objects: dict[tuple[str, str], ObjectMeta] = {}
+        self._objects = ObjectTable()
         self._pending: dict[tuple[str, str], ObjectMeta] = {}
         self._unsent = threading.local()  # .deletes: this thread's (node id, object id) to send
         self._ids = itertools.count((int(time.time()) << 32) + 1)
@@ -222,6 +272,39 @@ class Master:
         with self._lock:
             return {"status": "ok", "role": "master", "nodes": len(self._nodes),
                     "objects": len(self._objects), "uptime_s": time.time() - self._started}
+
+    def fsck(self) -> dict[str, Any]:
+        """Compare the object table with what every node holds (NODE_LIST, proven with the
+        cluster key). ``missing``: listed here, absent on the node (a read would fail);
+        ``orphans``: held by a node, unknown here (room nobody can use). Unfinished puts
+        count as known. ``unreachable``: nodes that did not answer.
+        """
+        with self._lock:
+            nodes = {n.node_id: n.conn for n in self._nodes.values() if n.conn is not None}
+            expected: dict[str, dict[int, str]] = {n: {} for n in nodes}
+            known: set[int] = set()
+            for table in (self._objects, self._pending):
+                for obj in table.values():
+                    known.add(obj.object_id)
+                    if table is self._objects:
+                        for node_id in obj.replicas:
+                            expected.setdefault(node_id, {})[obj.object_id] = obj.key
+        report: dict[str, Any] = {"nodes": len(nodes), "objects": len(known), "missing": [],
+                                  "orphans": [], "unreachable": []}
+        for node_id, conn in nodes.items():
+            try:
+                held = {int(o["object_id"]) for o in conn.call(
+                    Op.NODE_LIST, {"proof": self.key.proof("list")}, timeout=10.0).meta["objects"]}
+            except StoreError as exc:
+                report["unreachable"].append({"node": node_id, "error": str(exc)})
+                continue
+            report["missing"] += [{"node": node_id, "object_id": oid, "key": key}
+                                  for oid, key in sorted(expected[node_id].items())
+                                  if oid not in held]
+            report["orphans"] += [{"node": node_id, "object_id": oid}
+                                  for oid in sorted(held - known)]
+        report["ok"] = not (report["missing"] or report["orphans"] or report["unreachable"])
+        return report
 
     def set_quota(self, tenant: str, quota: str) -> None:
         """Change a quota at run time and persist it in ``state_dir``.
@@ -267,15 +350,31 @@ class Master:
         return out, []
 
     def disconnected(self, ctx: ServerContext) -> None:
-        """A node's registering connection closed: its id may be registered again (a client's
-        pending puts stay until ``put_timeout_s`` lets another client take over)."""
+        """A node's registering connection closed: its id may be registered again. A client's
+        connection closed: its unfinished puts are dropped and their room and quota freed (the
+        monitor also reclaims any put left unfinished for ``put_timeout_s``)."""
         node_id = ctx.state.get("node_id")
-        if node_id is None:
-            return
+        client_id = ctx.state.get("client_id")
         with self._lock:
-            node = self._nodes.get(node_id)
+            node = self._nodes.get(node_id) if node_id is not None else None
             if node is not None and node.link is ctx:
                 node.link = None
+            if client_id is not None:
+                self._reclaim(lambda obj: obj.owner == client_id, "its client disconnected")
+        self._send_deletes()
+
+    def _reclaim_stale(self, started_before: float) -> None:
+        self._reclaim(lambda obj: obj.started < started_before, "older than the put timeout")
+
+    def _reclaim(self, abandoned: Callable[[ObjectMeta], bool], why: str) -> None:
+        """Drop unfinished puts that match (lock held): their room and quota come back."""
+        gone = [ident for ident, obj in self._pending.items() if abandoned(obj)]
+        for ident in gone:
+            obj = self._pending.pop(ident)
+            self._drop(obj)
+            self.metrics.inc("puts_reclaimed_total")
+        if gone:
+            logger.info("reclaimed %d unfinished put(s): %s", len(gone), why)
 
     def _op_ping(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "role": "master"}
@@ -342,7 +441,7 @@ class Master:
                          [n.node_id for n in chosen], owner=ctx.state["client_id"],
                          started=time.monotonic(), pin=pin)
         for node in chosen:
-            node.used += size
+            node.used += node.footprint(size)
         self.tenants.charge(obj.tenant, obj.charged)
         self._pending[ident] = obj
         return {"code": 0, "object_id": obj.object_id, "ns": obj.ns, "tenant": obj.tenant,
@@ -420,6 +519,7 @@ class Master:
                 if lease:
                     obj.lease_until = now + ttl
                     obj.last_access = now
+                    self._objects.touch((obj.ns, obj.key), obj)
                     hits += 1
                     nbytes += obj.size
                 addrs = [self._nodes[n].address for n in obj.replicas if n in self._nodes]
@@ -501,7 +601,8 @@ class Master:
             old = self._nodes.pop(node_id, None)
             if old is not None:
                 self._forget_node(old)
-            node = NodeInfo(node_id, address, capacity, time.monotonic(), conn=conn, link=ctx)
+            node = NodeInfo(node_id, address, capacity, time.monotonic(), conn=conn, link=ctx,
+                            alignment=max(1, int(meta.get("alignment", 1))))
             self._nodes[node_id] = node
             for rec in meta.get("objects", []):
                 if not self._adopt(node, rec):
@@ -544,14 +645,14 @@ class Master:
         if cur is not None and cur.object_id == oid:
             if node.node_id not in cur.replicas:
                 cur.replicas.append(node.node_id)
-                node.used += size
+                node.used += node.footprint(size)
                 self.tenants.charge(tenant, size)
             return True
         if cur is not None:
             self._drop(cur)
         obj = ObjectMeta(tenant, ns, key, size, oid, [node.node_id], pin=int(rec.get("pin", 0)))
         self._objects[ident] = obj
-        node.used += size
+        node.used += node.footprint(size)
         self.tenants.charge(tenant, size)
         self._ids = itertools.count(max(next(self._ids), oid + 1))
         return True
@@ -602,6 +703,7 @@ class Master:
                         self.metrics.inc("nodes_lost_total")
                         del self._nodes[node.node_id]
                         self._forget_node(node)
+                self._reclaim_stale(now - self.config.put_timeout_s)
                 self._evict_to_watermark()
             self._send_deletes()
 
@@ -610,7 +712,7 @@ class Master:
     def _place(self, size: int, count: int) -> list[NodeInfo]:
         """Pick ``count`` distinct nodes with room, evicting if needed. Raises: StoreFull."""
         while True:
-            fits = [n for n in self._nodes.values() if n.capacity - n.used >= size]
+            fits = [n for n in self._nodes.values() if n.capacity - n.used >= n.footprint(size)]
             fits.sort(key=lambda n: n.capacity - n.used, reverse=True)
             if len(fits) >= count:
                 return fits[:count]
@@ -632,16 +734,7 @@ class Master:
             room = self.tenants.room(tenant)
 
     def _next_victim(self, tenant: str | None) -> ObjectMeta | None:
-        now = time.monotonic()
-        best: ObjectMeta | None = None
-        for obj in self._objects.values():
-            if obj.pin == PIN_HARD or obj.lease_until > now:
-                continue
-            if tenant is not None and obj.tenant != tenant:
-                continue
-            if best is None or (obj.pin, obj.last_access) < (best.pin, best.last_access):
-                best = obj
-        return best
+        return self._objects.victim(tenant, time.monotonic())
 
     def _evict(self, obj: ObjectMeta) -> None:
         del self._objects[(obj.ns, obj.key)]
@@ -670,7 +763,7 @@ class Master:
             node = self._nodes.get(node_id)
             if node is None:
                 continue
-            node.used = max(0, node.used - obj.size)
+            node.used = max(0, node.used - node.footprint(obj.size))
             queue.append((node_id, obj.object_id))
 
     def _queued_deletes(self) -> list[tuple[str, int]]:

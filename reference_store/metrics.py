@@ -5,6 +5,8 @@
 ``GET /api/v1/tenant_quotas[?tenant_id=T]``  quotas and usage.
 ``PUT /api/v1/tenant_quotas?tenant_id=T&quota=10GiB``  change a quota at run time
 (``quota=none`` removes it).
+``GET /api/v1/fsck``  compare the master's object table with every node's objects
+(``reference-store fsck`` prints it).
 ``DELETE /api/v1/tenant_quotas?tenant_id=T``  remove a tenant's quota; refused with 409 and
 ``TENANT_NOT_EMPTY`` (-1702) while the tenant holds objects.
 The ``/api/v1`` admin calls, reads included, need ``Authorization: Bearer <admin token>``
@@ -40,6 +42,7 @@ COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "put_bytes_total": ("Bytes of completed puts, one replica", ()),
     "get_bytes_total": ("Bytes of objects located for reading", ()),
     "put_takeovers_total": ("Unfinished puts taken over after the put timeout", ()),
+    "puts_reclaimed_total": ("Unfinished puts dropped: client gone or put timeout passed", ()),
     "evictions_total": ("Objects evicted by the master", ()),
     "evicted_bytes_total": ("Bytes evicted by the master, one replica", ()),
     "nodes_lost_total": ("Nodes dropped after missing heartbeats", ()),
@@ -171,6 +174,10 @@ class _Handler(BaseHTTPRequestHandler):
                     return self._send(404, json.dumps({"error": f"no tenant {tenant!r}"}))
                 quotas = {tenant: quotas[tenant]}
             self._send(200, json.dumps(quotas))
+        elif url.path == "/api/v1/fsck":
+            if not self._authorized():
+                return None
+            self._send(200, json.dumps(owner.fsck()))
         else:
             self._send(404, json.dumps({"error": f"no such path {url.path}"}))
 

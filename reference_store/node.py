@@ -113,6 +113,7 @@ def _open_store(config: NodeConfig) -> Any:
         device_bytes=0, host_bytes=config.memory_bytes, disk_dir=config.disk_dir,
         disk_bytes=config.disk_bytes if config.disk_dir else 0, lease_ttl_s=0.0,
         eviction="lru", share_host_memory=config.share_memory,
+        drop_when_full=False,  # a node never drops an object the master still lists
     ))
 
 
@@ -626,6 +627,7 @@ class Node:
         nonce = conn.call(Op.NODE_CHALLENGE, {}, timeout=10.0).meta["nonce"]
         reply = conn.call(Op.NODE_REGISTER, {
             "node_id": self.node_id, "address": self.address, "capacity": self.capacity,
+            "alignment": self._store.config.alignment,
             "objects": self._report(), "proof": self.key.proof(f"register:{nonce}:{self.node_id}"),
         }, timeout=30.0)
         drop = reply.meta.get("drop", [])

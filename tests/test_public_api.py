@@ -47,7 +47,8 @@ def test_lazy_exports_match_their_modules(package):
 
 
 def test_master_and_keys_do_not_import_torch():
-    code = ("import sys, reference_store.master, reference_store.keys, reference_store.tenants; "
+    code = ("import sys, reference_store.master, reference_store.keys, reference_store.tenants, "
+            "reference_store.client; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0
 

@@ -132,3 +132,13 @@ def test_runs_cli_list_show_diff(ledger_url: str, capsys: pytest.CaptureFixture[
     assert "x0.25" in capsys.readouterr().out
     assert main(["runs", "show", "missing", "--db", ledger_url]) == 2
     assert "no run 'missing'" in capsys.readouterr().err
+
+
+def test_latest_names_the_run_started_last(ledger: Ledger) -> None:
+    with pytest.raises(NotFound, match="no run in the ledger yet"):
+        ledger.get_run("latest")
+    hour = dt.timedelta(hours=1)
+    ledger.record_run(_finished("run-b", 41.0).model_copy(
+        update={"started_at": T0 + hour, "ended_at": T0 + 2 * hour}))
+    ledger.record_run(_finished("run-a", 40.0))
+    assert ledger.get_run("latest").id == "run-b"

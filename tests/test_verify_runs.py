@@ -83,3 +83,14 @@ def test_a_missing_ledger_is_a_usage_error_not_an_empty_pass(tmp_path, capsys):
     code = main(["verify", str(_article(tmp_path)), "--db", str(tmp_path / "nope.db")])
     assert code == 2
     assert "no ledger" in capsys.readouterr().err
+
+
+def test_ingest_refuses_an_article_whose_run_is_not_in_the_ledger(
+    tmp_path: Path, ledger_url: str, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    article = _article(tmp_path)
+    assert main(["ingest", str(article), "--db", ledger_url]) == 1
+    assert "[unknown-run] measurement M1 cites run run-a" in capsys.readouterr().out
+    with Ledger.open(ledger_url) as ledger:
+        record_run(ledger, _run("run-a"))
+    assert main(["ingest", str(article), "--db", ledger_url]) == 0

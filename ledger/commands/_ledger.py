@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..db import ENV_VAR, Ledger, resolve_url
+from ..errors import NotFound
+from ..models import Run
+from ..runs import get_run
 from ._common import write_output
 
-__all__ = ["add_db_options", "dumps", "emit", "open_ledger"]
+__all__ = ["add_db_options", "dumps", "emit", "open_ledger", "run_lookup"]
 
 
 def add_db_options(parser: argparse.ArgumentParser) -> None:
@@ -35,3 +39,18 @@ def dumps(data: Any) -> str:
 def emit(args: argparse.Namespace, data: Any, text: Callable[[Any], str]) -> None:
     """Print ``data`` as JSON or through ``text``, per ``--format``."""
     write_output(dumps(data) if args.format == "json" else text(data), None)
+
+
+@contextmanager
+def run_lookup(ledger: Ledger) -> Iterator[Callable[[str], Run | None]]:
+    """A function from run id to the ledger's run (None when it is not there), for the
+    measurement check of ``verify --db`` and ``ingest``."""
+    with ledger.read() as conn:
+
+        def lookup(run_id: str) -> Run | None:
+            try:
+                return get_run(conn, run_id)
+            except NotFound:
+                return None
+
+        yield lookup

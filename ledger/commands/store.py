@@ -13,8 +13,9 @@ from ..progress import progress
 from ..report import Severity
 from ..schema import load_article
 from ..verify import expand_paths, verify_article
+from ..verify.runs import measurement_check
 from ._common import add_command
-from ._ledger import add_db_options, dumps, emit, open_ledger
+from ._ledger import add_db_options, dumps, emit, open_ledger, run_lookup
 
 __all__ = ["register"]
 
@@ -56,7 +57,9 @@ def _ingest_one(ledger: Any, path: str, allow_errors: bool) -> dict[str, Any]:
     except DocumentError as exc:
         return {"path": path, "outcome": "unreadable", "reason": str(exc)}
     if article is not None:
-        findings += verify_article(article)
+        # The runs an article cites must already be in this ledger (`ledger runs import`).
+        with run_lookup(ledger) as lookup:
+            findings += verify_article(article, [measurement_check(lookup)])
     errors = [f for f in findings if f.severity is Severity.error]
     if article is None or (errors and not allow_errors):
         reasons = [f"{f.pointer or '/'}: [{f.rule}] {f.message}" for f in errors]

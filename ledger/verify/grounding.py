@@ -73,14 +73,9 @@ def _source_dates(source: Source | None) -> list[dt.date]:
 
 def _fact_findings(article: Article, i: int, fact: Fact) -> list[Finding]:
     base = f"/facts/{i}"
-    if not fact.quotes:
-        if fact.evidence_type in AUTHOR_REPORTED_EVIDENCE and extract_figures(fact.claim):
-            return [Finding(Severity.warning, "unquoted-fact",
-                            f"fact {fact.id} reports the authors' figures but quotes none of "
-                            f"its sources; add facts[].quotes with the source's words", base)]
-        return []
+    quotes = fact.quotes or []
     findings = []
-    for j, quote in enumerate(fact.quotes):
+    for j, quote in enumerate(quotes):
         if quote.source_id not in fact.source_ids:
             findings.append(Finding(
                 Severity.error, "quote-source-not-cited",
@@ -88,20 +83,38 @@ def _fact_findings(article: Article, i: int, fact: Fact) -> list[Finding]:
                 f"(source_ids: {', '.join(fact.source_ids)})", f"{base}/quotes/{j}/source_id"))
     sources = {s.id: s for s in article.sources}
     dates = [d for sid in fact.source_ids for d in _source_dates(sources.get(sid))]
-    for figure in ungrounded_figures(fact.claim, [q.text for q in fact.quotes], dates):
+    for figure in ungrounded_figures(fact.claim, [q.text for q in quotes], dates):
         findings.append(Finding(
             Severity.error, "ungrounded-figure",
             f"fact {fact.id}: {figure.text!r} appears in none of its quotes "
-            f"({len(fact.quotes)} quote(s) from {', '.join(sorted({q.source_id for q in fact.quotes}))})",
+            f"({len(quotes)} quote(s) from {', '.join(sorted({q.source_id for q in quotes}))})",
             f"{base}/claim"))
     return findings
 
 
+def _is_unquoted(fact: Fact) -> bool:
+    return (not fact.quotes and fact.evidence_type in AUTHOR_REPORTED_EVIDENCE
+            and bool(extract_figures(fact.claim)))
+
+
 def check_quotes(article: Article) -> list[Finding]:
-    """The checks that need no snapshot (see the module doc)."""
+    """The checks that need no snapshot (see the module doc).
+
+    Unquoted facts make ONE warning per article, listing them: an article written before quotes
+    existed gets one thing to fix, not a warning for each fact.
+    """
     findings: list[Finding] = []
+    unquoted = [(i, f) for i, f in enumerate(article.facts) if _is_unquoted(f)]
+    if unquoted:
+        ids = ", ".join(f.id for _, f in unquoted)
+        findings.append(Finding(
+            Severity.warning, "unquoted-fact",
+            f"{len(unquoted)} fact(s) report the authors' figures but quote none of their "
+            f"sources ({ids}); add facts[].quotes with the sources' words",
+            f"/facts/{unquoted[0][0]}"))
     for i, fact in enumerate(article.facts):
-        findings.extend(_fact_findings(article, i, fact))
+        if fact.quotes:
+            findings.extend(_fact_findings(article, i, fact))
     return findings
 
 

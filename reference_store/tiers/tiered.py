@@ -68,6 +68,7 @@ class TieredStore:
         policy_factory: PolicyFactory = LRUPolicy,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         clock: Callable[[], float] = time.monotonic,
+        may_drop: bool = True,
     ) -> None:
         if not tiers:
             raise InvalidParams("tiers: at least one tier with capacity > 0 is needed")
@@ -75,6 +76,7 @@ class TieredStore:
         self.policies: list[EvictionPolicy] = [policy_factory() for _ in self.tiers]
         self.lease_ttl_s = lease_ttl_s
         self.clock = clock
+        self.may_drop = may_drop  # False: full means StoreFull, never an object dropped
         self.entries: dict[str, Entry] = {}
         self.counters = TieredCounters(hits_per_tier=[0] * len(self.tiers))
         for index, tier in enumerate(self.tiers):  # objects a persistent tier already holds
@@ -121,7 +123,8 @@ class TieredStore:
         if tier.can_fit(key, nbytes):
             return True
         for victim in self._evictable(index, protect):
-            self._evict(index, victim, protect | {key})
+            if not self._evict(index, victim, protect | {key}):
+                return False  # nothing can be demoted, and dropping is not allowed
             if tier.can_fit(key, nbytes):
                 return True
         return False
@@ -133,18 +136,24 @@ class TieredStore:
         self.policies[target].inserted(key)
         self.entries[key].tier = target
 
-    def _evict(self, index: int, key: str, protect: set[str]) -> None:
+    def _evict(self, index: int, key: str, protect: set[str]) -> bool:
+        """Demote ``key`` a tier down, or drop it when no lower tier has room (only when
+        ``may_drop``); False when it stayed where it was."""
         entry = self.entries[key]
-        self.counters.evictions += 1
         for lower in range(index + 1, len(self.tiers)):
             if self.make_room(lower, key, entry.size, protect | {key}):
+                self.counters.evictions += 1
                 self._move(key, index, lower)
                 self.counters.demotions += 1
                 logger.debug("demoted %r from %s to %s", key, self.tiers[index].name, self.tiers[lower].name)
-                return
+                return True
+        if not self.may_drop:
+            return False
+        self.counters.evictions += 1
         self._drop(key)
         self.counters.drops += 1
         logger.debug("dropped %r from %s: no lower tier had room", key, self.tiers[index].name)
+        return True
 
     def _drop(self, key: str) -> None:
         entry = self.entries.pop(key)
