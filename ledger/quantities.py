@@ -354,6 +354,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.date)
     if fig.kind is FigureKind.money:
         return Quantity(Kind.money, **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.range and fig.unit == "x":  # "3-10x"
+        return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.multiplier:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
