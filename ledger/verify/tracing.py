@@ -319,10 +319,16 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
             if verdict is Verdict.match:
                 typed = ev.quantity is not None and ev.quantity.kind is not Kind.number
-                (strong if typed else weak).append(ev.trace)
+                derived = ev.trace.origin in ("inference", "computation", "assumption")
+                (strong if typed and not derived else weak).append(ev.trace)
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
-        decisive = any(m.verdict in (Verdict.unit, Verdict.points) for m in misses)
+        # a source stating the number in another unit (or as points) outranks an untyped value
+        # or the desk's own arithmetic that happens to round to it
+        decisive = any(m.verdict is Verdict.points or (
+            m.verdict is Verdict.unit
+            and m.trace.origin not in ("inference", "computation", "assumption"))
+            for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
