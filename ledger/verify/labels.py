@@ -67,6 +67,9 @@ DEFAULT_VOCABULARY: dict[str, list[str]] = {
     "gpu_count": ["GPU count", "GPU savings", "fewer GPUs", "GPUs saved", "accelerator savings",
                   "fewer accelerators"],
     "cost": ["cost", "cost savings", "savings", "price", "spend", "cheaper", "dollars"],
+    "memory": ["memory saving", "memory savings", "memory footprint", "memory use",
+               "memory usage"],
+    "energy": ["power draw", "power use", "energy", "watts", "energy per token"],
 }
 _FAMILY_KEYS = [
     ("ttft", ("ttft", "first_token")),
@@ -75,7 +78,20 @@ _FAMILY_KEYS = [
     ("hit_rate", ("hit",)),
     ("gpu_count", ("gpu",)),
     ("cost", ("cost", "price", "dollar", "usd")),
+    ("energy", ("energy", "power", "watt")),
+    ("memory", ("memory", "hbm", "footprint")),
 ]
+#: Statistics a label may name; each set is one statistic.
+STATISTICS: dict[str, frozenset[str]] = {
+    "mean": frozenset({"mean", "average", "avg"}),
+    "median": frozenset({"median", "p50"}),
+    "peak": frozenset({"peak", "max", "maximum", "best-case"}),
+    "p90": frozenset({"p90"}), "p95": frozenset({"p95"}), "p99": frozenset({"p99", "tail"}),
+    "min": frozenset({"minimum", "min"}),
+}
+_STAT_RE = re.compile(r"\b(?:" + "|".join(sorted({w for ws in STATISTICS.values() for w in ws},
+                                                   key=len, reverse=True)) + r")\b",
+                      re.IGNORECASE)
 SEPARATION_RE = re.compile(
     r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
     r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
@@ -126,6 +142,39 @@ def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[H
         return own
     return [min(hits, key=lambda h: (_gap(h[0], h[1], figure.start, figure.end),
                                      0 if h[0] >= figure.end else 1))]
+
+
+def _statistic(text: str) -> set[str]:
+    return {name for m in _STAT_RE.finditer(text) for name, words in STATISTICS.items()
+            if m.group().lower() in words}
+
+
+def _metric_statistics(article: Article, metric: str) -> set[str]:
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary) if spec else ())])
+    return _statistic(text)
+
+
+def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the words right before a figure name a statistic (peak,
+    p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
+    findings = []
+    for t in traced:
+        if not t.metrics:
+            continue
+        before = article.body[max(0, t.figure.start - 40):t.figure.start]
+        clause_start = max(before.rfind(c) for c in ",;:.") + 1
+        said = _statistic(before[clause_start:])
+        if not said:
+            continue
+        stats = set().union(*(_metric_statistics(article, m) for m in t.metrics))
+        if stats and not said & stats:
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
+                f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure"))
+    return findings
 
 
 def _self_labelled(t: TracedFigure) -> bool:
@@ -394,5 +443,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
-    return (_mislabeled(article, traced) + _unattributed(article, traced)
+    return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
+            + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))
