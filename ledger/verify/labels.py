@@ -231,6 +231,30 @@ _REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?
                           re.IGNORECASE)
 
 
+_DESK_WORDS = re.compile(r"\b(?:PCT|we|our|the desk)\b")
+
+
+def _sources_author_reported(t: TracedFigure) -> bool:
+    """Every trace to a source's evidence is author-reported (the desk's own inferences that
+    restate the figure set aside)."""
+    sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
+    return bool(sourced) and all(tr.author_reported for tr in sourced)
+
+
+def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
+    """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
+    its own arithmetic; there a restated author figure is the desk's input, not a report."""
+    paras = paragraphs(article.body)
+    out = {p.start for p in paras if _DESK_WORDS.search(p.text)}
+    for t in traced:
+        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
+                            for tr in t.traces):
+            para = enclosing(paras, t.figure.start, t.figure.end)
+            if para is not None:
+                out.add(para.start)
+    return out
+
+
 def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The article's own agents: publishers (each part of "A / B") with the benchmark scope's
     ``reported_by``, and the sources' authors (full name and surname)."""
@@ -254,12 +278,15 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
+    analysis = _analysis_paragraphs(article, traced)
     findings = []
     for t in traced:
-        if not t.author_reported or t.figure.kind is FigureKind.date:
-            continue
         para = enclosing(paras, t.figure.start, t.figure.end)
-        if para is not None and not attributed[para.start]:
+        if para is None or t.figure.kind is FigureKind.date:
+            continue
+        reported = t.author_reported or (_sources_author_reported(t)
+                                         and para.start not in analysis)
+        if reported and not attributed[para.start]:
             sources = sorted({s for tr in t.traces for s in tr.source_ids})
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",

@@ -326,7 +326,9 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         # a source stating the number in another unit (or as points) outranks an untyped value
         # or the desk's own arithmetic that happens to round to it
         decisive = any(m.verdict is Verdict.points or (
-            m.verdict is Verdict.unit
+            (m.verdict is Verdict.unit or (
+                m.verdict is Verdict.noun and q.noun_class is not None
+                and m.quantity is not None and m.quantity.noun_class is not None))
             and m.trace.origin not in ("inference", "computation", "assumption"))
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
@@ -421,7 +423,10 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
     noun_miss = by_verdict.get(Verdict.noun)
-    if noun_miss is not None and q is not None and _class_counted(q, index):
+    people = {"person", "author"}
+    if noun_miss is not None and q is not None and _class_counted(q, index) and not (
+            {q.noun_class, noun_miss.quantity.noun_class if noun_miss.quantity else None}
+            & people):  # people are never the hardware count they coincide with
         by_verdict[Verdict.modifier] = noun_miss  # the number moved onto another counted noun
     for verdict in (Verdict.modifier,):
         if (miss := by_verdict.get(verdict)) is not None:
