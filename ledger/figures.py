@@ -140,7 +140,7 @@ _WORD_NUMBER = (
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT_SUFFIX = r"\s?[x×](?![\w])|-fold\b|\s?fold\b|\s+times\b|-times\b"
-_PCT_SUFFIX = r"\s?%|\s+percentage\s+points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
+_PCT_SUFFIX = r"\s?%|[\s-]percentage[\s-]points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
 _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 
 #: Model families whose version follows as a separate number ("Llama 3", "Qwen 2.5").
@@ -172,7 +172,8 @@ _MONEY_RE = re.compile(
     rf"|(?<![\d.,])(?P<n2>{_NUM})\s?(?P<cur2>USD|EUR|dollars|euros)\b"
 )
 _RANGE_RE = re.compile(
-    rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})(?![\w-])(?P<pct>%)?"
+    rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})"
+    rf"(?:(?P<x>[x×])(?![\w-])|(?![\w-])(?P<pct>%)?)"
 )
 _NUMBER_RE = re.compile(
     rf"(?<![\w.,])(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
@@ -283,7 +284,7 @@ def _ranges(text: str, claimed: _Claimed) -> Iterator[Figure]:
         unit = _unit_after(text, m.end())
         claimed.take(*m.span())
         yield Figure(m.group(), m.start(), m.end(), FigureKind.range, lo, max(lo_dec, hi_dec),
-                     upper=hi, unit="%" if m.group("pct") else unit)
+                     upper=hi, unit="%" if m.group("pct") else "x" if m.group("x") else unit)
 
 
 def _unit_after(text: str, end: int) -> str | None:

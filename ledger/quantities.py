@@ -147,8 +147,8 @@ _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.ra
                    "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
                    "W": Kind.power, "Hz": Kind.frequency}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
-_UNIT_RE = re.compile(rf"\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
-                      rf"|\s(?P<per>[\w]+)\s+per\s+(?P<t>second|minute|hour)\b")
+_UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
+                      rf"|\s(?P<per>[\w]+)\s+(?:per|a|an|each)\s+(?P<t>second|minute|hour)\b")
 _PER = {"second": "s", "minute": "min", "hour": "h"}
 
 #: Noun classes: nouns in one class count the same kind of thing (lemmas, singular).
@@ -158,7 +158,8 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
     "node": frozenset({"node", "server", "machine", "host", "box"}),
     "instance": frozenset({"instance", "replica", "worker", "engine", "pod"}),
     "person": frozenset({"engineer", "employee", "people", "person", "staff", "researcher",
-                         "author", "developer", "contributor", "customer", "user"}),
+                         "developer", "customer", "user"}),
+    "author": frozenset({"author", "co-author", "coauthor", "colleague", "contributor"}),
     "token": frozenset({"token"}),
     "request": frozenset({"request", "query", "completion", "prompt", "call"}),
     "session": frozenset({"session", "conversation", "dialogue", "dialog", "chat"}),
@@ -283,7 +284,7 @@ def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
     """Head lemma and modifiers of the noun phrase after a count: up to three words, ending at
     the first plural-looking word (or the last word of a known class)."""
     words: list[str] = []
-    pos = end
+    pos = end + 1 if text[end:end + 1] == "+" else end  # "500+ client nodes"
     for _ in range(3):
         m = _WORD_RE.match(text, pos)
         if m is None or (words and text[pos:m.start("w")].strip()):
@@ -354,6 +355,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.date)
     if fig.kind is FigureKind.money:
         return Quantity(Kind.money, **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.range and fig.unit == "x":  # "3-10x"
+        return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.multiplier:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
@@ -454,6 +457,8 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return _counts(fig, ev) if same else Verdict.value
     if fig.kind is ev.kind:
         return Verdict.match if same else Verdict.value
+    if fig.kind is Kind.multiplier and ev.kind is Kind.number:
+        return Verdict.kind if same else Verdict.value  # "eightfold" is not "parallelism of 8"
     if Kind.number in (fig.kind, ev.kind) and not (
             {fig.kind, ev.kind} & {Kind.percent, Kind.points, Kind.money}):
         return Verdict.match if same else Verdict.value  # an untyped side: the value decides

@@ -122,20 +122,27 @@ def _seed(cfg: Any) -> int | None:
 
 
 def write_run_outputs(run: Any, out_dir: Path) -> list[Path]:
-    """results.json and the PNG plots of a replay run."""
+    """results.json, the SLO sensitivity table (text and JSON) and the PNG plots of a run."""
     from replay.plots import plot_all
     from replay.report import run_document
+    from replay.sensitivity import sensitivity_table, slo_sensitivity
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = out_dir / "results.json"
     doc.write_text(json.dumps(run_document(run), indent=1))
-    return [doc, *plot_all(run, out_dir)]
+    rows = slo_sensitivity(run)
+    table = out_dir / "slo_sensitivity.txt"
+    table.write_text(sensitivity_table(run, rows) + "\n")
+    data = out_dir / "slo_sensitivity.json"
+    data.write_text(json.dumps(rows, indent=1))
+    return [doc, table, data, *plot_all(run, out_dir)]
 
 
 def _run(args: argparse.Namespace, out: Out) -> int:
     from replay.config import load_config
     from replay.report import summary_table
-    from replay.runner import run_config
+    from replay.runner import check_arms, check_completed, run_config
     cfg = load_config(args.config)
+    check_arms(cfg, args.arm)
     if args.run_file is not None:
         from replay.record import record_run_file
         path: Path = args.config
@@ -154,6 +161,7 @@ def _run(args: argparse.Namespace, out: Out) -> int:
     if args.out:
         for path in write_run_outputs(run, args.out):
             out(f"wrote {path}")
+    check_completed(run)
     return 0
 
 
@@ -276,3 +284,9 @@ def main(argv: Sequence[str] | None = None,
     except (ValueError, OSError) as exc:  # ConfigError and format errors are ValueErrors
         sys.stderr.write(f"error: {exc}\n")
         return 2
+    except RuntimeError as exc:
+        from replay.runner import AllRequestsFailed  # raised only once the runner is loaded
+        if not isinstance(exc, AllRequestsFailed):
+            raise
+        sys.stderr.write(f"error: {exc}\n")
+        return 1

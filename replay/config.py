@@ -132,6 +132,19 @@ class ReproduceSection(_Section):
     metrics: list[str] | None = None
 
 
+class IntervalSection(_Section):
+    """How tight the run's 95% intervals should be: after ``rounds``, more rounds (arms
+    alternating) are replayed until each metric named in ``metrics`` has an interval no wider
+    than ``relative_width`` times its median, or ``max_rounds`` is reached. The summary reports
+    the width reached either way. ``metrics`` defaults to ``reproduce.metrics``."""
+
+    label = "interval section"
+
+    max_rounds: int | None = Field(default=None, ge=2)
+    relative_width: float = Field(default=0.5, gt=0)
+    metrics: list[str] | None = None
+
+
 class ArmSection(_Section):
     label, name_field = "arm", "name"
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
@@ -164,6 +177,7 @@ class ReplayConfig(_Section):
     compare: tuple[str, str] | None = Field(
         default=None, description="Arm names (reference, candidate) for the cost comparison.")
     reproduce: ReproduceSection = ReproduceSection()
+    interval: IntervalSection = IntervalSection()
 
     @model_validator(mode="after")
     def _check(self) -> ReplayConfig:

@@ -1,9 +1,10 @@
 """PNG plots of a replay (matplotlib, Agg backend: no display needed).
 
 * ``ttft.png``: TTFT distribution (empirical CDF) of every arm, so cold vs warm and without vs
-  with the store sit on one axis;
+  with the store sit on one axis, with the SLO's TTFT threshold as a vertical line;
 * ``hit_rate.png``: hit rate over the run (moving window) per arm;
-* ``cost.png``: cost per completed request meeting the SLO per arm (when a cost model is given).
+* ``cost.png``: cost per 1,000 completions that met the SLO, per arm, each bar labelled with
+  its value; the prices are the cost model's illustrative prices, and the chart says so.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ def plot_ttft(run: ReplayRun, path: Path) -> Path:
         if ttft:
             ax.step(ttft, [(i + 1) / len(ttft) for i in range(len(ttft))], where="post",
                     label=f"{name} ({a.arm.warmth}, store={a.arm.store.mode})")
+    slo_ms = run.config.slo.ttft_s * 1e3
+    ax.axvline(slo_ms, color="black", linestyle="--", linewidth=1,
+               label=f"SLO: TTFT under {slo_ms:g} ms")
     ax.set_xscale("log")
     ax.set_xlabel("time to first token (ms, log scale)")
     ax.set_ylabel("fraction of requests")
@@ -59,9 +63,13 @@ def plot_cost(run: ReplayRun, path: Path) -> Path | None:
     currency = getattr(run.config.cost_model, "currency", "")
     fig, ax = plt.subplots(figsize=(7, 4))
     names, values = zip(*arms)
-    ax.bar(names, [v * 1000 for v in values])
-    ax.set_ylabel(f"cost per 1000 completions meeting SLO ({currency})")
-    ax.set_title(f"Cost per completion: {run.config.name}")
+    per_thousand = [v * 1000 for v in values]
+    bars = ax.bar(names, per_thousand)
+    ax.bar_label(bars, labels=[f"{v:.3g} {currency}" for v in per_thousand], padding=2)
+    ax.set_ylabel(f"{currency} per 1,000 completions meeting the SLO")
+    ax.set_title(f"Cost per 1,000 completions meeting the SLO ({currency}, illustrative "
+                 f"prices): {run.config.name}", fontsize=10)
+    ax.margins(y=0.15)
     ax.grid(True, axis="y", alpha=0.3)
     return _save(fig, path)
 

@@ -124,7 +124,7 @@ def record_run_file(cfg: Any, run_file: Path, *, base_dir: Path, command: list[s
     from ledger.progress import progress
     from ledger.runs import RunRecorder
     from replay.cli import write_run_outputs
-    from replay.runner import replay_steps, run_config
+    from replay.runner import check_completed, replay_steps, run_config
     from replay.spread import spread_rows
 
     result: ReplayRun | None = None
@@ -141,6 +141,7 @@ def record_run_file(cfg: Any, run_file: Path, *, base_dir: Path, command: list[s
                     result = run_config(cfg, base_dir=base_dir, only=only, on_step=step)
                 for path in write_run_outputs(result, out or Path("runs") / rec.run_id):
                     rec.add_output(path.name, path)
+                check_completed(result)  # seals the run as failed, with the reason
                 for (name, value, unit, agg, n), samples, spread in spread_rows(result):
                     rec.metric(name, value, unit=unit, aggregation=agg, sample_count=n,
                                samples=samples, spread=spread)

@@ -300,7 +300,7 @@ def _stdout(text: str) -> None:
 
 def main(argv: Sequence[str] | None = None,
          out: Callable[[str], None] | None = None) -> int:
-    """Entry point; returns 0, or 2 on a bad trace file."""
+    """Entry point; returns 0, 1 when every request failed, or 2 on a bad trace file."""
     out = out or _stdout
     args = _parser().parse_args(argv)
     try:
@@ -312,6 +312,12 @@ def main(argv: Sequence[str] | None = None,
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))
     out(json.dumps(report["summary"], indent=2))
+    summary = report["summary"]
+    if summary["requests"] and summary["completed"] == 0:
+        first = next((r["error"] for r in report["records"] if r.get("error")), "no error given")
+        out(f"error: every request failed ({summary['requests']} of {summary['requests']}); "
+            f"first error: {first}")
+        return 1
     return 0
 
 

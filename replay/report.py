@@ -54,6 +54,8 @@ def summary_table(run: ReplayRun) -> str:
             f"x{_fmt(c.throughput_ratio, 1, 3)}, cost per completion "
             f"x{_fmt(c.cost_per_completion_ratio, 1, 3)} "
             f"(reduction {_fmt(c.reduction, 100)}%) [{c.currency}]")
+    from replay.spread import widths_text
+    lines.append(widths_text(run))
     return "\n".join(lines)
 
 

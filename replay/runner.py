@@ -32,7 +32,7 @@ from replay.router import Router
 from replay.trace import Trace, TurnRequest, prefix_tokens
 from replay.vllm_import import load_conversations
 
-__all__ = ["ArmResult", "ReplayRun", "load_trace", "model_config", "replay_steps", "run_arm", "run_config"]
+__all__ = ["AllRequestsFailed", "ArmResult", "ReplayRun", "check_arms", "check_completed", "load_trace", "model_config", "replay_steps", "run_arm", "run_config"]
 
 logger = logging.getLogger(__name__)
 
@@ -263,6 +263,7 @@ def run_config(cfg: ReplayConfig, *, base_dir: Path | None = None,
     ``on_step(label)`` is called after each replay of one arm (rounds x arms calls in all; see
     :func:`replay_steps`), so a caller can show progress.
     """
+    check_arms(cfg, only)
     previous = torch.get_num_threads()
     if cfg.model.torch_threads:
         # one thread per process is far steadier than two on a small shared machine
@@ -271,6 +272,28 @@ def run_config(cfg: ReplayConfig, *, base_dir: Path | None = None,
         return _run_arms(cfg, base_dir, only, on_step)
     finally:
         torch.set_num_threads(previous)
+
+
+class AllRequestsFailed(RuntimeError):
+    """Every request of every arm failed: the run measured nothing."""
+
+
+def check_arms(cfg: ReplayConfig, only: Sequence[str] | None) -> None:
+    """Raises :class:`ConfigError` when ``only`` names an arm the config lacks (an empty
+    selection would record a run with no measurements)."""
+    names = [a.name for a in cfg.arms]
+    unknown = [n for n in only or [] if n not in names]
+    if unknown:
+        raise ConfigError(f"--arm {', '.join(unknown)}: no such arm in {cfg.name} "
+                          f"(its arms: {', '.join(names)})")
+
+
+def check_completed(run: ReplayRun) -> None:
+    """Raises :class:`AllRequestsFailed` when no request of any arm completed."""
+    if run.arms and all(a.summary.completed == 0 for a in run.arms.values()):
+        total = sum(a.summary.requests for a in run.arms.values())
+        raise AllRequestsFailed(f"every request failed ({total} of {total}); the run "
+                                "measured nothing (see the records in results.json)")
 
 
 def replay_steps(cfg: ReplayConfig, only: Sequence[str] | None = None) -> int:
@@ -288,23 +311,44 @@ def _run_arms(cfg: ReplayConfig, base_dir: Path | None, only: Sequence[str] | No
     started = time.time()
     names = [a.name for a in cfg.arms if not only or a.name in only]
     rounds: dict[str, list[_Round]] = {n: [] for n in names}
-    for r in range(cfg.rounds):  # arms alternate, so a slow spell of the machine hits them all
-        for name in names:
+    r = 0
+    while r < cfg.rounds or (cfg.interval.max_rounds is not None and r < cfg.interval.max_rounds
+                             and not _bounded(cfg, trace, names, rounds, started)):
+        for name in names:  # arms alternate, so a slow spell of the machine hits them all
             logger.info("round %d, arm %s: replaying %d requests", r + 1, name,
                         trace.request_count)
             rounds[name].append(_replay_once(cfg, cfg.arm(name), trace, model))
             if on_step is not None:
-                on_step(f"round {r + 1}/{cfg.rounds}, arm {name}")
+                on_step(f"round {r + 1}/{max(cfg.rounds, r + 1)}, arm {name}")
+        r += 1
     arms = {n: _merge(cfg, cfg.arm(n), rounds[n]) for n in names}
     run = _with_comparison(ReplayRun(config=cfg, trace=trace, arms=arms, started_at=started,
                                      ended_at=time.time()))
-    if cfg.rounds > 1:
-        run.rounds = [_with_comparison(ReplayRun(
-            config=cfg, trace=trace, arms={n: _merge(cfg, cfg.arm(n), [rounds[n][r]])
-                                           for n in names},
-            started_at=started, ended_at=run.ended_at)) for r in range(cfg.rounds)]
+    run.rounds = _round_runs(cfg, trace, names, rounds, started, run.ended_at)
     run.threads = {"torch": torch.get_num_threads(), "torch_interop": torch.get_num_interop_threads()}
     return run
+
+
+def _round_runs(cfg: ReplayConfig, trace: Trace, names: list[str],
+                rounds: dict[str, list[_Round]], started: float, ended: float) -> list[ReplayRun]:
+    count = min(len(v) for v in rounds.values()) if rounds else 0
+    if count < 2:
+        return []
+    return [_with_comparison(ReplayRun(
+        config=cfg, trace=trace, arms={n: _merge(cfg, cfg.arm(n), [rounds[n][r]]) for n in names},
+        started_at=started, ended_at=ended)) for r in range(count)]
+
+
+def _bounded(cfg: ReplayConfig, trace: Trace, names: list[str],
+             rounds: dict[str, list[_Round]], started: float) -> bool:
+    """Whether every watched metric's 95% interval is within the configured relative width."""
+    from replay.spread import interval_widths
+    probe = ReplayRun(config=cfg, trace=trace, arms={}, started_at=started, ended_at=time.time())
+    probe.rounds = _round_runs(cfg, trace, names, rounds, started, probe.ended_at)
+    widths = interval_widths(probe)
+    logger.info("interval widths after %d rounds: %s", len(probe.rounds), widths)
+    return bool(widths) and all(w is not None and w <= cfg.interval.relative_width
+                                for w in widths.values())
 
 
 def _with_comparison(run: ReplayRun) -> ReplayRun:

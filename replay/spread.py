@@ -16,7 +16,8 @@ import numpy as np
 from replay.report import MetricRow, flat_metrics
 from replay.runner import ReplayRun
 
-__all__ = ["CONFIDENCE", "RESAMPLES", "metric_samples", "spread", "spread_rows"]
+__all__ = ["CONFIDENCE", "RESAMPLES", "interval_widths", "metric_samples", "spread",
+           "spread_rows", "widths_text"]
 
 #: The confidence of the interval every run reports.
 CONFIDENCE = 0.95
@@ -57,3 +58,31 @@ def spread_rows(run: ReplayRun) -> list[tuple[MetricRow, list[float] | None, dic
         values = samples.get(row[0])
         out.append((row, values, spread(values) if values else None))
     return out
+
+
+def _watched(run: ReplayRun, names: list[str]) -> list[str]:
+    import fnmatch
+    patterns = run.config.interval.metrics or run.config.reproduce.metrics or ["*"]
+    return [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+
+
+def interval_widths(run: ReplayRun) -> dict[str, float | None]:
+    """Watched metric -> its 95% interval's width relative to its median (None: unknown)."""
+    samples = metric_samples(run)
+    widths: dict[str, float | None] = {}
+    for name in _watched(run, sorted(samples)):
+        s = spread(samples[name])
+        widths[name] = (None if s is None or s["median"] == 0
+                        else (s["ci_high"] - s["ci_low"]) / abs(s["median"]))
+    return widths
+
+
+def widths_text(run: ReplayRun) -> str:
+    """One line: the interval width each watched metric reached, against the target."""
+    widths = interval_widths(run)
+    if not widths:
+        return "95% intervals: one round, spread unknown (set rounds: 3 or more)"
+    target = run.config.interval.relative_width
+    parts = [f"{n} {'?' if w is None else format(w, '.0%')}" for n, w in widths.items()]
+    return (f"95% interval width reached after {len(run.rounds)} rounds (relative to the "
+            f"median; target {target:.0%}): " + ", ".join(parts))

@@ -187,3 +187,13 @@ def test_the_shipped_vllm_sample_ingests_as_the_readme_shows(
     assert metrics[("request_throughput", "rate")] == data["request_throughput"]
     assert run.parameters["label"] == "illustrative-sample"
     assert run.agent_fields["model_and_revision"] == data["model_id"]
+
+
+def test_run_with_an_unknown_arm_is_refused_and_records_nothing(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "replay.yaml"
+    cfg.write_text(CONFIG)
+    rc, out = cli(["run", str(cfg), "--db", db, "--arm", "nosuch"], capsys)
+    assert rc == 2
+    assert "--arm nosuch: no such arm in ledger-test (its arms: no_store, store)" in out
+    assert not Path(db).exists() or Ledger.open(db).list_runs() == []

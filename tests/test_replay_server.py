@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -145,6 +146,21 @@ def test_replayer_command_line_against_an_endpoint(servers: list[str], tmp_path:
     bad.write_text("{}")
     assert replayer_main(["--trace", str(bad), "--target", servers[0]], out=lines.append) == 2
     assert "error" in lines[-1]
+
+
+def test_replayer_exits_1_when_every_request_failed(tmp_path: Path) -> None:
+    trace = generate(CodingAgentParams(sessions=2, turns=2, vocab_size=512,
+                                       system_prompt_tokens=32, repo_context_tokens=32))
+    tf = tmp_path / "trace.json"
+    tf.write_text(trace.model_dump_json())
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lines: list[str] = []
+    rc = replayer_main(["--trace", str(tf), "--target", f"http://127.0.0.1:{port}",
+                        "--delay-scale", "0"], out=lines.append)
+    assert rc == 1
+    assert lines[-1].startswith("error: every request failed (2 of 2); first error:")
 
 
 @pytest.mark.slow

@@ -57,3 +57,21 @@ def test_an_old_run_file_imports_with_spread_unknown(tmp_path: Path,
     assert "spread unknown" in out and "machine load: not recorded" in out
     assert "reproductions: none recorded (level: measured)" in out
     assert len([line for line in out.splitlines() if line.strip()]) < 45  # a table, not a wall
+
+
+@pytest.mark.slow
+def test_max_rounds_adds_rounds_until_the_interval_is_bounded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from replay.config import parse_config
+    from replay.runner import run_config
+    from replay.spread import interval_widths, widths_text
+    data = yaml.safe_load(CONFIG) | {"rounds": 2, "interval": {
+        "max_rounds": 3, "relative_width": 1e-9, "metrics": ["no_store_p50_ttft"]}}
+    run = run_config(parse_config(data, base_dir=tmp_path))
+    assert len(run.rounds) == 3  # an unreachable width: it stops at max_rounds
+    assert set(interval_widths(run)) == {"no_store_p50_ttft"}
+    assert "after 3 rounds" in widths_text(run) and "target 0%" in widths_text(run)
+    data["interval"]["relative_width"] = 1e9
+    assert len(run_config(parse_config(data, base_dir=tmp_path)).rounds) == 2

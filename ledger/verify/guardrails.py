@@ -34,6 +34,7 @@ from ..models import (
 )
 from ..report import Finding, Severity
 from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
+from .meaning import check_prose_rule, find_lemmas, prose_rule
 from .prose import clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -159,7 +160,7 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
         if span is None:
             continue
         neighbours = by_span.get(span.start, [])
-        for start, end, term in find_terms(span.text, rule.forbidden, span.start):
+        for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
             if _names_another_metric(article, rule, t, term):
                 continue  # "67% lower model cost": the figure's other metric, named rightly
             if _nearest_figure(start, end, neighbours) is t.figure:
@@ -296,7 +297,11 @@ def _apply(rule: GuardrailRule, article: Article, traced: list[TracedFigure],
 def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``guardrail`` errors for violations; ``unchecked-guardrail`` warnings for the rest."""
     findings = []
-    for index, _correction, rule in guardrail_rules(article):
+    for index, correction, rule in guardrail_rules(article):
+        prose = prose_rule(correction.text) if rule is None else None
+        if prose is not None:
+            findings += check_prose_rule(prose, article, traced, index)
+            continue
         if rule is None:
             findings.append(Finding(
                 Severity.warning, "unchecked-guardrail",

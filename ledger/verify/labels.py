@@ -67,6 +67,9 @@ DEFAULT_VOCABULARY: dict[str, list[str]] = {
     "gpu_count": ["GPU count", "GPU savings", "fewer GPUs", "GPUs saved", "accelerator savings",
                   "fewer accelerators"],
     "cost": ["cost", "cost savings", "savings", "price", "spend", "cheaper", "dollars"],
+    "memory": ["memory saving", "memory savings", "memory footprint", "memory use",
+               "memory usage"],
+    "energy": ["power draw", "power use", "energy", "watts", "energy per token"],
 }
 _FAMILY_KEYS = [
     ("ttft", ("ttft", "first_token")),
@@ -75,7 +78,20 @@ _FAMILY_KEYS = [
     ("hit_rate", ("hit",)),
     ("gpu_count", ("gpu",)),
     ("cost", ("cost", "price", "dollar", "usd")),
+    ("energy", ("energy", "power", "watt")),
+    ("memory", ("memory", "hbm", "footprint")),
 ]
+#: Statistics a label may name; each set is one statistic.
+STATISTICS: dict[str, frozenset[str]] = {
+    "mean": frozenset({"mean", "average", "avg"}),
+    "median": frozenset({"median", "p50"}),
+    "peak": frozenset({"peak", "max", "maximum", "best-case"}),
+    "p90": frozenset({"p90"}), "p95": frozenset({"p95"}), "p99": frozenset({"p99", "tail"}),
+    "min": frozenset({"minimum", "min"}),
+}
+_STAT_RE = re.compile(r"\b(?:" + "|".join(sorted({w for ws in STATISTICS.values() for w in ws},
+                                                   key=len, reverse=True)) + r")\b",
+                      re.IGNORECASE)
 SEPARATION_RE = re.compile(
     r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
     r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
@@ -126,6 +142,39 @@ def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[H
         return own
     return [min(hits, key=lambda h: (_gap(h[0], h[1], figure.start, figure.end),
                                      0 if h[0] >= figure.end else 1))]
+
+
+def _statistic(text: str) -> set[str]:
+    return {name for m in _STAT_RE.finditer(text) for name, words in STATISTICS.items()
+            if m.group().lower() in words}
+
+
+def _metric_statistics(article: Article, metric: str) -> set[str]:
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary) if spec else ())])
+    return _statistic(text)
+
+
+def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the words right before a figure name a statistic (peak,
+    p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
+    findings = []
+    for t in traced:
+        if not t.metrics:
+            continue
+        before = article.body[max(0, t.figure.start - 40):t.figure.start]
+        clause_start = max(before.rfind(c) for c in ",;:.") + 1
+        said = _statistic(before[clause_start:])
+        if not said:
+            continue
+        stats = set().union(*(_metric_statistics(article, m) for m in t.metrics))
+        if stats and not said & stats:
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
+                f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure"))
+    return findings
 
 
 def _self_labelled(t: TracedFigure) -> bool:
@@ -182,6 +231,30 @@ _REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?
                           re.IGNORECASE)
 
 
+_DESK_WORDS = re.compile(r"\b(?:PCT|we|our|the desk)\b")
+
+
+def _sources_author_reported(t: TracedFigure) -> bool:
+    """Every trace to a source's evidence is author-reported (the desk's own inferences that
+    restate the figure set aside)."""
+    sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
+    return bool(sourced) and all(tr.author_reported for tr in sourced)
+
+
+def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
+    """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
+    its own arithmetic; there a restated author figure is the desk's input, not a report."""
+    paras = paragraphs(article.body)
+    out = {p.start for p in paras if _DESK_WORDS.search(p.text)}
+    for t in traced:
+        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
+                            for tr in t.traces):
+            para = enclosing(paras, t.figure.start, t.figure.end)
+            if para is not None:
+                out.add(para.start)
+    return out
+
+
 def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The article's own agents: publishers (each part of "A / B") with the benchmark scope's
     ``reported_by``, and the sources' authors (full name and surname)."""
@@ -205,12 +278,15 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
+    analysis = _analysis_paragraphs(article, traced)
     findings = []
     for t in traced:
-        if not t.author_reported or t.figure.kind is FigureKind.date:
-            continue
         para = enclosing(paras, t.figure.start, t.figure.end)
-        if para is not None and not attributed[para.start]:
+        if para is None or t.figure.kind is FigureKind.date:
+            continue
+        reported = t.author_reported or (_sources_author_reported(t)
+                                         and para.start not in analysis)
+        if reported and not attributed[para.start]:
             sources = sorted({s for tr in t.traces for s in tr.source_ids})
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
@@ -394,5 +470,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
-    return (_mislabeled(article, traced) + _unattributed(article, traced)
+    return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
+            + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

@@ -34,6 +34,7 @@ from decimal import Decimal
 from ..figures import Figure, FigureKind
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
 from ..quantities import (
+    NOUN_CLASSES,
     Kind,
     Quantity,
     Verdict,
@@ -279,6 +280,18 @@ def _unique(traces: Iterable[Trace]) -> tuple[Trace, ...]:
     return tuple(dict.fromkeys(traces))
 
 
+def _named_count(q: Quantity, ev: EvidenceNumber) -> bool:
+    """A count of things traces to a value of unknown kind (a metric, a computation input) only
+    when that value's name mentions the thing ("storage_nodes": 180 nodes)."""
+    if q.kind is not Kind.count or q.noun is None or ev.quantity is not None:
+        return True
+    name = (ev.trace.metric or ev.trace.pointer.rsplit("/", 1)[-1]).lower()
+    if ev.trace.origin not in ("metric", "computation"):
+        return True
+    members = NOUN_CLASSES.get(q.noun_class or "", frozenset()) | {q.noun}
+    return any(m in name for m in members)
+
+
 def _names_another_count(q: Quantity, index: EvidenceIndex) -> bool:
     if q.kind is not Kind.count or not q.modifiers:
         return False
@@ -298,13 +311,27 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     found: list[Trace] = []
     misses: list[Miss] = []
     for value in figure.values:
-        here = []
+        strong: list[Trace] = []
+        weak: list[Trace] = []
         for ev in index.numbers:
             verdict = compare(q, value, ev.value, ev.quantity, ev.percent)
+            if verdict is Verdict.match and not _named_count(q, ev):
+                verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
             if verdict is Verdict.match:
-                here.append(ev.trace)
+                typed = ev.quantity is not None and ev.quantity.kind is not Kind.number
+                derived = ev.trace.origin in ("inference", "computation", "assumption")
+                (strong if typed and not derived else weak).append(ev.trace)
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
+        # a source stating the number in another unit (or as points) outranks an untyped value
+        # or the desk's own arithmetic that happens to round to it
+        decisive = any(m.verdict is Verdict.points or (
+            (m.verdict is Verdict.unit or (
+                m.verdict is Verdict.noun and q.noun_class is not None
+                and m.quantity is not None and m.quantity.noun_class is not None))
+            and m.trace.origin not in ("inference", "computation", "assumption"))
+            for m in misses)
+        here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
         if not here and not _names_another_count(q, index):
@@ -366,6 +393,13 @@ def _tried(t: TracedFigure) -> list[dict[str, object]]:
     return [head, *(m.to_dict() for m in t.misses[:8])]
 
 
+def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
+    """The evidence counts things of the figure's noun class (with some other value)."""
+    return q.noun_class is not None and any(
+        ev.quantity is not None and ev.quantity.kind is Kind.count
+        and ev.quantity.noun_class == q.noun_class for ev in index.numbers)
+
+
 def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
     f, q = t.figure, t.quantity
     by_verdict = {m.verdict: m for m in reversed(t.misses)}
@@ -388,6 +422,12 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         return at(Severity.error, "percentage-points",
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
+    noun_miss = by_verdict.get(Verdict.noun)
+    people = {"person", "author"}
+    if noun_miss is not None and q is not None and _class_counted(q, index) and not (
+            {q.noun_class, noun_miss.quantity.noun_class if noun_miss.quantity else None}
+            & people):  # people are never the hardware count they coincide with
+        by_verdict[Verdict.modifier] = noun_miss  # the number moved onto another counted noun
     for verdict in (Verdict.modifier,):
         if (miss := by_verdict.get(verdict)) is not None:
             assert q is not None and miss.quantity is not None
