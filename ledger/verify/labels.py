@@ -40,7 +40,7 @@ from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, attributes, desk_claims
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
-from .tracing import TracedFigure
+from .tracing import TracedFigure, tried
 
 __all__ = [
     "DEFAULT_VOCABULARY",
@@ -173,7 +173,8 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
                 f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
-                f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure"))
+                f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure",
+                trace=tried(t)))
     return findings
 
 
@@ -219,10 +220,10 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         if any(named & own for _, named in labels):
             continue
         term, named = labels[0]
-        findings.append(body_span(
-            article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
-            f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
-            f"calls it {term!r} ({', '.join(sorted(named))})"))
+        message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
+                   f"calls it {term!r} ({', '.join(sorted(named))})")
+        findings.append(body_span(article, t.figure.start, t.figure.end, Severity.error,
+                                  "mislabeled-figure", message, trace=tried(t)))
     return findings
 
 
@@ -292,7 +293,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                 article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
                 f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
                 ", not independently reproduced) but its paragraph does not attribute it "
-                "(e.g. 'the authors reported')"))
+                "(e.g. 'the authors reported')", trace=tried(t)))
     return findings
 
 
