@@ -58,6 +58,7 @@ __all__ = [
     "nearest_evidence",
     "trace_figure",
     "trace_figures",
+    "tried",
 ]
 
 
@@ -386,11 +387,16 @@ def nearest_evidence(t: TracedFigure, index: EvidenceIndex) -> str | None:
     return f"nearest evidence: {format(ev.value.normalize(), 'f')}{unit} ({ev.trace.describe()})"
 
 
-def _tried(t: TracedFigure) -> list[dict[str, object]]:
+def tried(t: TracedFigure) -> list[dict[str, object]]:
+    """The trace a finding shows: the figure (its kind and unit), the evidence it traced to,
+    and the evidence with its number that was rejected, and why."""
     head: dict[str, object] = {"figure": t.figure.text}
     if t.quantity is not None:
         head |= {"figure_" + k: v for k, v in t.quantity.to_dict().items()}
-    return [head, *(m.to_dict() for m in t.misses[:8])]
+    matched: list[dict[str, object]] = [
+        {"evidence": tr.describe(), "pointer": tr.pointer, "verdict": "match"}
+        for tr in t.traces[:8]]
+    return [head, *matched, *(m.to_dict() for m in t.misses[:8])]
 
 
 def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
@@ -403,7 +409,7 @@ def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
 def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
     f, q = t.figure, t.quantity
     by_verdict = {m.verdict: m for m in reversed(t.misses)}
-    trace = _tried(t)
+    trace = tried(t)
 
     def at(severity: Severity, rule: str, message: str, hint: str | None = None) -> Finding:
         return body_span(article, f.start, f.end, severity, rule, message, hint=hint,
