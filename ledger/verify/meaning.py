@@ -97,6 +97,7 @@ class ProseRule:
     values: list[tuple[Decimal, ...]] = field(default_factory=list)  # one tuple per figure
     subject: list[str] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
+    any_term: bool = False  # "not an average and not a per-client rate": each word alone
 
 
 _PRESENT_RE = re.compile(
@@ -148,7 +149,8 @@ def prose_rule(text: str) -> ProseRule | None:
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
     if nots and head_values:
         forbidden = [w for y in nots for w in _content(y)]
-        return ProseRule("present_as", head_values, [], forbidden) if forbidden else None
+        return (ProseRule("present_as", head_values, [], forbidden, any_term=True)
+                if forbidden else None)
     return None
 
 
@@ -179,7 +181,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     findings = []
     for sentence in sentences(article.body):
         hits = find_lemmas(sentence.text, rule.forbidden, sentence.start)
-        needed = 1 if rule.kind == "credit_to" else min(2, len(rule.forbidden))
+        # one word suffices for a credit, a "not a ..." list, or a label of one or two words
+        needed = 1 if (rule.kind == "credit_to" or rule.any_term
+                       or len(rule.forbidden) <= 2) else 2
         if not hits or _distinct_terms(hits) < needed:
             continue
         if rule.kind == "credit_to" and not _CREDIT_WORDS.search(sentence.text):
