@@ -37,7 +37,8 @@ __all__ = ["SYNONYMS", "ProseRule", "check_prose_rule", "find_lemmas", "prose_ru
 SYNONYMS: list[frozenset[str]] = [
     frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate"}),
     frozenset({"saving", "save", "cheaper", "reduction in cost"}),
-    frozenset({"cost", "price", "spend", "spending", "expense", "dollar", "dollars"}),
+    frozenset({"cost", "price", "spend", "spending", "expense"}),
+    frozenset({"dollar", "dollars", "USD"}),
     frozenset({"latency", "delay", "wait", "response time"}),
     frozenset({"improvement", "improve", "gain", "boost", "uplift"}),
     frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested"}),
@@ -199,8 +200,11 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         if not rule.values and not subject and rule.kind == "present_as":
             continue
         # on the figure it protects; without one, on the whole sentence that breaks it
-        start, end = ((figures[0].figure.start, figures[0].figure.end) if figures
-                      else (sentence.start, sentence.end))
+        if figures:  # the protected figure nearest to the words that break the guardrail
+            near = min(figures, key=lambda t: min(abs(t.figure.start - h[0]) for h in hits))
+            start, end = near.figure.start, near.figure.end
+        else:
+            start, end = sentence.start, sentence.end
         findings.append(body_span(
             article, start, end, Severity.warning, "guardrail",
             f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "
