@@ -201,7 +201,7 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
             continue
         # on the figure it protects; without one, on the whole sentence that breaks it
         if figures:  # the protected figure nearest to the words that break the guardrail
-            near = min(figures, key=lambda t: min(abs(t.figure.start - h[0]) for h in hits))
+            near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
             start, end = near.figure.start, near.figure.end
         else:
             start, end = sentence.start, sentence.end
