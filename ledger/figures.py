@@ -172,7 +172,8 @@ _MONEY_RE = re.compile(
     rf"|(?<![\d.,])(?P<n2>{_NUM})\s?(?P<cur2>USD|EUR|dollars|euros)\b"
 )
 _RANGE_RE = re.compile(
-    rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})(?![\w-])(?P<pct>%)?"
+    rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})"
+    rf"(?:(?P<x>[x×])(?![\w-])|(?![\w-])(?P<pct>%)?)"
 )
 _NUMBER_RE = re.compile(
     rf"(?<![\w.,])(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
@@ -283,7 +284,7 @@ def _ranges(text: str, claimed: _Claimed) -> Iterator[Figure]:
         unit = _unit_after(text, m.end())
         claimed.take(*m.span())
         yield Figure(m.group(), m.start(), m.end(), FigureKind.range, lo, max(lo_dec, hi_dec),
-                     upper=hi, unit="%" if m.group("pct") else unit)
+                     upper=hi, unit="%" if m.group("pct") else "x" if m.group("x") else unit)
 
 
 def _unit_after(text: str, end: int) -> str | None:

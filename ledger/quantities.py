@@ -158,7 +158,8 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
     "node": frozenset({"node", "server", "machine", "host", "box"}),
     "instance": frozenset({"instance", "replica", "worker", "engine", "pod"}),
     "person": frozenset({"engineer", "employee", "people", "person", "staff", "researcher",
-                         "author", "developer", "contributor", "customer", "user"}),
+                         "developer", "customer", "user"}),
+    "author": frozenset({"author", "co-author", "coauthor", "colleague", "contributor"}),
     "token": frozenset({"token"}),
     "request": frozenset({"request", "query", "completion", "prompt", "call"}),
     "session": frozenset({"session", "conversation", "dialogue", "dialog", "chat"}),
@@ -354,6 +355,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.date)
     if fig.kind is FigureKind.money:
         return Quantity(Kind.money, **base)  # type: ignore[arg-type]
+    if fig.kind is FigureKind.range and fig.unit == "x":  # "3-10x"
+        return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.multiplier:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
@@ -571,7 +574,10 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
         return Quantity(Kind.percent, direction=direction)
     if kind == "multiplier" or any(p in _MULT_NAMES for p in parts) or parts[-1] == "x":
         return Quantity(Kind.multiplier)
-    for a, b in zip(parts, [*parts[1:], ""], strict=True):
+    for i, a in enumerate(parts):
+        b = parts[i + 1] if i + 1 < len(parts) else ""
+        if b == "per" and i + 2 < len(parts):  # "tib_per_min"
+            b = parts[i + 2]
         if a in _NAME_UNITS:
             symbol = _NAME_UNITS[a] + (f"/{_TIME_TOKENS[b]}" if b in _TIME_TOKENS else "")
             unit = UNITS.get(symbol)

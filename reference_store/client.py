@@ -37,6 +37,9 @@ from reference_store.errors import (
     LeaseExpired,
     NotReady,
     ObjectNotFound,
+    ProtocolError,
+    RpcError,
+    RpcTimeout,
     StoreError,
     TransferError,
     error_from_code,
@@ -58,6 +61,11 @@ DEFAULT_STREAMS = 1
 DEFAULT_FRAME_BYTES = 8 << 20
 DATA_PATHS = ("auto", "tcp", "shm", "te")
 DEFAULT_ONE_SIDED_MIN_BYTES = 64 << 10
+# A node call waits this long, plus the frame's bytes at NODE_MIN_RATE: well under the master's
+# node TTL (5 s), so a hung node costs a put or a read one short wait, not the whole TTL.
+DEFAULT_NODE_TIMEOUT_S = 2.0
+NODE_MIN_RATE = 100 << 20  # bytes/s a node must at least sustain within one frame
+_RETRY_WHEN_STARTING = (Op.LOCATE, Op.EXISTS, Op.PUT_START)
 _Located = dict[str, Any]
 _Segment = tuple[str, SegmentPeer]  # (node id, the client's handle on its arena)
 
@@ -110,6 +118,7 @@ class StoreClient:
         frame_bytes: int = DEFAULT_FRAME_BYTES, data_path: str = "auto",
         transfer_engine: EngineConfig | None = None,
         one_sided_min_bytes: int = DEFAULT_ONE_SIDED_MIN_BYTES,
+        node_timeout: float = DEFAULT_NODE_TIMEOUT_S,
     ) -> None:
         if data_path not in DATA_PATHS:
             raise InvalidParams(f"data_path: expected one of {', '.join(DATA_PATHS)}, "
@@ -122,6 +131,8 @@ class StoreClient:
         self.tenant = tenant
         self._token = token
         self.timeout = timeout
+        self.node_timeout = min(timeout, node_timeout)
+        self._node_failures: dict[str, float] = {}  # node address -> when a call to it failed
         self.replicas = replicas
         self.max_frame_bytes = max_frame_bytes
         self.streams = max(1, streams)
@@ -165,6 +176,16 @@ class StoreClient:
         """One master call; reconnects once if the connection was lost (e.g. master restart)."""
         if self._closed:
             raise NotReady("the client is closed")
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return self._call_master_once(op, meta)
+            except NotReady:  # a master that has just started: its nodes are registering
+                if self._closed or op not in _RETRY_WHEN_STARTING or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def _call_master_once(self, op: Op, meta: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             conn = self._master if self._master is not None and not self._master.closed else None
             if conn is None:
@@ -185,9 +206,32 @@ class StoreClient:
         with self._lock:
             conn = self._nodes.get(slot)
             if conn is None or conn.closed:
-                conn = Connection(address, timeout=self.timeout)
+                try:
+                    conn = Connection(address, timeout=self.node_timeout)
+                except StoreError:
+                    self._node_failures[address] = time.monotonic()
+                    raise
                 self._nodes[slot] = conn
             return conn
+
+    def _await(self, conn: Connection, pending: Any) -> dict[str, Any]:
+        """:func:`_answer`, noting a node that failed it."""
+        try:
+            return _answer(conn, pending)
+        except StoreError as exc:
+            if _transient(exc):
+                self._node_failed(conn, exc)
+            raise
+
+    def _node_failed(self, conn: Connection, exc: StoreError) -> None:
+        """Remember a node that failed a call (the master hears of it with the revoke), and
+        drop a connection that timed out: its late answer must not meet the next call."""
+        self._node_failures[conn.address] = time.monotonic()
+        if isinstance(exc, RpcTimeout):
+            conn.close()
+
+    def _failed_since(self, since: float) -> list[str]:
+        return [a for a, t in list(self._node_failures.items()) if t >= since]
 
     def close(self) -> None:
         """Close every connection and segment; later calls raise NotReady."""
@@ -309,24 +353,46 @@ class StoreClient:
         if len(keys) != len(values):
             raise InvalidParams("keys and values must have the same length")
         views = [_host_view(v, writable=False, field=f"values[{i}]") for i, v in enumerate(values)]
-        started = self._call_master(Op.PUT_START, {
-            "keys": list(keys), "sizes": [v.nbytes for v in views], "upsert": upsert,
-            "replicas": replicas or self.replicas, "pin": pin})["results"]
         errors: list[StoreError | None] = [None] * len(keys)
+        todo = list(range(len(keys)))
+        for last in (False, True):  # a put whose node failed is placed again, once
+            todo = self._put_round(keys, views, todo, errors, upsert=upsert, pin=pin,
+                                   replicas=replicas or self.replicas, last=last)
+            if not todo:
+                break
+        return errors
+
+    def _put_round(self, keys: Sequence[str], views: list[memoryview], todo: list[int],
+                   errors: list[StoreError | None], *, upsert: bool, pin: int, replicas: int,
+                   last: bool) -> list[int]:
+        """Put ``todo``; returns the objects to place again because a node failed (none when
+        ``last``). The master hears which nodes failed, and places elsewhere."""
+        since = time.monotonic()
+        results = self._call_master(Op.PUT_START, {
+            "keys": [keys[i] for i in todo], "sizes": [views[i].nbytes for i in todo],
+            "upsert": upsert, "replicas": replicas, "pin": pin})["results"]
+        started = dict(zip(todo, results))
         plan: dict[str, list[int]] = defaultdict(list)
-        for i, res in enumerate(started):
+        for i, res in started.items():
+            errors[i] = None
             if res["code"]:
                 errors[i] = error_from_code(res["code"], res.get("error", ""))
             elif not res.get("exists"):
+                if len(res["nodes"]) < replicas:
+                    logger.warning("object %r stored with %d of %d replicas (too few live nodes)",
+                                   keys[i], len(res["nodes"]), replicas)
                 for address in res["nodes"]:
                     plan[address].append(i)
         failed = self._write_all(plan, started, keys, views, pin, errors)
-        begun = [i for i, r in enumerate(started) if not r["code"] and not r.get("exists")]
+        begun = [i for i, r in started.items() if not r["code"] and not r.get("exists")]
+        bad_nodes = self._failed_since(since)
         self._finish(keys, [i for i in begun if i not in failed], [i for i in begun if i in failed],
-                     errors)
-        return errors
+                     errors, bad_nodes)
+        if last or not bad_nodes:
+            return []
+        return [i for i in begun if i in failed and _transient(errors[i])]
 
-    def _write_all(self, plan: dict[str, list[int]], started: list[dict[str, Any]],
+    def _write_all(self, plan: dict[str, list[int]], started: dict[int, dict[str, Any]],
                    keys: Sequence[str], views: list[memoryview], pin: int,
                    errors: list[StoreError | None]) -> set[int]:
         records = {i: {"object_id": started[i]["object_id"], "ns": started[i]["ns"],
@@ -371,7 +437,7 @@ class StoreClient:
                     for chunk in chunks]
         for k, chunk in enumerate(chunks):
             try:
-                reply = _answer(conn, reserved[k])
+                reply = self._await(conn, reserved[k])
             except StoreError as exc:
                 self._mark(chunk, exc, failed, errors)
                 continue
@@ -399,7 +465,7 @@ class StoreClient:
             commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": ids, "abort": []}), direct))
         for pending, direct in commits:
             try:
-                codes = _answer(conn, pending)["codes"]
+                codes = self._await(conn, pending)["codes"]
             except StoreError as exc:
                 self._mark(direct, exc, failed, errors)
                 continue
@@ -445,16 +511,19 @@ class StoreClient:
         for address, idxs in plan.items():
             for n, chunk in enumerate(self._chunks(idxs, [size_of(i) for i in idxs])):
                 op, meta, payload, into = request(chunk)
+                nbytes = sum(size_of(i) for i in chunk)
                 try:
                     conn = self._node(address, n)
-                    inflight.append((conn, conn.submit(op, meta, payload, into=into), chunk))
+                    inflight.append((conn, conn.submit(op, meta, payload, into=into), chunk,
+                                     self.node_timeout + nbytes / NODE_MIN_RATE))
                 except StoreError as exc:
                     out.append((chunk, exc))
-        for conn, (rid, pending), chunk in inflight:
+        for conn, (rid, pending), chunk, limit in inflight:
             try:
-                out.append((chunk, conn.wait(rid, pending).meta))
+                out.append((chunk, conn.wait(rid, pending, limit).meta))
             except StoreError as exc:
                 logger.info("frame to %s failed: %s", conn.address, exc)
+                self._node_failed(conn, exc)
                 out.append((chunk, exc))
         return out
 
@@ -466,14 +535,15 @@ class StoreClient:
             errors[i] = exc if not isinstance(exc, ConnectionLost) else TransferError(str(exc))
 
     def _finish(self, keys: Sequence[str], done: list[int], failed: list[int],
-                errors: list[StoreError | None]) -> None:
+                errors: list[StoreError | None], bad_nodes: Sequence[str] = ()) -> None:
         if done:
             codes = self._call_master(Op.PUT_END, {"keys": [keys[i] for i in done]})["codes"]
             for i, code in zip(done, codes):
                 if code:
                     errors[i] = error_from_code(code, "put could not be completed (taken over?)")
         if failed:
-            self._call_master(Op.PUT_REVOKE, {"keys": [keys[i] for i in failed]})
+            self._call_master(Op.PUT_REVOKE, {"keys": [keys[i] for i in failed],
+                                              "failed_nodes": list(bad_nodes)})
 
     def _chunks(self, idxs: list[int], sizes: list[int]) -> list[list[int]]:
         """Split a node's share into frames of about ``frame_bytes`` (never over
@@ -604,7 +674,7 @@ class StoreClient:
                   for chunk in chunks]
         for k, chunk in enumerate(chunks):
             try:
-                reply = _answer(conn, pinned[k])
+                reply = self._await(conn, pinned[k])
             except StoreError as exc:
                 logger.info("pin on %s failed: %s", address, exc)
                 retry.extend(chunk)
@@ -635,7 +705,7 @@ class StoreClient:
                 unpins.append(_submit(conn, Op.NODE_UNPIN, {"ids": ids}))
         for pending in unpins:
             try:
-                _answer(conn, pending)
+                self._await(conn, pending)
             except StoreError as exc:  # the pins end with the connection anyway
                 logger.info("unpin on %s failed: %s", address, exc)
         return rest
@@ -720,6 +790,11 @@ def _answer(conn: Connection, pending: Any) -> dict[str, Any]:
     if isinstance(pending, StoreError):
         raise pending
     return conn.wait(*pending).meta
+
+
+def _transient(error: StoreError | None) -> bool:
+    """A failure of the node or the network (worth placing the object elsewhere)."""
+    return isinstance(error, (TransferError, RpcError)) and not isinstance(error, ProtocolError)
 
 
 def _raise_first(errors: Sequence[StoreError | None]) -> None:

@@ -81,6 +81,7 @@ MAX_OBJECT_BYTES = 1 << 40  # one object; far above any node, far below float tr
 DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far below the cap
 DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
 READ_GRANT_MIN_S = 30.0     # a read grant lasts the lease, and at least this long
+RECOVERY_MAX_S = 3.0        # after a start, misses say "retry" for up to this (or the node TTL)
 DELETE_GRANT_S = 60.0
 
 #: the master's gauges: name -> (help, label names)
@@ -131,6 +132,7 @@ class NodeInfo:
     conn: Connection | None = None
     link: ServerContext | None = None  # the connection it registered on, while open
     alignment: int = 1                 # the node's arena allocates in units of this
+    suspect_until: float = 0.0         # a client saw it fail: placed on only as a last resort
 
     def footprint(self, size: int) -> int:
         """Bytes of the node's capacity an object of ``size`` takes (its arena's extent)."""
@@ -238,6 +240,7 @@ class Master:
         self._stop = threading.Event()
         self._server: Server | None = None
         self._started = time.time()
+        self._recovering_until = 0.0  # set by serve(): nodes re-register after a restart
         self._load_state()
         self.metrics.add_gauges(GAUGES, self._gauges)
 
@@ -249,6 +252,7 @@ class Master:
         self._server = Server(self, host=self.config.host, port=self.config.port,
                               frame_timeout=self.config.frame_timeout_s, max_payload=0,
                               max_connections=self.config.max_connections).start()
+        self._recovering_until = time.monotonic() + min(self.config.node_ttl_s, RECOVERY_MAX_S)
         threading.Thread(target=self._monitor, name="master-monitor", daemon=True).start()
         logger.info("master listening on %s", self._server.address)
         if not self.key.enabled:
@@ -340,6 +344,7 @@ class Master:
             raise NotReady("send HELLO with a tenant and token first")
         try:
             out: dict[str, Any] = method(ctx, meta)
+            self._not_yet(op, out)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, StoreError):
                 raise
@@ -348,6 +353,24 @@ class Master:
             self._send_deletes()  # before the reply: a caller told "removed" can rely on it
         self.metrics.observe("op_latency_seconds", time.perf_counter() - started, op=str(name))
         return out, []
+
+    def _not_yet(self, op: int, out: dict[str, Any]) -> None:
+        """Right after a start, nodes are still re-registering and reporting their objects: a
+        miss or "no node" then means "not known yet", so the caller is told to retry.
+
+        Raises:
+            NotReady: a LOCATE, EXISTS or PUT_START answer with a miss or no node, while
+                recovering.
+        """
+        if time.monotonic() >= self._recovering_until:
+            return
+        codes = [r.get("code", 0) for r in out.get("results", [])]
+        missing = (op == Op.LOCATE and ObjectNotFound.code in codes) or (
+            op == Op.EXISTS and not all(out.get("exists", []))) or (
+            op == Op.PUT_START and StoreFull.code in codes and not self._nodes)
+        if missing:
+            raise NotReady("the master has just started and nodes are still registering; "
+                           "retry")
 
     def disconnected(self, ctx: ServerContext) -> None:
         """A node's registering connection closed: its id may be registered again. A client's
@@ -434,7 +457,9 @@ class Master:
         self._take_over_stalled(ctx, ident)
         if not self._nodes:
             raise StoreFull("no storage node is registered")
-        count = min(replicas, len(self._nodes))
+        now = time.monotonic()
+        healthy = sum(1 for n in self._nodes.values() if n.suspect_until <= now)
+        count = min(replicas, healthy or len(self._nodes))  # fewer replicas than a dead node
         self._make_quota_room(ctx.state["tenant"], size * count)
         chosen = self._place(size, count)
         obj = ObjectMeta(ctx.state["tenant"], ctx.state["ns"], key, size, next(self._ids),
@@ -499,7 +524,18 @@ class Master:
                     continue
                 self._drop(claimed[1])
                 codes.append(0)
+            self._suspect(meta.get("failed_nodes") or [])
         return {"codes": codes}
+
+    def _suspect(self, addresses: list[Any]) -> None:
+        """Nodes a client could not write to: placement avoids them until they prove alive
+        again by heartbeat for a node TTL, or are dropped (lock held)."""
+        until = time.monotonic() + self.config.node_ttl_s
+        for node in self._nodes.values():
+            if node.address in addresses:
+                node.suspect_until = until
+                logger.info("node %s at %s failed a client's call; placing elsewhere",
+                            node.node_id, node.address)
 
     # ---------------------------------------------------------------- reads
 
@@ -522,7 +558,9 @@ class Master:
                     self._objects.touch((obj.ns, obj.key), obj)
                     hits += 1
                     nbytes += obj.size
-                addrs = [self._nodes[n].address for n in obj.replicas if n in self._nodes]
+                live = [self._nodes[n] for n in obj.replicas if n in self._nodes]
+                live.sort(key=lambda n: n.suspect_until > now)  # a suspect replica last
+                addrs = [n.address for n in live]
                 results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
                                 "grant": self.key.grant(
                                     obj.object_id, size=obj.size, purpose="read",
@@ -713,7 +751,8 @@ class Master:
         """Pick ``count`` distinct nodes with room, evicting if needed. Raises: StoreFull."""
         while True:
             fits = [n for n in self._nodes.values() if n.capacity - n.used >= n.footprint(size)]
-            fits.sort(key=lambda n: n.capacity - n.used, reverse=True)
+            now = time.monotonic()  # nodes that just failed a call go last, whatever their room
+            fits.sort(key=lambda n: (n.suspect_until <= now, n.capacity - n.used), reverse=True)
             if len(fits) >= count:
                 return fits[:count]
             victim = self._next_victim(None)
@@ -783,13 +822,18 @@ class Master:
         by_node: dict[str, list[int]] = {}
         for node_id, oid in queue:
             by_node.setdefault(node_id, []).append(oid)
+        now = time.monotonic()
         with self._lock:  # the current connection: a node may have re-registered meanwhile
             conns = {n: self._nodes[n].conn for n in by_node if n in self._nodes}
+            suspect = {n for n in conns if self._nodes[n].suspect_until > now}
         in_flight = []
         for node_id, ids in by_node.items():
             conn = conns.get(node_id)
-            if conn is not None:
-                in_flight += [(node_id, conn, *call) for call in self._submit_deletes(conn, ids)]
+            if conn is None:
+                continue
+            calls = self._submit_deletes(conn, ids)
+            if node_id not in suspect:  # a node that just failed a client is not waited for
+                in_flight += [(node_id, conn, *call) for call in calls]
         for node_id, conn, rid, pending in in_flight:
             try:
                 conn.wait(rid, pending, DELETE_TIMEOUT_S)

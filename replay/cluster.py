@@ -43,13 +43,16 @@ class ChildProcess:
     """A child started with ``python -m MODULE ARGS``; ``ready`` is its READY line's words.
 
     ``env`` adds to this process's environment; ``lines`` collects the child's output.
+    ``prefix`` runs the interpreter through a command that must exec it in place, so that
+    ``popen.pid`` is the child's own (e.g. ``["ip", "netns", "exec", NS]``).
     """
 
     def __init__(self, module: str, args: Sequence[str], *,
                  timeout_s: float = READY_TIMEOUT_S, wait: bool = True,
-                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None) -> None:
+                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None,
+                 prefix: Sequence[str] = ()) -> None:
         full_env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
-        self.popen = subprocess.Popen([sys.executable, "-m", module, *args],
+        self.popen = subprocess.Popen([*prefix, sys.executable, "-m", module, *args],
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                       text=True, env=full_env, cwd=cwd)
         self.lines: list[str] = []

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,9 +191,11 @@ def run_worker(master: str, name: str, rounds: int, size: int, peers: list[str],
 
 
 def spawn_worker(master: str, name: str, rounds: int, size: int, peers: list[str],
-                 stop_file: str | None = None) -> subprocess.Popen[str]:
-    """Start :func:`run_worker` in a child process; it prints one JSON line of counts."""
-    args = [sys.executable, str(Path(__file__)), "worker", master, name, str(rounds), str(size),
+                 stop_file: str | None = None,
+                 prefix: Sequence[str] = ()) -> subprocess.Popen[str]:
+    """Start :func:`run_worker` in a child process; it prints one JSON line of counts.
+    ``prefix`` runs it through a command such as ``ip netns exec NS``."""
+    args = [*prefix, sys.executable, str(Path(__file__)), "worker", master, name, str(rounds), str(size),
             ",".join(peers), stop_file or ""]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)

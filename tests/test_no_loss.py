@@ -88,3 +88,35 @@ def test_every_listed_object_is_readable_after_many_small_puts() -> None:
             assert not bad, f"{len(bad)} listed objects unreadable, e.g. {bad[:3]}"
         for key, dest in zip(listed, dests):
             assert bytes(dest) == b"%07d|" % int(key[1:])
+
+
+def test_mixed_size_upserts_never_leave_a_listed_key_unreadable() -> None:
+    """64 KiB - 4 MiB upserts on two 32 MiB nodes fragment the arenas. A put that finds no
+    room fails loudly; a key the master lists is always readable."""
+    import random
+
+    rng = random.Random(7)
+    keys = [f"u{i}" for i in range(40)]
+    with cluster(nodes=2, memory="32MiB") as c:
+        client = c.client()
+        c.wait_nodes(2, client)
+        latest: dict[str, bytes] = {}
+        for step in range(300):
+            key = rng.choice(keys)
+            value = bytes([step % 251]) * rng.randint(64 << 10, 4 << 20)
+            try:
+                client.upsert(key, value)
+                latest[key] = value
+            except Exception as exc:  # noqa: BLE001 - a refused put is allowed, loss is not
+                assert type(exc).__name__ in ("StoreFull", "TransferError"), exc
+        listed = client.keys()
+        unreadable = []
+        for key in listed:
+            try:
+                got = client.get(key)
+            except Exception as exc:  # noqa: BLE001 - collected and reported below
+                unreadable.append((key, exc))
+                continue
+            if key in latest:
+                assert got == latest[key], key
+        assert not unreadable, f"{len(unreadable)} listed keys unreadable: {unreadable[:3]}"

@@ -33,3 +33,12 @@ def test_body_finding_carries_its_sentence_in_json(tmp_path: Path) -> None:
     report.add(result)
     payload = json.loads(report.to_json())
     assert any("95.2%" in f.get("sentence", "") for f in payload["findings"])
+
+
+def test_mislabel_shows_the_evidence_it_traced_to(tmp_path: Path) -> None:
+    _, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "a 46-fold reduction in median time to first token", "a 46-fold increase in throughput"))
+    found = next(f for f in result.findings if f.rule == "mislabeled-figure")
+    assert found.trace and any(step.get("verdict") == "match"
+                               and "median_ttft_speedup" in str(step.get("evidence"))
+                               for step in found.trace)

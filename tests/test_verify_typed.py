@@ -132,3 +132,13 @@ def test_body_date_after_publication(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(
         d, "June 24, 2024", "June 24, 2027"))
     assert rules_at(result, doc, "June 24, 2027").get("date-order") == "error"
+
+
+def test_statistic_named_wrongly(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["benchmark_scope"]["reported_metrics"]["mean_ttft_s"] = 19.0
+        add_fact(doc, "The May 6 post reports a mean time to first token of 19.0 s.",
+                 "author_reported_benchmark_not_independently_reproduced")
+        replace_body(doc, S4_CLOSE, S4_CLOSE + " The authors report a p99 TTFT of 19.0 s.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert rules_at(result, doc, "19.0").get("mislabeled-figure") == "error", result.findings

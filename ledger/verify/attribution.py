@@ -43,7 +43,7 @@ REPORTING_VERBS: dict[str, tuple[str, ...]] = {
     "count": (), "time": (), "compute": (), "calculate": (), "tell": ("told",),
     "explain": (), "mention": (), "highlight": (), "summarise": (), "summarize": (),
     "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
-    "name": (), "rank": (), "plot": (), "chart": (),
+    "name": (), "raise": (), "rank": (), "plot": (), "chart": (),
 }
 
 
@@ -70,7 +70,7 @@ _SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|pa
                 r"write-?up|survey|maintainers|developers|engineers|researchers|operators?|"
                 r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
                 r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
-                r"trial|demo|case\s+study)")
+                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary)")
 _DESK = r"(?:PCT|We|we|Our|our|The\s+desk|the\s+desk|This\s+desk|this\s+desk)"
 _NOT_NAMES = (r"(?!(?:PCT|We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
               r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"

@@ -34,6 +34,7 @@ from ..models import (
 )
 from ..report import Finding, Severity
 from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
+from .meaning import check_prose_rule, find_lemmas, prose_rule
 from .prose import clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -159,8 +160,8 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
         if span is None:
             continue
         neighbours = by_span.get(span.start, [])
-        for start, end, term in find_terms(span.text, rule.forbidden, span.start):
-            if _names_another_metric(article, rule, t, term):
+        for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
+            if _names_another_metric(article, rule, t, term, span.text):
                 continue  # "67% lower model cost": the figure's other metric, named rightly
             if _nearest_figure(start, end, neighbours) is t.figure:
                 findings.append(_violation(
@@ -171,12 +172,25 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
 
 
 def _names_another_metric(article: Article, rule: ForbiddenLabelRule, t: TracedFigure,
-                          term: str) -> bool:
+                          term: str, clause: str) -> bool:
     """True when the figure also traces to a metric other than the rule's, and the word is
     that metric's (its family's vocabulary or its own name)."""
     others = [m for m in t.metrics if m != rule.metric]
     if not rule.metric or not others:
         return False
+    specs = (article.benchmark_scope.metric_specs or {}) if article.benchmark_scope else {}
+    if any(m in specs for m in others):
+        # the other metric's own words (not the forbidden word, not the rule metric's) must
+        # be in the clause: "a 67% cost reduction" is the model-cost figure, "a cost saving
+        # per GPU" is the throughput-per-GPU figure mislabelled
+        def words(metric: str) -> set[str]:
+            spec = specs.get(metric)
+            text = " ".join((spec.label, *spec.vocabulary)) if spec else metric.replace("_", " ")
+            return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][\w-]+", text)}
+        own = words(rule.metric) | {w.lower().rstrip("s") for w in term.split()} | _STOPWORDS
+        theirs = set().union(*(words(m) for m in others if m in specs)) - own
+        said = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][\w-]+", clause)}
+        return bool(theirs & said)
     vocab = vocabularies(article)
     low = term.lower()
     return any(low in (w.lower() for w in vocab.get(metric_family(m), [])) or low in m.lower()
@@ -296,7 +310,14 @@ def _apply(rule: GuardrailRule, article: Article, traced: list[TracedFigure],
 def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``guardrail`` errors for violations; ``unchecked-guardrail`` warnings for the rest."""
     findings = []
-    for index, _correction, rule in guardrail_rules(article):
+    for index, correction, rule in guardrail_rules(article):
+        prose = prose_rule(correction.text) if correction.rule is None else None
+        if prose is not None:  # read by meaning too, beside any phrasing read exactly
+            found = _apply(rule, article, traced, index) if rule is not None else []
+            taken = {(f.line, f.column) for f in found}
+            findings += found + [f for f in check_prose_rule(prose, article, traced, index)
+                                 if (f.line, f.column) not in taken]
+            continue
         if rule is None:
             findings.append(Finding(
                 Severity.warning, "unchecked-guardrail",

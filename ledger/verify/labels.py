@@ -40,7 +40,7 @@ from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, attributes, desk_claims
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
-from .tracing import TracedFigure
+from .tracing import TracedFigure, tried
 
 __all__ = [
     "DEFAULT_VOCABULARY",
@@ -67,6 +67,9 @@ DEFAULT_VOCABULARY: dict[str, list[str]] = {
     "gpu_count": ["GPU count", "GPU savings", "fewer GPUs", "GPUs saved", "accelerator savings",
                   "fewer accelerators"],
     "cost": ["cost", "cost savings", "savings", "price", "spend", "cheaper", "dollars"],
+    "memory": ["memory saving", "memory savings", "memory footprint", "memory use",
+               "memory usage"],
+    "energy": ["power draw", "power use", "energy", "watts", "energy per token"],
 }
 _FAMILY_KEYS = [
     ("ttft", ("ttft", "first_token")),
@@ -75,14 +78,27 @@ _FAMILY_KEYS = [
     ("hit_rate", ("hit",)),
     ("gpu_count", ("gpu",)),
     ("cost", ("cost", "price", "dollar", "usd")),
+    ("energy", ("energy", "power", "watt")),
+    ("memory", ("memory", "hbm", "footprint")),
 ]
+#: Statistics a label may name; each set is one statistic.
+STATISTICS: dict[str, frozenset[str]] = {
+    "mean": frozenset({"mean", "average", "avg"}),
+    "median": frozenset({"median", "p50"}),
+    "peak": frozenset({"peak", "max", "maximum", "best-case"}),
+    "p90": frozenset({"p90"}), "p95": frozenset({"p95"}), "p99": frozenset({"p99", "tail"}),
+    "min": frozenset({"minimum", "min"}),
+}
+_STAT_RE = re.compile(r"\b(?:" + "|".join(sorted({w for ws in STATISTICS.values() for w in ws},
+                                                   key=len, reverse=True)) + r")\b",
+                      re.IGNORECASE)
 SEPARATION_RE = re.compile(
     r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
     r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
     r"|\b(?:whereas|by contrast|in contrast|unlike|not the same)\b"
     # an explicit comparison keeps two results apart: "the paper's 6.4x sits 28% above the
     # blog's 5x"
-    r"|\b(?:versus|vs\.?|compared\s+(?:with|to)|sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
+    r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
     re.IGNORECASE)
 
 
@@ -128,6 +144,40 @@ def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[H
                                      0 if h[0] >= figure.end else 1))]
 
 
+def _statistic(text: str) -> set[str]:
+    return {name for m in _STAT_RE.finditer(text) for name, words in STATISTICS.items()
+            if m.group().lower() in words}
+
+
+def _metric_statistics(article: Article, metric: str) -> set[str]:
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary) if spec else ())])
+    return _statistic(text)
+
+
+def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the words right before a figure name a statistic (peak,
+    p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
+    findings = []
+    for t in traced:
+        if not t.metrics:
+            continue
+        before = article.body[max(0, t.figure.start - 40):t.figure.start]
+        clause_start = max(before.rfind(c) for c in ",;:.") + 1
+        said = _statistic(before[clause_start:])
+        if not said:
+            continue
+        stats = set().union(*(_metric_statistics(article, m) for m in t.metrics))
+        if stats and not said & stats:
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
+                f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure",
+                trace=tried(t)))
+    return findings
+
+
 def _self_labelled(t: TracedFigure) -> bool:
     """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
     spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
@@ -170,16 +220,40 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         if any(named & own for _, named in labels):
             continue
         term, named = labels[0]
-        findings.append(body_span(
-            article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
-            f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
-            f"calls it {term!r} ({', '.join(sorted(named))})"))
+        message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
+                   f"calls it {term!r} ({', '.join(sorted(named))})")
+        findings.append(body_span(article, t.figure.start, t.figure.end, Severity.error,
+                                  "mislabeled-figure", message, trace=tried(t)))
     return findings
 
 
 _REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?(?:figures|"
                           r"numbers|results|claims|benchmarks|measurements|reports)\b",
                           re.IGNORECASE)
+
+
+_DESK_WORDS = re.compile(r"\b(?:PCT|we|our|the desk)\b")
+
+
+def _sources_author_reported(t: TracedFigure) -> bool:
+    """Every trace to a source's evidence is author-reported (the desk's own inferences that
+    restate the figure set aside)."""
+    sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
+    return bool(sourced) and all(tr.author_reported for tr in sourced)
+
+
+def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
+    """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
+    its own arithmetic; there a restated author figure is the desk's input, not a report."""
+    paras = paragraphs(article.body)
+    out = {p.start for p in paras if _DESK_WORDS.search(p.text)}
+    for t in traced:
+        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
+                            for tr in t.traces):
+            para = enclosing(paras, t.figure.start, t.figure.end)
+            if para is not None:
+                out.add(para.start)
+    return out
 
 
 def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -205,18 +279,21 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
+    analysis = _analysis_paragraphs(article, traced)
     findings = []
     for t in traced:
-        if not t.author_reported or t.figure.kind is FigureKind.date:
-            continue
         para = enclosing(paras, t.figure.start, t.figure.end)
-        if para is not None and not attributed[para.start]:
+        if para is None or t.figure.kind is FigureKind.date:
+            continue
+        reported = t.author_reported or (_sources_author_reported(t)
+                                         and para.start not in analysis)
+        if reported and not attributed[para.start]:
             sources = sorted({s for tr in t.traces for s in tr.source_ids})
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
                 f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
                 ", not independently reproduced) but its paragraph does not attribute it "
-                "(e.g. 'the authors reported')"))
+                "(e.g. 'the authors reported')", trace=tried(t)))
     return findings
 
 
@@ -317,6 +394,22 @@ def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset
     return frozenset(out)
 
 
+def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experiment]],
+             later: tuple[int, int, Experiment], earlier: tuple[int, int, Experiment]
+             ) -> tuple[int, int, Experiment, Experiment]:
+    """The figure to report: the one from the experiment the rest of the sentence is *not*
+    about ("On the 12,031-request trace, the authors report 20 times ... and four times":
+    the 12,031); on a tie, the later figure."""
+    counts: dict[str, int] = {}
+    for s, e, exp in marks:
+        if (s, e) in figures:
+            counts[exp.name] = counts.get(exp.name, 0) + 1
+    if counts.get(earlier[2].name, 0) < counts.get(later[2].name, 0) and (
+            earlier[0], earlier[1]) in figures:
+        return earlier[0], earlier[1], earlier[2], later[2]
+    return later[0], later[1], later[2], earlier[2]
+
+
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
                 skip: frozenset[int] = frozenset()
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
@@ -337,7 +430,8 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
             if not earlier:
                 continue
             if (start, end) in figures:
-                out.append((start, end, earlier[0][2], exp))
+                start, end, exp, other = _foreign(figures, marks, (start, end, exp), earlier[0])
+                out.append((start, end, other, exp))
                 break
             placed = [m for m in earlier if (m[0], m[1]) in figures]
             if placed:  # a word of this experiment joined to a figure of another
@@ -394,5 +488,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
-    return (_mislabeled(article, traced) + _unattributed(article, traced)
+    return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
+            + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

@@ -58,6 +58,7 @@ __all__ = [
     "nearest_evidence",
     "trace_figure",
     "trace_figures",
+    "tried",
 ]
 
 
@@ -319,10 +320,18 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
             if verdict is Verdict.match:
                 typed = ev.quantity is not None and ev.quantity.kind is not Kind.number
-                (strong if typed else weak).append(ev.trace)
+                derived = ev.trace.origin in ("inference", "computation", "assumption")
+                (strong if typed and not derived else weak).append(ev.trace)
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
-        decisive = any(m.verdict in (Verdict.unit, Verdict.points) for m in misses)
+        # a source stating the number in another unit (or as points) outranks an untyped value
+        # or the desk's own arithmetic that happens to round to it
+        decisive = any(m.verdict is Verdict.points or (
+            (m.verdict is Verdict.unit or (
+                m.verdict is Verdict.noun and q.noun_class is not None
+                and m.quantity is not None and m.quantity.noun_class is not None))
+            and m.trace.origin not in ("inference", "computation", "assumption"))
+            for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
@@ -378,11 +387,16 @@ def nearest_evidence(t: TracedFigure, index: EvidenceIndex) -> str | None:
     return f"nearest evidence: {format(ev.value.normalize(), 'f')}{unit} ({ev.trace.describe()})"
 
 
-def _tried(t: TracedFigure) -> list[dict[str, object]]:
+def tried(t: TracedFigure) -> list[dict[str, object]]:
+    """The trace a finding shows: the figure (its kind and unit), the evidence it traced to,
+    and the evidence with its number that was rejected, and why."""
     head: dict[str, object] = {"figure": t.figure.text}
     if t.quantity is not None:
         head |= {"figure_" + k: v for k, v in t.quantity.to_dict().items()}
-    return [head, *(m.to_dict() for m in t.misses[:8])]
+    matched: list[dict[str, object]] = [
+        {"evidence": tr.describe(), "pointer": tr.pointer, "verdict": "match"}
+        for tr in t.traces[:8]]
+    return [head, *matched, *(m.to_dict() for m in t.misses[:8])]
 
 
 def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
@@ -395,7 +409,7 @@ def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
 def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
     f, q = t.figure, t.quantity
     by_verdict = {m.verdict: m for m in reversed(t.misses)}
-    trace = _tried(t)
+    trace = tried(t)
 
     def at(severity: Severity, rule: str, message: str, hint: str | None = None) -> Finding:
         return body_span(article, f.start, f.end, severity, rule, message, hint=hint,
@@ -415,7 +429,10 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
     noun_miss = by_verdict.get(Verdict.noun)
-    if noun_miss is not None and q is not None and _class_counted(q, index):
+    people = {"person", "author"}
+    if noun_miss is not None and q is not None and _class_counted(q, index) and not (
+            {q.noun_class, noun_miss.quantity.noun_class if noun_miss.quantity else None}
+            & people):  # people are never the hardware count they coincide with
         by_verdict[Verdict.modifier] = noun_miss  # the number moved onto another counted noun
     for verdict in (Verdict.modifier,):
         if (miss := by_verdict.get(verdict)) is not None:

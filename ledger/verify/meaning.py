@@ -1,0 +1,213 @@
+"""Guardrails matched by meaning: lemmas and a small synonym table instead of exact strings,
+and prose guardrails the structured rules cannot hold.
+
+* :func:`find_lemmas` finds a term in any of its forms ("GPU savings" finds "GPU saving";
+  "savings" finds "saves"; "faster" finds "quicker"), by a crude documented stemmer plus
+  :data:`SYNONYMS`.
+* :func:`prose_rule` reads two more guardrail phrasings:
+
+  - **present-as**: "Do not present / describe / call / label / turn / generalise X as (or
+    into) Y", "never present it as Y", "not an average and not a per-client rate": the figure
+    of X (or, without a figure, X's words) must not share a sentence with Y's words;
+  - **credit-to**: "Do not credit / attribute X to Y": a sentence with X's figure (or X's
+    words) and Y's words must not credit Y ("accounts for", "credits", "thanks to", "due to").
+
+  Reading prose is uncertain, so a violation found this way is a *warning* (rule
+  ``guardrail``) that names the guardrail; a guardrail read neither way stays an
+  ``unchecked-guardrail`` warning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
+
+from ..figures import FigureKind, extract_figures, quantize
+from ..models import Article
+from ..report import Finding, Severity
+from .prose import sentences
+from .text import body_span
+from .tracing import TracedFigure
+
+__all__ = ["SYNONYMS", "ProseRule", "check_prose_rule", "find_lemmas", "prose_rule"]
+
+#: Words that mean the same in a label (each set is one meaning).
+SYNONYMS: list[frozenset[str]] = [
+    frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate"}),
+    frozenset({"saving", "save", "cheaper", "reduction in cost"}),
+    frozenset({"cost", "price", "spend", "spending", "expense"}),
+    frozenset({"dollar", "dollars", "USD"}),
+    frozenset({"latency", "delay", "wait", "response time"}),
+    frozenset({"improvement", "improve", "gain", "boost", "uplift"}),
+    frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested"}),
+    frozenset({"general", "generally", "always", "universal", "universally", "every"}),
+    frozenset({"average", "mean", "typical"}),
+    frozenset({"current", "latest", "today"}),
+]
+_SUFFIXES = ("ings", "ing", "ments", "ment", "ies", "ied", "es", "ed", "s", "e", "y")
+_STOP = frozenset({"a", "an", "the", "its", "it", "their", "his", "her", "of", "for", "to", "as",
+                   "is", "in", "on", "at", "by", "with", "and", "or", "not", "any", "this",
+                   "that", "these", "those", "result", "results", "figure", "figures", "number",
+                   "one", "them", "they", "only", "also", "over", "than", "own"})
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)]
+    return w
+
+
+@lru_cache(maxsize=1024)
+def _variants(term: str) -> tuple[str, ...]:
+    words = term.lower().split()
+    stems = {_stem(words[-1])}
+    for group in SYNONYMS:
+        if term.lower() in group or _stem(words[-1]) in {_stem(g) for g in group}:
+            stems |= {_stem(g) for g in group if " " not in g}
+    head = " ".join(words[:-1])
+    return tuple(sorted({(head + " " if head else "") + s for s in stems}, key=len, reverse=True))
+
+
+@lru_cache(maxsize=1024)
+def _pattern(term: str) -> re.Pattern[str]:
+    alternatives = "|".join(
+        r"\s+".join(map(re.escape, v.split()[:-1]) or [""]).strip()
+        + (r"\s+" if len(v.split()) > 1 else "") + re.escape(v.split()[-1]) + r"[a-z]*"
+        for v in _variants(term))
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w])", re.IGNORECASE)
+
+
+def find_lemmas(text: str, terms: list[str], offset: int = 0) -> list[tuple[int, int, str]]:
+    """Occurrences of ``terms`` in any inflection or synonym: ``(start, end, term)``."""
+    found = []
+    for term in terms:
+        for m in _pattern(term).finditer(text):
+            found.append((offset + m.start(), offset + m.end(), term))
+    return sorted(found)
+
+
+@dataclass
+class ProseRule:
+    """A guardrail read from prose: its figure values (or subject words) and forbidden words."""
+
+    kind: str  # "present_as" | "credit_to"
+    values: list[tuple[Decimal, ...]] = field(default_factory=list)  # one tuple per figure
+    subject: list[str] = field(default_factory=list)
+    forbidden: list[str] = field(default_factory=list)
+    any_term: bool = False  # "not an average and not a per-client rate": each word alone
+
+
+_PRESENT_RE = re.compile(
+    r"\b(?:do\s+not|don't|never|not)\s+(?:present|describe|call|label|turn|generali[sz]e|"
+    r"treat|report|repeat|frame|cite|state)\s+(?P<x>.+?)\s+(?:as|into)\s+(?P<y>[^;.]+)",
+    re.IGNORECASE)
+_CREDIT_RE = re.compile(
+    r"\b(?:do\s+not|don't|never)\s+(?:credit|attribute|ascribe)\s+(?P<x>.+?)\s+to\s+"
+    r"(?P<y>[^;:.]+)", re.IGNORECASE)
+_NOT_A_RE = re.compile(r"\bnot\s+(?:an?|the)\s+(?P<y>[\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|nor|without|rather\s+than|instead\s+of)\s+"
+                             r"(?:[\w'’-]+\s+){0,3}$", re.IGNORECASE)
+_CREDIT_WORDS = re.compile(
+    r"\b(?:credit\w*|attribut\w*|accounts?\s+for|thanks\s+to|due\s+to|because\s+of|"
+    r"comes?\s+from|came\s+from|owing\s+to|driven\s+by|delivered\s+by|alone)\b", re.IGNORECASE)
+
+
+def _content(text: str) -> list[str]:
+    words = [w.strip(".,;:'\"()’") for w in re.split(r"\s+|\bor\b|\band\b", text)]
+    out = []
+    for w in words:
+        w = re.sub(r"(?:'s|’s)$", "", w)
+        if w and w.lower() not in _STOP and not any(c.isdigit() for c in w) and len(w) > 2:
+            out.append(w)
+    return out
+
+
+def _values(text: str) -> list[tuple[Decimal, ...]]:
+    return [f.values for f in extract_figures(text) if f.kind is not FigureKind.date]
+
+
+def prose_rule(text: str) -> ProseRule | None:
+    """A present-as or credit-to rule read from a guardrail's prose, or None."""
+    if m := _CREDIT_RE.search(text):
+        x, y = m.group("x"), re.split(r"\bor\s+to\b|,", m.group("y"))
+        forbidden = [t for part in y for t in [" ".join(_content(part))] if t]
+        rule = ProseRule("credit_to", _values(x), _content(x), forbidden)
+        return rule if rule.forbidden and (rule.values or rule.subject) else None
+    head_values = _values(text.split(";")[0])
+    if m := _PRESENT_RE.search(text):
+        x = m.group("x")
+        values = _values(x) or (head_values if re.match(r"\s*(?:it|them|its)\b", x, re.I)
+                                else [])
+        said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
+                        r"describe|call|label|turn)\b", m.group("y"))[0]
+        forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
+        rule = ProseRule("present_as", values, [] if values else _content(x), forbidden)
+        return rule if rule.forbidden and (rule.values or rule.subject) else None
+    nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
+    if nots and head_values:
+        forbidden = [w for y in nots for w in _content(y)]
+        return (ProseRule("present_as", head_values, [], forbidden, any_term=True)
+                if forbidden else None)
+    return None
+
+
+def _owns(values: list[tuple[Decimal, ...]], t: TracedFigure) -> bool:
+    """The body figure states one of the guardrail's figures (a range: both ends)."""
+    fig = t.figure
+    if fig.kind is FigureKind.date or not fig.values:
+        return False
+    return any(len(vs) == len(fig.values) and all(
+        quantize(v, fig.decimals) == fv and abs(v - fv) <= abs(fv) / 50
+        for v, fv in zip(vs, fig.values, strict=True)) for vs in values)
+
+
+def _distinct_terms(hits: list[tuple[int, int, str]]) -> int:
+    """How many different terms matched at different places (a synonym matched by two terms
+    at one place counts once)."""
+    places: dict[int, str] = {}
+    for start, _end, term in hits:
+        if start not in places and term not in places.values():
+            places[start] = term
+    return len(places)
+
+
+def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
+                     index: int) -> list[Finding]:
+    """Warnings where a sentence breaks a guardrail read from prose."""
+    text = article.corrections[index].text
+    findings = []
+    for sentence in sentences(article.body):
+        hits = find_lemmas(sentence.text, rule.forbidden, sentence.start)
+        # one word suffices for a credit, a "not a ..." list, or a label of one or two words
+        needed = 1 if (rule.kind == "credit_to" or rule.any_term
+                       or len(rule.forbidden) <= 2) else 2
+        if not hits or _distinct_terms(hits) < needed:
+            continue
+        if rule.kind == "credit_to" and not _CREDIT_WORDS.search(sentence.text):
+            continue
+        if _NEGATED_BEFORE.search(sentence.text[:hits[0][0] - sentence.start]):
+            continue  # "not a measured benchmark" keeps the guardrail
+        figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)
+                   and _owns(rule.values, t)] if rule.values else []
+        subject = (find_lemmas(sentence.text, rule.subject, sentence.start)
+                   if rule.subject and not rule.values else [])
+        if rule.values and not figures:
+            continue
+        if not rule.values and not subject and rule.kind == "present_as":
+            continue
+        # on the figure it protects; without one, on the whole sentence that breaks it
+        if figures:  # the protected figure nearest to the words that break the guardrail
+            near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
+            start, end = near.figure.start, near.figure.end
+        else:
+            start, end = sentence.start, sentence.end
+        findings.append(body_span(
+            article, start, end, Severity.warning, "guardrail",
+            f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "
+            f"uses {', '.join(sorted({h[2] for h in hits}))!r}, which it rules out; the "
+            "checker read the guardrail's wording and cannot be sure"))
+    return findings
