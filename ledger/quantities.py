@@ -161,7 +161,7 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
                          "developer", "customer", "user"}),
     "author": frozenset({"author", "co-author", "coauthor", "colleague", "contributor"}),
     "token": frozenset({"token"}),
-    "request": frozenset({"request", "query", "completion", "prompt", "call"}),
+    "request": frozenset({"request", "query", "completion", "prompt", "call", "context"}),
     "session": frozenset({"session", "conversation", "dialogue", "dialog", "chat"}),
     "turn": frozenset({"turn"}),
     "repetition": frozenset({"time", "trial", "repetition", "run", "rerun", "iteration",
@@ -574,7 +574,10 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
         return Quantity(Kind.percent, direction=direction)
     if kind == "multiplier" or any(p in _MULT_NAMES for p in parts) or parts[-1] == "x":
         return Quantity(Kind.multiplier)
-    for a, b in zip(parts, [*parts[1:], ""], strict=True):
+    for i, a in enumerate(parts):
+        b = parts[i + 1] if i + 1 < len(parts) else ""
+        if b == "per" and i + 2 < len(parts):  # "tib_per_min"
+            b = parts[i + 2]
         if a in _NAME_UNITS:
             symbol = _NAME_UNITS[a] + (f"/{_TIME_TOKENS[b]}" if b in _TIME_TOKENS else "")
             unit = UNITS.get(symbol)

@@ -822,13 +822,18 @@ class Master:
         by_node: dict[str, list[int]] = {}
         for node_id, oid in queue:
             by_node.setdefault(node_id, []).append(oid)
+        now = time.monotonic()
         with self._lock:  # the current connection: a node may have re-registered meanwhile
             conns = {n: self._nodes[n].conn for n in by_node if n in self._nodes}
+            suspect = {n for n in conns if self._nodes[n].suspect_until > now}
         in_flight = []
         for node_id, ids in by_node.items():
             conn = conns.get(node_id)
-            if conn is not None:
-                in_flight += [(node_id, conn, *call) for call in self._submit_deletes(conn, ids)]
+            if conn is None:
+                continue
+            calls = self._submit_deletes(conn, ids)
+            if node_id not in suspect:  # a node that just failed a client is not waited for
+                in_flight += [(node_id, conn, *call) for call in calls]
         for node_id, conn, rid, pending in in_flight:
             try:
                 conn.wait(rid, pending, DELETE_TIMEOUT_S)

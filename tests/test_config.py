@@ -155,3 +155,17 @@ def test_disk_tier_larger_than_free_space_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidParams, match="more than the free space"):
         check_fits(disk_dir=str(tmp_path / "store"), disk_bytes=free * 2)
     check_fits(disk_dir=str(tmp_path / "store"), disk_bytes=1 << 20)  # fits
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--port", "70000"], "/port: Input should be less than or equal to 65535"),
+    (["--port", "0", "--high-watermark", "0.5", "--low-watermark", "0.9"],
+     "low_watermark: must not exceed high_watermark"),
+    (["--port", "0", "--node-ttl", "0"], "/node_ttl_s: Input should be greater than 0"),
+])
+def test_master_cli_refuses_impossible_arguments_at_start(args: list[str], why: str) -> None:
+    result = _cli("master", *args)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("reference-store master: error: ")
+    assert why in lines[0], lines[0]

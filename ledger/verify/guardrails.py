@@ -161,7 +161,7 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
             continue
         neighbours = by_span.get(span.start, [])
         for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
-            if _names_another_metric(article, rule, t, term):
+            if _names_another_metric(article, rule, t, term, span.text):
                 continue  # "67% lower model cost": the figure's other metric, named rightly
             if _nearest_figure(start, end, neighbours) is t.figure:
                 findings.append(_violation(
@@ -172,12 +172,25 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
 
 
 def _names_another_metric(article: Article, rule: ForbiddenLabelRule, t: TracedFigure,
-                          term: str) -> bool:
+                          term: str, clause: str) -> bool:
     """True when the figure also traces to a metric other than the rule's, and the word is
     that metric's (its family's vocabulary or its own name)."""
     others = [m for m in t.metrics if m != rule.metric]
     if not rule.metric or not others:
         return False
+    specs = (article.benchmark_scope.metric_specs or {}) if article.benchmark_scope else {}
+    if any(m in specs for m in others):
+        # the other metric's own words (not the forbidden word, not the rule metric's) must
+        # be in the clause: "a 67% cost reduction" is the model-cost figure, "a cost saving
+        # per GPU" is the throughput-per-GPU figure mislabelled
+        def words(metric: str) -> set[str]:
+            spec = specs.get(metric)
+            text = " ".join((spec.label, *spec.vocabulary)) if spec else metric.replace("_", " ")
+            return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][\w-]+", text)}
+        own = words(rule.metric) | {w.lower().rstrip("s") for w in term.split()} | _STOPWORDS
+        theirs = set().union(*(words(m) for m in others if m in specs)) - own
+        said = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][\w-]+", clause)}
+        return bool(theirs & said)
     vocab = vocabularies(article)
     low = term.lower()
     return any(low in (w.lower() for w in vocab.get(metric_family(m), [])) or low in m.lower()
@@ -298,9 +311,12 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
     """``guardrail`` errors for violations; ``unchecked-guardrail`` warnings for the rest."""
     findings = []
     for index, correction, rule in guardrail_rules(article):
-        prose = prose_rule(correction.text) if rule is None else None
-        if prose is not None:
-            findings += check_prose_rule(prose, article, traced, index)
+        prose = prose_rule(correction.text) if correction.rule is None else None
+        if prose is not None:  # read by meaning too, beside any phrasing read exactly
+            found = _apply(rule, article, traced, index) if rule is not None else []
+            taken = {(f.line, f.column) for f in found}
+            findings += found + [f for f in check_prose_rule(prose, article, traced, index)
+                                 if (f.line, f.column) not in taken]
             continue
         if rule is None:
             findings.append(Finding(

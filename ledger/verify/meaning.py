@@ -37,7 +37,8 @@ __all__ = ["SYNONYMS", "ProseRule", "check_prose_rule", "find_lemmas", "prose_ru
 SYNONYMS: list[frozenset[str]] = [
     frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate"}),
     frozenset({"saving", "save", "cheaper", "reduction in cost"}),
-    frozenset({"cost", "price", "spend", "spending", "expense", "dollar", "dollars"}),
+    frozenset({"cost", "price", "spend", "spending", "expense"}),
+    frozenset({"dollar", "dollars", "USD"}),
     frozenset({"latency", "delay", "wait", "response time"}),
     frozenset({"improvement", "improve", "gain", "boost", "uplift"}),
     frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested"}),
@@ -97,6 +98,7 @@ class ProseRule:
     values: list[tuple[Decimal, ...]] = field(default_factory=list)  # one tuple per figure
     subject: list[str] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
+    any_term: bool = False  # "not an average and not a per-client rate": each word alone
 
 
 _PRESENT_RE = re.compile(
@@ -148,7 +150,8 @@ def prose_rule(text: str) -> ProseRule | None:
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
     if nots and head_values:
         forbidden = [w for y in nots for w in _content(y)]
-        return ProseRule("present_as", head_values, [], forbidden) if forbidden else None
+        return (ProseRule("present_as", head_values, [], forbidden, any_term=True)
+                if forbidden else None)
     return None
 
 
@@ -179,7 +182,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     findings = []
     for sentence in sentences(article.body):
         hits = find_lemmas(sentence.text, rule.forbidden, sentence.start)
-        needed = 1 if rule.kind == "credit_to" else min(2, len(rule.forbidden))
+        # one word suffices for a credit, a "not a ..." list, or a label of one or two words
+        needed = 1 if (rule.kind == "credit_to" or rule.any_term
+                       or len(rule.forbidden) <= 2) else 2
         if not hits or _distinct_terms(hits) < needed:
             continue
         if rule.kind == "credit_to" and not _CREDIT_WORDS.search(sentence.text):
@@ -195,8 +200,11 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         if not rule.values and not subject and rule.kind == "present_as":
             continue
         # on the figure it protects; without one, on the whole sentence that breaks it
-        start, end = ((figures[0].figure.start, figures[0].figure.end) if figures
-                      else (sentence.start, sentence.end))
+        if figures:  # the protected figure nearest to the words that break the guardrail
+            near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
+            start, end = near.figure.start, near.figure.end
+        else:
+            start, end = sentence.start, sentence.end
         findings.append(body_span(
             article, start, end, Severity.warning, "guardrail",
             f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "
