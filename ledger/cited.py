@@ -31,6 +31,7 @@ from .models import Article, Measurement
 from .tables import LogEntry, sql_table
 from .verify.arithmetic import ArithmeticError_, evaluate
 from .verify.prose import enclosing, sentences
+from .verify.spread import measurement_traces
 from .verify.tracing import trace_figures
 
 __all__ = ["CitedFigure", "cited_figures", "figure_holds", "measurement_value"]
@@ -73,8 +74,7 @@ def _article_figures(article: Article, version: int, run_id: str) -> list[CitedF
     spans = sentences(article.body)
     found = []
     for traced in trace_figures(article):
-        ids = sorted({t.measurement_id for t in traced.traces if t.measurement_id
-                      and "/sample_count" not in t.pointer and "/measured_at" not in t.pointer})
+        ids = measurement_traces(traced)
         for mid in ids[:1]:  # a figure rests on its first matching measurement
             m = by_id[mid]
             runs, inputs = _runs_of(m, by_id)

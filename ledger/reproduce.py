@@ -3,6 +3,8 @@
 Only quantities that should survive a change of machine are *checked*: ratios (unit ``ratio``,
 e.g. a TTFT speed-up measured within one run) within a relative tolerance, and rates of the
 trace itself (unit ``fraction``, e.g. hit rate, eviction rate) within an absolute tolerance.
+When the original recorded a 95% interval (a run in rounds), the tolerance is measured from
+that interval, so a rerun inside the original's own spread always agrees.
 Absolute times, throughputs and costs are *reported* side by side, never required to match.
 """
 
@@ -29,28 +31,46 @@ class Comparison(BaseModel):
     note: str = ""
 
 
-def _check(name: str, unit: str, a: float, b: float, tol: Mapping[str, float]) -> Comparison:
+def _nearest(b: float, a: float, interval: tuple[float, float] | None) -> tuple[float, str]:
+    """The original value (or the end of its interval) nearest the rerun's, and its label."""
+    if interval is None:
+        return a, ""
+    lo, hi = interval
+    if lo <= b <= hi:
+        return b, " (inside the original's 95% interval)"
+    end = lo if b < lo else hi
+    return end, f" from the original's 95% interval {lo:.4g}-{hi:.4g}"
+
+
+def _check(name: str, unit: str, a: float, b: float, tol: Mapping[str, float],
+           interval: tuple[float, float] | None = None) -> Comparison:
+    """Within tolerance of the original value, or of its 95% interval when it has one."""
+    ref, where = _nearest(b, a, interval)
     if unit == "ratio":
         t = tol.get("ratio", 0.35)
-        diff = abs(b - a) / abs(a) if a else abs(b)
+        diff = abs(b - ref) / abs(ref) if ref else abs(b)
         return Comparison(name=name, unit=unit, original=a, reproduced=b, checked=True,
                           tolerance=f"±{t:.0%} relative", ok=diff <= t,
-                          note=f"relative difference {diff:.1%}")
+                          note=f"relative difference {diff:.1%}{where}")
     t = tol.get("rate", 0.05)
-    diff = abs(b - a)
+    diff = abs(b - ref)
     return Comparison(name=name, unit=unit, original=a, reproduced=b, checked=True,
                       tolerance=f"±{t:g} absolute", ok=diff <= t,
-                      note=f"absolute difference {diff:.3f}")
+                      note=f"absolute difference {diff:.3f}{where}")
 
 
 def compare_metrics(original: Iterable[tuple[str, float, str]],
                     reproduced: Iterable[tuple[str, float, str]],
                     tolerances: Mapping[str, float],
-                    checked: Sequence[str] | None = None) -> list[Comparison]:
+                    checked: Sequence[str] | None = None,
+                    intervals: Mapping[str, tuple[float, float]] | None = None
+                    ) -> list[Comparison]:
     """Pair metrics by name: (name, value, unit) of the original and of the reproduction.
 
     ``tolerances`` has ``ratio`` (relative) and ``rate`` (absolute); ``checked`` lists
-    shell-style name patterns to require (default: every ratio and fraction).
+    shell-style name patterns to require (default: every ratio and fraction). ``intervals``
+    (name -> the original's 95% interval, for runs measured in rounds) makes the tolerance
+    apply to the distance from that interval rather than from the single original value.
     """
     again = {name: (value, unit) for name, value, unit in reproduced}
     out = []
@@ -69,5 +89,6 @@ def compare_metrics(original: Iterable[tuple[str, float, str]],
                                   checked=True, tolerance=None, ok=False,
                                   note="missing from the reproduction"))
         else:
-            out.append(_check(name, unit, value, again[name][0], tolerances))
+            out.append(_check(name, unit, value, again[name][0], tolerances,
+                              (intervals or {}).get(name)))
     return out

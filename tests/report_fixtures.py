@@ -12,7 +12,8 @@ from verify_fixtures import ROOT, SEED, load, replace_body
 
 from ledger.verify.consistency import word_count
 
-MEASURED = ROOT / "claims" / "pct-2026-11-29-replay-shared-kv-cache.json"
+#: version 1 of the desk's measured article (claims/history/), which cites the example run below
+MEASURED = ROOT / "claims" / "history" / "pct-2026-11-29-replay-shared-kv-cache.v1.json"
 RUNS = ROOT / "examples" / "runs"
 RUN_ID = "run-20261129T205820Z-6ad7c66b"
 MISLABEL = "a 46-fold increase in throughput"

@@ -74,8 +74,9 @@ def test_overprecise_figure(body: str, overprecise: bool) -> None:
 
 
 def test_a_stated_interval_must_be_the_runs() -> None:
-    found = _rules("The hit rate was 37-47%.", interval=[0.30, 0.47])
+    found = _rules("The hit rate was 37-47%.", interval=[0.41, 0.47])  # narrower: refused
     assert ("run-mismatch" in {r for r, _ in found}) and "0.37 to 0.472" in found[0][1]
+    assert _rules("The hit rate was 30-50%.", interval=[0.30, 0.50]) == []  # wider: allowed
 
 
 def test_derived_figure_is_recomputed_and_carries_its_inputs_spread() -> None:

@@ -72,3 +72,32 @@ def test_reproduce_needs_a_run_or_an_article(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reproduce", "--db", str(tmp_path / "l.db")]) == 2
     assert "RUN_ID or --article" in capsys.readouterr().err
+
+
+def test_configured_tolerance_is_measured_from_the_originals_interval() -> None:
+    from ledger.reproduce import compare_metrics
+
+    tol = {"ratio": 0.5, "rate": 0.05}
+    (row,) = compare_metrics([("speedup", 5.4, "ratio")], [("speedup", 8.4, "ratio")], tol)
+    assert not row.ok  # 56% from the single original value
+    (row,) = compare_metrics([("speedup", 5.4, "ratio")], [("speedup", 8.4, "ratio")], tol,
+                             intervals={"speedup": (1.1, 23.0)})
+    assert row.ok and "inside the original's 95% interval" in row.note
+    (row,) = compare_metrics([("speedup", 5.4, "ratio")], [("speedup", 40.0, "ratio")], tol,
+                             intervals={"speedup": (1.1, 23.0)})
+    assert not row.ok and "73.9% from the original" in row.note
+
+
+@pytest.mark.parametrize(("text", "value", "unit", "holds"), [
+    ("30-50%", 0.47, "fraction", True), ("30-50%", 0.51, "fraction", False),
+    ("1.1-23 times", 8.4, "ratio", True), ("1.8-8.6 times", 8.66, "ratio", False),
+    ("84.5%", 0.80, "fraction", True), ("84.5%", 0.79, "fraction", False),  # 0.05 absolute
+    ("2.7 times", 4.0, "ratio", True), ("2.7 times", 4.3, "ratio", False),  # 50% relative
+])
+def test_a_cited_figure_holds_inside_its_range_or_tolerance(text: str, value: float, unit: str,
+                                                             holds: bool) -> None:
+    from ledger.cited import figure_holds
+    from ledger.figures import extract_figures
+
+    figure = extract_figures(f"It was {text}.")[0]
+    assert figure_holds(figure, value, unit, {"ratio": 0.5, "rate": 0.05})[0] is holds

@@ -14,17 +14,37 @@ from ledger.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 RUN_FILES = sorted((ROOT / "examples" / "runs").glob("*.json"))
 REPLAY_ARTICLE = ROOT / "claims" / "pct-2026-11-29-replay-shared-kv-cache.json"
+REPLAY_ARTICLE_V1 = ROOT / "claims" / "history" / "pct-2026-11-29-replay-shared-kv-cache.v1.json"
 
 
-def test_the_replay_article_verifies_against_its_committed_runs(ledger_url, capsys):  # noqa: F811
+@pytest.mark.parametrize("article", [REPLAY_ARTICLE, REPLAY_ARTICLE_V1], ids=["v2", "v1"])
+def test_the_replay_article_verifies_against_its_committed_runs(ledger_url, capsys,  # noqa: F811
+                                                                article):
     assert RUN_FILES, "examples/runs/ holds the runs the worked example article cites"
     assert main(["runs", "import", *map(str, RUN_FILES), "--db", ledger_url]) == 0
     capsys.readouterr()
-    assert main(["verify", str(REPLAY_ARTICLE), "--db", ledger_url, "--format", "json"]) == 0
+    assert main(["verify", str(article), "--db", ledger_url, "--format", "json"]) == 0
     findings = json.loads(capsys.readouterr().out)["findings"]
-    assert findings == []
-    cited = {m["run_id"] for m in json.loads(REPLAY_ARTICLE.read_text())["measurements"]}
+    assert findings == []  # with --db: overprecise-figure and derived-figure included
+    cited = {m["run_id"] for m in json.loads(article.read_text())["measurements"]}
     assert cited <= {json.loads(p.read_text())["id"] for p in RUN_FILES}
+
+
+def test_the_corrected_article_is_a_second_version_with_its_correction(tmp_path, capsys):
+    db = str(tmp_path / "l.db")
+    assert main(["runs", "import", *map(str, RUN_FILES), "--db", db]) == 0
+    assert main(["ingest", str(REPLAY_ARTICLE_V1), str(REPLAY_ARTICLE), "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["history", "pct-2026-11-29-replay-shared-kv-cache", "--db", db,
+                 "--format", "json"]) == 0
+    v1, v2 = json.loads(capsys.readouterr().out)
+    assert (v1["version"], v2["version"]) == (1, 2)
+    paths = {c["path"] for c in v2["changes"]}
+    assert "/body" in paths and any(p.startswith("/corrections") for p in paths)
+    correction = json.loads(REPLAY_ARTICLE.read_text())["corrections"][-1]
+    assert correction["status"] == "correction" and "78%" in correction["text"]
+    body = json.loads(REPLAY_ARTICLE.read_text())["body"]
+    assert "78%" not in body and "4.7 times" not in body and "1.1-23 times" in body
 
 
 def test_export_then_import_is_identity_and_idempotent(tmp_path, capsys):

@@ -178,8 +178,11 @@ def _reproduce_one(args: argparse.Namespace, run_id: str) -> dict[str, Any]:
     if run is None:
         raise UsageError(f"the rerun of {run_id} failed before recording a run (exit {rc})")
     tol, checked = _tolerances(original)
+    intervals = {m.name: (m.spread.ci_low, m.spread.ci_high)
+                 for m in original.metrics if m.spread is not None}
     rows = compare_metrics([(m.name, m.value, m.unit) for m in original.metrics],
-                           [(m.name, m.value, m.unit) for m in run.metrics], tol, checked)
+                           [(m.name, m.value, m.unit) for m in run.metrics], tol, checked,
+                           intervals)
     figures = _check_cited(cited, run, tol)
     changed = {k for k in original.inputs
                if k in run.inputs and original.inputs[k] != run.inputs[k]}

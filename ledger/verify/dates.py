@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from ..figures import FigureKind, extract_figures
-from ..models import Article
+from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
 from .text import body_span
 
@@ -14,16 +16,27 @@ def _error(message: str, pointer: str) -> Finding:
     return Finding(Severity.error, "date-order", message, pointer)
 
 
+def _revised(article: Article) -> dt.date:
+    """The date of the article's latest version: its publication date, or the date of its
+    latest dated correction, update or clarification (a corrected version may report what
+    happened after first publication)."""
+    dates = [c.date for c in article.corrections
+             if c.date is not None and c.status is not CorrectionStatus.prepublication_guardrail]
+    return max([article.publication_date, *dates])
+
+
 def _body_dates(article: Article) -> list[Finding]:
-    """A full date in the body later than the article's publication date: nothing the article
-    reports can have happened after it was published."""
+    """A full date in the body later than the article's latest version: nothing the article
+    reports can have happened after it was published (or corrected)."""
+    latest = _revised(article)
     return [
         body_span(article, f.start, f.end, Severity.error, "date-order",
                   f"{f.text!r} is after the article's publication date "
-                  f"{article.publication_date}")
+                  f"{article.publication_date}" + (f" and its latest correction {latest}"
+                                                   if latest != article.publication_date else ""))
         for f in extract_figures(article.body)
         if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None
-        and f.date > article.publication_date
+        and f.date > latest
     ]
 
 
@@ -45,7 +58,7 @@ def check_dates(article: Article) -> list[Finding]:
             findings.append(_error(
                 f"source {src.id} was retrieved on {src.retrieved_at}, after the article's "
                 f"as-of date {article.as_of_date}", here))
-    if article.observation_date > article.publication_date:
+    if article.observation_date > _revised(article):
         findings.append(_error(
             f"observation date {article.observation_date} is after the publication date "
             f"{article.publication_date}", "/observation_date"))

@@ -14,7 +14,8 @@ percent: the interval is multiplied by 100 when the metric is a fraction), and l
 * a range ``a-b`` passes when ``a <= lo`` and ``hi <= b``: it covers the interval.
 
 A range traces to a measurement through the ``interval`` it states (``[low, high]``), which
-must be the run's interval at the precision it is written in (``run-mismatch`` otherwise).
+must contain the run's interval at the precision it is written in (``run-mismatch``
+otherwise): a wider, more cautious range is allowed, a narrower one is not.
 
 Otherwise the figure claims more precision than the runs support: print a range, or a rounded,
 hedged figure. A metric without a recorded spread (a run from before rounds were kept) is not
@@ -42,9 +43,9 @@ from ..report import Finding, Severity
 from .arithmetic import ArithmeticError_, evaluate
 from .runs import RunLookup
 from .text import body_span
-from .tracing import trace_figures
+from .tracing import TracedFigure, trace_figures
 
-__all__ = ["Interval", "figure_fits", "interval_of", "spread_check"]
+__all__ = ["Interval", "figure_fits", "interval_of", "measurement_traces", "spread_check"]
 
 Interval = tuple[float, float]
 
@@ -158,8 +159,8 @@ def _derived_findings(article: Article, by_id: dict[str, Measurement],
 
 def _stated_interval_findings(article: Article, by_id: dict[str, Measurement],
                               lookup: RunLookup) -> list[Finding]:
-    """A measurement's stated ``interval`` must be its run's (or its inputs') interval at the
-    precision it is stated in."""
+    """A measurement's stated ``interval`` must contain its run's (or its inputs') interval at
+    the precision it is stated in: the desk may print a wider range, never a narrower one."""
     findings = []
     for i, m in enumerate(article.measurements or []):
         if m.interval is None:
@@ -171,15 +172,26 @@ def _stated_interval_findings(article: Article, by_id: dict[str, Measurement],
                                     f"measurement {m.id} states an interval, but run {m.run_id} "
                                     f"records no spread for {m.metric}", where))
             continue
-        for stated, actual in zip(m.interval, measured):
-            places = max(0, -int(Decimal(repr(stated)).as_tuple().exponent))
-            if quantize(Decimal(repr(actual)), places) != quantize(Decimal(repr(stated)), places):
-                findings.append(Finding(
-                    Severity.error, "run-mismatch",
-                    f"measurement {m.id} states the interval {list(m.interval)} but run "
-                    f"{m.run_id} gives {measured[0]:.4g} to {measured[1]:.4g}", where))
-                break
+        (low, high), (lo, hi) = (Decimal(repr(x)) for x in m.interval), measured
+        places = [max(0, -int(x.as_tuple().exponent)) for x in (low, high)]
+        if not (low <= quantize(Decimal(repr(lo)), places[0])
+                and quantize(Decimal(repr(hi)), places[1]) <= high):
+            findings.append(Finding(
+                Severity.error, "run-mismatch",
+                f"measurement {m.id} states the interval {list(m.interval)}, which does not "
+                f"contain run {m.run_id}'s 95% interval {lo:.4g} to {hi:.4g}", where))
     return findings
+
+
+def measurement_traces(traced: TracedFigure) -> list[str]:
+    """The measurements a figure prints: their ``value`` (a figure in digits), or an end of
+    their ``interval`` (a range). A number word, or a single value that happens to equal an
+    interval's end, is not a print of the measurement."""
+    if traced.figure.spelled:
+        return []
+    ends = ("/interval/0", "/interval/1") if traced.figure.upper is not None else ()
+    return sorted({t.measurement_id for t in traced.traces if t.measurement_id
+                   and t.pointer.endswith(("/value", *ends))})
 
 
 def spread_check(lookup: RunLookup | None) -> Callable[[Article], list[Finding]]:
@@ -193,9 +205,7 @@ def spread_check(lookup: RunLookup | None) -> Callable[[Article], list[Finding]]
                     + _stated_interval_findings(article, by_id, lookup))
         for traced in trace_figures(article):
             figure = traced.figure
-            ids = {t.measurement_id for t in traced.traces if t.measurement_id
-                   and t.pointer.rsplit("/", 2)[-1] in ("value", "0", "1")
-                   and "/sample_count" not in t.pointer}
+            ids = measurement_traces(traced)
             for mid in sorted(ids):
                 m = by_id[mid]
                 interval = interval_of(m, by_id, lookup)
