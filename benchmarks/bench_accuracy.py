@@ -124,15 +124,18 @@ def _verify(doc: dict[str, Any], workdir: Path) -> list[Finding]:
     return verify_file(path).findings
 
 
-def _span_location(body: str, span: str, near: int) -> tuple[int, int, int] | None:
-    """(line, column, end column) of the occurrence of ``span`` nearest to offset ``near``."""
+def _span_location(body: str, span: str, near: int, length: int = 0
+                   ) -> tuple[int, int, int] | None:
+    """(line, column, end column) of ``span``: its occurrence inside the replaced text
+    ``body[near:near + length]`` when there is one, else the occurrence nearest to ``near``."""
     starts, i = [], body.find(span)
     while i >= 0:
         starts.append(i)
         i = body.find(span, i + 1)
     if not starts:
         return None
-    start = min(starts, key=lambda s: abs(s - near))
+    inside = [s for s in starts if near <= s and s + len(span) <= near + length]
+    start = inside[0] if inside else min(starts, key=lambda s: abs(s - near))
     line = body.count("\n", 0, start) + 1
     column = start - (body.rfind("\n", 0, start) + 1) + 1
     return line, column, column + len(span)
@@ -183,7 +186,7 @@ def evaluate(sets: list[str], workdir: Path) -> Result:
             pointer, at = _apply(doc, m["edit"])
             node: Any = doc
             if pointer == "/body":
-                where = _span_location(doc["body"], m["span"], at)
+                where = _span_location(doc["body"], m["span"], at, len(m["edit"]["replace"]))
             else:
                 where = None
             found = _verify(doc, workdir)

@@ -161,7 +161,7 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
                          "developer", "customer", "user"}),
     "author": frozenset({"author", "co-author", "coauthor", "colleague", "contributor"}),
     "token": frozenset({"token"}),
-    "request": frozenset({"request", "query", "completion", "prompt", "call"}),
+    "request": frozenset({"request", "query", "completion", "prompt", "call", "context"}),
     "session": frozenset({"session", "conversation", "dialogue", "dialog", "chat"}),
     "turn": frozenset({"turn"}),
     "repetition": frozenset({"time", "trial", "repetition", "run", "rerun", "iteration",
