@@ -362,7 +362,7 @@ class Connection:
                 if header.hashed and digest != header.payload_hash:
                     raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
             else:
-                buf = memoryview(bytearray(header.payload_len))
+                buf = memoryview(payload_buffer(header.payload_len))  # memory as bytes arrive
                 recv_exact_into(self._sock, buf)
                 pending.frame = Frame(header, meta, buf)
                 _check_hash(header, [buf])
@@ -392,7 +392,7 @@ class Connection:
             if size > dest.nbytes:
                 pending.item_errors[i] = BufferTooSmall(
                     f"object of {size} bytes does not fit a {dest.nbytes}-byte buffer")
-                views.append(memoryview(bytearray(size)))
+                views.append(memoryview(payload_buffer(size)))
                 continue
             views.append(dest[:size])
         return views
