@@ -172,10 +172,10 @@ class MultiHost:
         return ChildProcess("reference_store", ["--log-level", "WARNING", *args], cwd=ROOT, env=env,
                             timeout_s=READY_TIMEOUT_S, wait=False, prefix=self.hosts.prefix(role))
 
-    def client_prefix(self) -> list[str]:
-        """Runs a program on the client host with the tenant's token in its environment."""
+    def client_prefix(self, host: str = "client") -> list[str]:
+        """Runs a program on ``host`` with the tenant's token in its environment."""
         token = self.secrets["REFERENCE_STORE_TOKEN"]
-        return [*self.hosts.prefix("client"), "env", f"REFERENCE_STORE_TOKEN={token}"]
+        return [*self.hosts.prefix(host), "env", f"REFERENCE_STORE_TOKEN={token}"]
 
     def start_master(self) -> Proc:
         """Start the master on its host (the same port as before after a restart)."""
@@ -207,9 +207,9 @@ class MultiHost:
         self.master.kill9()
         wait_until(self.start_master, what="master restart on the same port")
 
-    def client(self, cmd: str, **kwargs: Any) -> dict[str, Any]:
-        """Run one client step on the client host; its JSON result."""
-        args = [*self.client_prefix(), sys.executable, str(CLIENT_SCRIPT), cmd,
+    def client(self, cmd: str, host: str = "client", **kwargs: Any) -> dict[str, Any]:
+        """Run one client step on ``host``; its JSON result."""
+        args = [*self.client_prefix(host), sys.executable, str(CLIENT_SCRIPT), cmd,
                 json.dumps({"master": self.address, **kwargs})]
         proc = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT,
                               check=False)

@@ -23,8 +23,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_accuracy import Result, available_sets, evaluate  # noqa: E402
 
-#: set-b is held out while the checker is tuned; it joins when the checker is final.
+#: set-b was held out while the checker was tuned on set-a; its targets are not met yet (below).
 SETS = [s for s in available_sets() if s != "set-b"]
+HELD_OUT = [s for s in available_sets() if s == "set-b"]
 pytestmark = pytest.mark.slow
 
 
@@ -71,3 +72,18 @@ def test_recall_target(name: str) -> None:
 def test_warnings_target(name: str) -> None:
     data = result(name).to_dict()
     assert data["warnings_per_article"] <= 1.0
+
+
+@pytest.mark.xfail(strict=True, reason="held-out set B: 3.25 errors per clean article, of which "
+                   "1.0 is word-count (the articles count [S#] markers as words, a corpus "
+                   "mistake) and the rest attribution, experiment and coincidence misreadings")
+@pytest.mark.parametrize("name", HELD_OUT)
+def test_held_out_no_error_on_clean_articles(name: str) -> None:
+    assert not any(result(name).clean_errors.values())
+
+
+@pytest.mark.xfail(strict=True, reason="held-out set B: recall 0.60 (78/130); prose guardrails, "
+                   "conclusions without a 'shows that' and experiment joins are mostly missed")
+@pytest.mark.parametrize("name", HELD_OUT)
+def test_held_out_recall_target(name: str) -> None:
+    assert result(name).recall >= 0.9

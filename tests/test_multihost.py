@@ -125,3 +125,19 @@ def test_mooncake_compat_script_across_hosts(net: Hosts, tmp_path: Path) -> None
         assert got == EXPECTED
         # what it left behind is readable by another client process, from the nodes
         assert mh.client("get", key="up") == {"value": "cc"}
+
+
+def test_master_cut_off_and_back_keeps_every_object(net: Hosts, tmp_path: Path) -> None:
+    """The master's link goes down until it has dropped both nodes, then comes back."""
+    with multihost(net, tmp_path) as mh:
+        assert mh.client("put", prefix="k", count=64, size=SIZE)["ok"] == 64
+        link = ["ip", "-n", net.ns["master"], "link", "set", "eth0"]
+        subprocess.run([*link, "down"], check=True)
+        try:  # seen from the master's own host, the only one that still reaches it
+            mh.client("wait_nodes", host="master", count=0, timeout=30)
+        finally:
+            subprocess.run([*link, "up"], check=True)
+        mh.wait_nodes(2)  # they re-register, with what they hold
+        _all_readable(mh, "k", 64)
+        _consistent(mh)
+

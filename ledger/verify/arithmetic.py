@@ -73,6 +73,7 @@ def evaluate(expression: str, names: Mapping[str, float] | None = None) -> float
     Raises :class:`ArithmeticError_` (a ``ValueError``) for anything else.
     """
     text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
+    text = re.sub(r"(?<=[\d)])\s+x\s+(?=[\d(])", " * ", text)  # "16 x 1.46", not "roce_4x200"
     if len(text) > 500:
         raise ArithmeticError_("expression too long")
     try:
@@ -102,7 +103,8 @@ def _agrees(computed: float, stated: str | float, tolerance: float = 1e-9) -> bo
     return quantize(Decimal(repr(computed)), decimals) == Decimal(stated.strip())
 
 
-_ARITH_RE = re.compile(r"[-+]?\(*\s*\d[\d.,]*(?:\s*[-+*/×÷^]\s*\(*\s*[\d.,]+\s*\)*)*\)*")
+_ARITH_RE = re.compile(
+    r"[-+]?\(*\s*\d[\d.,]*(?:(?:\s*[-+*/×÷^]|\s+x)\s*\(*\s*[\d.,]+\s*\)*)*\)*")
 
 
 def _side(text: str, last: bool) -> str | None:

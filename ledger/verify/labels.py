@@ -160,10 +160,13 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
     """``mislabeled-figure`` when the words right before a figure name a statistic (peak,
     p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
     findings = []
+    previous_end = 0
     for t in traced:
+        start_of_window = max(previous_end, t.figure.start - 120)
+        previous_end = t.figure.end
         if not t.metrics:
             continue
-        before = article.body[max(0, t.figure.start - 40):t.figure.start]
+        before = article.body[start_of_window:t.figure.start]
         clause_start = max(before.rfind(c) for c in ",;:.") + 1
         said = _statistic(before[clause_start:])
         if not said:

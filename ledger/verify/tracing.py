@@ -281,6 +281,18 @@ def _unique(traces: Iterable[Trace]) -> tuple[Trace, ...]:
     return tuple(dict.fromkeys(traces))
 
 
+def _exact(q: Quantity, value: Decimal, ev: EvidenceNumber) -> bool:
+    """The evidence states the figure's value exactly, once converted to the figure's unit
+    (the desk's "3,200 Gb/s, or 400 GB/s"), not merely after rounding (37.5 GiB/s as "40
+    GB/s")."""
+    if q.unit is None or ev.quantity is None or ev.quantity.unit is None:
+        return False
+    if q.unit.factor is None or ev.quantity.unit.factor is None:
+        return False
+    converted = ev.value * ev.quantity.unit.factor / q.unit.factor
+    return abs(converted - value) <= abs(value) / 1000
+
+
 def _named_count(q: Quantity, ev: EvidenceNumber) -> bool:
     """A count of things traces to a value of unknown kind (a metric, a computation input) only
     when that value's name mentions the thing ("storage_nodes": 180 nodes)."""
@@ -321,7 +333,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             if verdict is Verdict.match:
                 typed = ev.quantity is not None and ev.quantity.kind is not Kind.number
                 derived = ev.trace.origin in ("inference", "computation", "assumption")
-                (strong if typed and not derived else weak).append(ev.trace)
+                exact = derived and typed and _exact(q, value, ev)
+                (strong if typed and (not derived or exact) else weak).append(ev.trace)
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
@@ -447,10 +460,10 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         kind = miss.quantity.describe() if miss.quantity else "unknown"
         message += (f"; {miss.trace.describe()} has the same number as a {kind}, "
                     "which is not the same quantity")
-    small = (q is not None and q.spelled and q.kind is Kind.count
+    small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
     if small:
-        message += " (a spelled-out small count: it may be prose rather than a claim)"
+        message += " (a spelled-out small number: it may be prose rather than a claim)"
     return at(Severity.warning if small else Severity.error, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
 
