@@ -78,10 +78,16 @@ def _sweep_stale() -> None:
         name = line.split()[0] if line.split() else ""
         m = _STALE.match(name)
         if m and not Path(f"/proc/{m.group(1)}").exists():
-            for pid in _ip("netns", "pids", name, check=False).stdout.split():
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), signal.SIGKILL)
-            _ip("netns", "del", name, check=False)
+            _delete(name)
+
+
+def _delete(ns: str) -> None:
+    """SIGKILL what still runs in ``ns`` (only this fixture's runs start processes there), then
+    delete it with its links."""
+    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+    _ip("netns", "del", ns, check=False)
 
 
 @dataclass
@@ -127,8 +133,8 @@ def hosts() -> Iterator[Hosts]:
             h.ns[role], h.addr[role] = ns, f"{SUBNET}.{octet}"
         yield h
     finally:
-        for ns in reversed(made):  # deleting a namespace deletes the links in it
-            _ip("netns", "del", ns, check=False)
+        for ns in reversed(made):  # a test that failed half-way may have left a process
+            _delete(ns)
 
 
 TENANTS = """\
