@@ -377,6 +377,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
     if unit is not None and unit[0].symbol == "s" and text[fig.end:fig.end + 1] == "s" and (
             _HTTP_STATUS_RE.fullmatch(fig.text)):
         return Quantity(Kind.number, **base)  # type: ignore[arg-type]  # "503s": responses
+    if unit is None:
+        unit = _rate_after_modifier(text, fig.end)  # "512 prompt tokens/s"
     if unit is not None:
         kind = _DIMENSION_KIND.get(unit[0].dimension, Kind.number)
         return Quantity(kind, unit=unit[0], **base)  # type: ignore[arg-type]
@@ -394,6 +396,19 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
 
 
 _HTTP_STATUS_RE = re.compile(r"[1-5]\d\d")
+_MODIFIER_RE = re.compile(r"\s(?P<w>[a-z][a-z-]+)(?=\s)")
+
+
+def _rate_after_modifier(text: str, end: int) -> tuple[Unit, int] | None:
+    """A rate whose unit follows one lower-case modifier: "512 prompt tokens/s", "40 output
+    tokens per second". Only a rate: "16 spare GB" is no size of 16 GB."""
+    m = _MODIFIER_RE.match(text, end)
+    if m is None or m.group("w") in _STOP or m.group("w") in UNITS:
+        return None
+    unit = parse_unit(text, m.end())
+    if unit is None or "/" not in unit[0].dimension:
+        return None
+    return unit
 
 
 def _plural(text: str, end: int) -> bool:

@@ -78,10 +78,16 @@ def _sweep_stale() -> None:
         name = line.split()[0] if line.split() else ""
         m = _STALE.match(name)
         if m and not Path(f"/proc/{m.group(1)}").exists():
-            for pid in _ip("netns", "pids", name, check=False).stdout.split():
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), signal.SIGKILL)
-            _ip("netns", "del", name, check=False)
+            _delete(name)
+
+
+def _delete(ns: str) -> None:
+    """SIGKILL what still runs in ``ns`` (only this fixture's runs start processes there), then
+    delete it with its links."""
+    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+    _ip("netns", "del", ns, check=False)
 
 
 @dataclass
@@ -127,8 +133,8 @@ def hosts() -> Iterator[Hosts]:
             h.ns[role], h.addr[role] = ns, f"{SUBNET}.{octet}"
         yield h
     finally:
-        for ns in reversed(made):  # deleting a namespace deletes the links in it
-            _ip("netns", "del", ns, check=False)
+        for ns in reversed(made):  # a test that failed half-way may have left a process
+            _delete(ns)
 
 
 TENANTS = """\
@@ -145,8 +151,9 @@ tenants:
 class MultiHost:
     """Store processes on the hosts of :func:`hosts`; clients act from the client host.
 
-    The master has one tenant (``default``, whose token clients read from
-    ``REFERENCE_STORE_TOKEN``), an admin token for fsck, and a cluster key shared with the nodes.
+    Unless ``secure`` is off, the master has one tenant (``default``, whose token clients read
+    from ``REFERENCE_STORE_TOKEN``), an admin token for fsck, and a cluster key shared with the
+    nodes.
     """
 
     hosts: Hosts
@@ -156,6 +163,7 @@ class MultiHost:
     nodes: dict[str, Proc] = field(default_factory=dict)
     port: int = 0
     secrets: dict[str, str] = field(default_factory=dict)
+    secure: bool = True
 
     def __post_init__(self) -> None:
         self.secrets = {"REFERENCE_STORE_TOKEN": secrets.token_hex(16),
@@ -177,12 +185,17 @@ class MultiHost:
         token = self.secrets["REFERENCE_STORE_TOKEN"]
         return [*self.hosts.prefix(host), "env", f"REFERENCE_STORE_TOKEN={token}"]
 
+    def _secured(self, master: bool) -> list[str]:
+        if not self.secure:
+            return []
+        key = ["--cluster-key-file", str(self.tmp / "cluster.key")]
+        return ["--tenants", str(self.tmp / "tenants.yaml"), *key] if master else key
+
     def start_master(self) -> Proc:
         """Start the master on its host (the same port as before after a restart)."""
         self.master = self._store("master", [
             "master", "--host", self.hosts.addr["master"], "--port", str(self.port),
-            "--metrics-port", "0", "--node-ttl", "1.5", "--tenants", str(self.tmp / "tenants.yaml"),
-            "--cluster-key-file", str(self.tmp / "cluster.key")], env=self.secrets)
+            "--metrics-port", "0", "--node-ttl", "1.5", *self._secured(True)], env=self.secrets)
         self.master.wait_ready()
         self.port = int(self.address.rsplit(":", 1)[1])
         return self.master
@@ -192,7 +205,7 @@ class MultiHost:
         proc = self._store(role, [
             "node", "--master", self.address, "--host", self.hosts.addr[role], "--no-shm",
             "--memory", self.node_memory, "--heartbeat", "0.2", "--no-prefault",
-            "--cluster-key-file", str(self.tmp / "cluster.key")])
+            *self._secured(False)])
         self.nodes[role] = proc
         return proc
 
@@ -245,9 +258,10 @@ class MultiHost:
 
 @contextmanager
 def multihost(h: Hosts, tmp: Path, nodes: tuple[str, ...] = ("node1", "node2"),
-              node_memory: str = "64MiB") -> Iterator[MultiHost]:
-    """A master and ``nodes`` on their hosts; always stopped."""
-    mh = MultiHost(h, tmp, node_memory=node_memory)
+              node_memory: str = "64MiB", secure: bool = True) -> Iterator[MultiHost]:
+    """A master and ``nodes`` on their hosts (``secure=False``: open mode, no tenants and no
+    cluster key); always stopped."""
+    mh = MultiHost(h, tmp, node_memory=node_memory, secure=secure)
     try:
         mh.start_master()
         for proc in [mh.launch_node(role) for role in nodes]:  # start in parallel

@@ -108,23 +108,36 @@ def test_node_cut_off_and_back_serves_no_stale_bytes(net: Hosts, tmp_path: Path)
         _consistent(mh)
 
 
-def test_mooncake_compat_script_across_hosts(net: Hosts, tmp_path: Path) -> None:
+def _scenario(mh: MultiHost, **env: str) -> None:
+    """The compatibility script's reference-store side, run on the client host."""
     from test_compat_mooncake import EXPECTED
 
+    proc = subprocess.run(
+        [*mh.client_prefix(), sys.executable, str(ROOT / "tests/test_compat_mooncake.py"),
+         "scenario", "reference", mh.address, ""],
+        capture_output=True, text=True, timeout=180, cwd=ROOT, check=False,
+        env={**os.environ, **env})
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    assert lines, f"scenario printed no result (rc {proc.returncode}): {proc.stderr[-3000:]}"
+    got = json.loads(lines[-1])
+    assert got.pop("close") == 0 and got.pop("health_after_close") == 1
+    assert got == EXPECTED
+
+
+def test_mooncake_compat_script_across_hosts(net: Hosts, tmp_path: Path) -> None:
     with multihost(net, tmp_path) as mh:
-        # the script as a pure client (no local segment): every object lives on another host
-        proc = subprocess.run(
-            [*mh.client_prefix(), sys.executable, str(ROOT / "tests/test_compat_mooncake.py"),
-             "scenario", "reference", mh.address, ""],
-            capture_output=True, text=True, timeout=180, cwd=ROOT, check=False,
-            env={**os.environ, "COMPAT_SEGMENT_BYTES": "0"})
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-        assert lines, f"scenario printed no result (rc {proc.returncode}): {proc.stderr[-3000:]}"
-        got = json.loads(lines[-1])
-        assert got.pop("close") == 0 and got.pop("health_after_close") == 1
-        assert got == EXPECTED
+        # a pure client (no local segment): every object lives on another host
+        _scenario(mh, COMPAT_SEGMENT_BYTES="0")
         # what it left behind is readable by another client process, from the nodes
         assert mh.client("get", key="up") == {"value": "cc"}
+
+
+def test_mooncake_compat_script_with_a_segment_across_hosts(net: Hosts, tmp_path: Path) -> None:
+    """As Mooncake clients usually run: each contributes a segment at its host's address, which
+    the master on another host must reach. Open mode: the facade's segment has no way to prove a
+    cluster key (objects it holds stay in the client's process; the nodes' cross TCP)."""
+    with multihost(net, tmp_path, secure=False) as mh:
+        _scenario(mh, COMPAT_LOCAL_HOSTNAME=net.addr["client"])
 
 
 def test_master_cut_off_and_back_keeps_every_object(net: Hosts, tmp_path: Path) -> None:

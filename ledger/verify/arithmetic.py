@@ -184,19 +184,28 @@ def _assumption_equations(inf: Inference, base: str) -> tuple[list[Finding], lis
     return findings, values
 
 
-def _percent_explained(percent: Decimal, decimals: int, values: list[float]) -> bool:
+def _percent_explained(percent: Decimal, decimals: int, values: list[float],
+                       tolerance: float = 0.0) -> bool:
+    """The percent is a result (or a ratio's change, ``(r - 1) * 100``) at the claim's
+    precision, or lies within the computation's declared absolute tolerance of one: a ratio of
+    1.257 with tolerance 0.05 is "consistent with the post's 25%"."""
+    p = float(percent)
     for v in values:
         for candidate in (v * 100, (v - 1) * 100, (1 - v) * 100, v):
             if quantize(Decimal(repr(candidate)), decimals) == percent:
                 return True
+        if tolerance > 1e-9 and any(abs(c - p) <= scale * tolerance for c, scale in (
+                (v * 100, 100), ((v - 1) * 100, 100), ((1 - v) * 100, 100))):
+            return True
     return False
 
 
 def _claim_percents(inf: Inference, values: list[float], base: str) -> list[Finding]:
     findings = []
+    tolerance = inf.computation.tolerance if inf.computation is not None else 0.0
     for fig in extract_figures(inf.claim):
         if fig.kind is FigureKind.percent and fig.value is not None and not _percent_explained(
-                fig.value, fig.decimals, values):
+                fig.value, fig.decimals, values, tolerance):
             findings.append(Finding(
                 Severity.error, "arithmetic",
                 f"the claim states {fig.text!r}, which none of its arithmetic gives",

@@ -284,20 +284,46 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
     analysis = _analysis_paragraphs(article, traced)
     findings = []
-    for t in traced:
+    seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
+    for t in sorted(traced, key=lambda t: t.figure.start):
         para = enclosing(paras, t.figure.start, t.figure.end)
         if para is None or t.figure.kind is FigureKind.date:
             continue
+        key = _figure_key(t)
+        if attributed[para.start]:
+            seen.add(key)
+            continue
         reported = t.author_reported or (_sources_author_reported(t)
                                          and para.start not in analysis)
-        if reported and not attributed[para.start]:
-            sources = sorted({s for tr in t.traces for s in tr.source_ids})
-            findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
-                f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
-                ", not independently reproduced) but its paragraph does not attribute it "
-                "(e.g. 'the authors reported')", trace=tried(t)))
+        if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
+            continue  # "the 13x": a figure whose owner the reader was already given
+        sources = sorted({s for tr in t.traces for s in tr.source_ids})
+        spelled = t.figure.spelled
+        findings.append(body_span(
+            article, t.figure.start, t.figure.end,
+            Severity.warning if spelled else Severity.error, "unattributed-figure",
+            f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
+            ", not independently reproduced) but its paragraph does not attribute it "
+            "(e.g. 'the authors reported')" + (
+                "; a spelled-out number may be prose that only shares the value, so this is "
+                "not certain" if spelled else ""), trace=tried(t)))
     return findings
+
+
+_REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
+
+
+def _refers_back_to(body: str, fig: Figure) -> bool:
+    """A restated figure used as a reference or a test condition, not claimed as a result
+    again: after a determiner ("the 13x is a warm-cache ratio"), as the condition of a test
+    ("at 73% cache demand", "with a 128,000-token context" i.e. a hyphenated modifier)."""
+    before = body[max(0, fig.start - 12):fig.start]
+    return bool(_REFERENCE_BEFORE.search(before)) or body[fig.end:fig.end + 1] == "-"
+
+
+def _figure_key(t: TracedFigure) -> tuple[str, tuple[Decimal, ...]]:
+    kind = t.quantity.kind.value if t.quantity is not None else t.figure.kind.value
+    return kind, tuple(t.figure.values)
 
 
 @dataclass

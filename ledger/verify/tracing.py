@@ -150,6 +150,7 @@ class EvidenceNumber:
 class EvidenceDate:
     date: dt.date
     trace: Trace
+    precision: str = "day"  # "month": the evidence names only the month ("in January 2025")
 
 
 @dataclass
@@ -160,8 +161,8 @@ class EvidenceIndex:
     def add_text(self, text: str, trace: Trace) -> None:
         for fig, quantity in typed_figures(text):
             if fig.kind is FigureKind.date and fig.date is not None:
-                if fig.date_precision == "day":
-                    self.dates.append(EvidenceDate(fig.date, trace))
+                if fig.date_precision in ("day", "month"):
+                    self.dates.append(EvidenceDate(fig.date, trace, fig.date_precision))
                 continue
             for value in fig.values:
                 self.add_number(value, trace, percent=quantity.kind in (
@@ -268,8 +269,12 @@ def build_index(article: Article) -> EvidenceIndex:
 
 
 
-def _date_matches(figure: Figure, date: dt.date) -> bool:
+def _date_matches(figure: Figure, date: dt.date, precision: str = "day") -> bool:
+    """A body date matches evidence as precise as itself or more: "January 2025" traces to a
+    fact's "in January 2025" or to "January 9, 2025"; "January 9, 2025" never to a month."""
     assert figure.date is not None
+    if precision == "month" and figure.date_precision not in ("month", "year"):
+        return False
     if figure.date_precision == "month_day":
         return (date.month, date.day) == (figure.date.month, figure.date.day)
     if figure.date_precision == "month":
@@ -319,7 +324,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     kind of quantity, and the evidence that had its number but not its kind (``misses``)."""
     if figure.kind is FigureKind.date:
         return TracedFigure(figure, _unique(
-            d.trace for d in index.dates if _date_matches(figure, d.date)), quantity)
+            d.trace for d in index.dates if _date_matches(figure, d.date, d.precision)), quantity)
     q = quantity or Quantity(Kind.number, figure.values, figure.decimals)
     found: list[Trace] = []
     misses: list[Miss] = []
