@@ -153,7 +153,8 @@ _MODEL_NAME_RE = re.compile(
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
-    r"(?<![\w.])(?:[A-Za-z][\w.+-]*\d[\w.+-]*|\d+[A-Za-z]+\d[\w-]*"
+    r"(?<![\w.])(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
+    r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b)[A-Za-z]{2,}\w*)"
     r"(?<=[\w+])"
 )
@@ -175,8 +176,10 @@ _RANGE_RE = re.compile(
     rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})"
     rf"(?:(?P<x>[x×])(?![\w-])|(?![\w-])(?P<pct>%)?)"
 )
+#: ``16x16GB`` (sixteen modules of 16 GB) is a count and a size, not a name: the size is read
+#: after the ``x``.
 _NUMBER_RE = re.compile(
-    rf"(?<![\w.,])(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
+    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
 #: ``25K tokens``: a magnitude letter written onto the number multiplies it.

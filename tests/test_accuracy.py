@@ -30,12 +30,9 @@ pytestmark = pytest.mark.slow
 
 #: (set, target) -> the measured figure, for targets not met yet.
 UNMET: dict[tuple[str, str], str] = {
-    ("set-b", "clean"): "set B: 1.25 false errors per clean article (experiment joins read in "
-                        "sentences that list results, an owner named as an object, hardware "
-                        "written 16x16GB)",
-    ("set-b", "benign"): "set B: one benign edit raises a conflated-experiments error",
-    ("set-b", "precision"): "set B: conflated-experiments 0.38, guardrail 0.30 precision",
-    ("set-b", "recall"): "set B: recall 0.60 (78/130); prose guardrails, conclusions without "
+    ("set-b", "precision"): "set B: guardrail precision 0.38 (5 prose-guardrail warnings on "
+                            "clean articles against 3 planted detected)",
+    ("set-b", "recall"): "set B: recall 0.62 (81/130); prose guardrails, conclusions without "
                          "'shows that', experiment joins and moved counts mostly missed",
     ("set-b", "warnings"): "set B: 2.38 warnings per clean article (spelled-out small numbers "
                            "that trace to nothing, prose guardrails read as warnings)",

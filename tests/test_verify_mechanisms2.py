@@ -48,3 +48,49 @@ def test_a_restated_figure_used_as_a_reference_is_not_a_new_claim() -> None:
     assert first("The replay ran at 64% reuse.")
     assert first("Prompts used a 32,000-token window.")
     assert not first("The new cache cuts queueing by 9x.")
+
+
+def _experiments_joined(sentence: str) -> bool:
+    from ledger.verify.labels import Experiment, _list_items, _listed_apart, _sentence_owners
+    from ledger.verify.prose import Span
+
+    cold = Experiment("cold-start replay", [Decimal("41")])
+    warm = Experiment("warm multi-turn chat", [Decimal("7.5")])
+    span = Span(0, len(sentence), sentence)
+    marks = _sentence_owners(None, span, [cold, warm], False)  # type: ignore[arg-type]
+    assert len(marks) == 2, marks
+    return not _listed_apart(_list_items(span), marks[0], marks[1], [cold, warm])
+
+
+def test_a_list_of_results_each_naming_its_experiment_is_no_join() -> None:
+    assert not _experiments_joined(
+        "The vendor lists 41% lower latency on the cold-start replay, and 7.5% fewer stalls "
+        "in the warm chat run.")
+    assert not _experiments_joined(
+        "It served 41% more sessions in one test, and in the other it cut stalls by 7.5%.")
+    assert _experiments_joined("Latency fell 41% while stalls fell 7.5% in the warm chat run.")
+    assert _experiments_joined(
+        "Latency fell 41% on the cold-start replay, on top of the warm chat's 7.5% fewer stalls.")
+
+
+def test_a_spelled_out_count_of_ordinary_things_names_no_experiment() -> None:
+    from ledger.verify.labels import Experiment, _sentence_owners
+    from ledger.verify.prose import Span
+
+    text = "The post lists two caveats before the 41% figure."
+    exps = [Experiment("replay", [Decimal("2")]), Experiment("chat", [Decimal("41")])]
+    marks = _sentence_owners(None, Span(0, len(text), text), exps, False)  # type: ignore[arg-type]
+    assert [text[s:e] for s, e, _ in marks] == ["41%"]
+
+
+def test_count_times_size_is_two_figures_not_a_name() -> None:
+    found = [(f.text, q.kind, q.unit.symbol if q.unit else None)
+             for f, q in typed_figures("each host carries 12x32GB of DRAM on an 8xH100 board")]
+    assert found == [("12", Kind.number, None), ("32", Kind.size, "GB")]
+
+
+def test_a_sentence_may_start_with_a_lower_case_brand() -> None:
+    from ledger.verify.prose import sentences
+
+    parts = [s.text for s in sentences("The cache is shared. vLLM reports the hit rate.")]
+    assert parts == ["The cache is shared.", "vLLM reports the hit rate."]

@@ -33,6 +33,7 @@ from ..quantities import (
     Verdict,
     compare,
     metric_quantity,
+    noun_class,
     parse_unit,
     typed_figures,
 )
@@ -393,10 +394,21 @@ def _verb_use(body: str, start: int, end: int, term: str) -> bool:
     return not (before and before[-1].lower() in _DETERMINERS)
 
 
+def _incidental_count(quantity: Quantity) -> bool:
+    """A spelled-out number or count of something that is no known class of hardware or
+    workload ("two headline claims", "three ideas") does not identify an experiment by value."""
+    if not quantity.spelled:
+        return False
+    return quantity.kind is Kind.number or (
+        quantity.kind is Kind.count and (quantity.noun is None or noun_class(quantity.noun) is None))
+
+
 def _sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
                      use_terms: bool) -> list[tuple[int, int, Experiment]]:
     marks = []
     for fig, quantity in typed_figures(sentence.text):
+        if _incidental_count(quantity):
+            continue
         owners = [e for e in experiments if e.owns(fig, quantity)]
         if len(owners) == 1:
             marks.append((sentence.start + fig.start, sentence.start + fig.end, owners[0]))
@@ -439,6 +451,66 @@ def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experime
     return later[0], later[1], later[2], earlier[2]
 
 
+#: List items and independent clauses of a sentence: split at ';' ':' and at a comma that is
+#: not inside a date ("May 6, 2026"); ", and it answers" starts an independent clause.
+_ITEM_SEP_RE = re.compile(r"[;:]\s*|,\s+(?!\d{4}\b)")
+_OWN_SUBJECT_RE = re.compile(
+    r"^(?:and|but|while|whereas)\s+(?:[a-z][\w-]*\s+){0,4}?"
+    r"(?:(?:it|they|he|she|we)\s+[a-z]+|the\s+\w+\s+[a-z]+(?:s|ed))\b")
+#: Connectives that add one result to another as one: never a list.
+_JOINS_RE = re.compile(r"^(?:on\s+top\s+of|in\s+addition\s+to|plus|combined\s+with|together\s+"
+                       r"with|compounding|adding\s+to|stacked\s+on|as\s+well\s+as)\b", re.I)
+_NAME_STOP = frozenset({"test", "tests", "run", "runs", "experiment", "the", "of", "and", "on",
+                        "with", "a", "an", "for", "in", "benchmark", "result", "results"})
+
+
+def _list_items(sentence: Span) -> list[Span]:
+    return _split_spans(sentence.text, sentence.start)
+
+
+def _split_spans(text: str, offset: int) -> list[Span]:
+    spans, start = [], 0
+    for m in _ITEM_SEP_RE.finditer(text):
+        spans.append(Span(offset + start, offset + m.start(), text[start:m.start()]))
+        start = m.end()
+    spans.append(Span(offset + start, offset + len(text), text[start:]))
+    return spans
+
+
+def _name_words(name: str) -> set[str]:
+    """Content words of an experiment's name ("8xH100 long test": h100, long)."""
+    spaced = re.sub(r"(?<=\d)x(?=[a-z])", " ", name.lower())
+    return {w for w in re.findall(r"[a-z][a-z0-9-]*", spaced) if w not in _NAME_STOP}
+
+
+def _names_itself(item: Span, exp: Experiment, other: Experiment) -> bool:
+    """The list item carries a word of its own experiment's name that the other's lacks
+    ("for the small test on the H100s", "for long-context inference")."""
+    own = _name_words(exp.name) - _name_words(other.name)
+    words = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9-]*", item.text.lower())}
+    return any(w.rstrip("s") in words or (len(w) >= 7 and any(
+        x.startswith(w[:6]) for x in words)) for w in own)
+
+
+def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
+                  b: tuple[int, int, Experiment], experiments: list[Experiment]) -> bool:
+    """Two figures of different experiments in one sentence that do not join them: in different
+    list items each naming its own experiment ("29 to 69% lower on the serving benchmark,
+    28 to 30% lower for long-context inference"), or in independent clauses ("it fits three
+    times as many tokens, and on long prompts it answers 13 times faster")."""
+    first, second = sorted((a, b), key=lambda m: m[0])
+    item_a = enclosing(items, first[0], first[1])
+    item_b = enclosing(items, second[0], second[1])
+    if item_a is None or item_b is None or item_a.start == item_b.start:
+        return False
+    if any(_JOINS_RE.match(it.text) for it in items if item_a.start < it.start <= item_b.start):
+        return False  # "..., on top of the paper's 15-times gain": one compound result
+    if _names_itself(item_a, first[2], second[2]) and _names_itself(item_b, second[2], first[2]):
+        return True
+    later = [it for it in items if item_a.start < it.start <= item_b.start]
+    return any(_OWN_SUBJECT_RE.match(it.text) for it in later)
+
+
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
                 skip: frozenset[int] = frozenset()
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
@@ -454,8 +526,10 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
             continue
         marks = _sentence_owners(article, sentence, experiments, use_terms)
         figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        items = _list_items(sentence)
         for i, (start, end, exp) in enumerate(marks):
-            earlier = [m for m in marks[:i] if m[2] is not exp]
+            earlier = [m for m in marks[:i] if m[2] is not exp
+                       and not _listed_apart(items, m, (start, end, exp), experiments)]
             if not earlier:
                 continue
             if (start, end) in figures:
