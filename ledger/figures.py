@@ -139,7 +139,9 @@ _WORD_NUMBER = (
 )
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-_MULT_SUFFIX = r"\s?[x×](?![\w])|-fold\b|\s?fold\b|\s+times\b|-times\b"
+#: ``8xH100``: eight H100s, written onto the model name (read as a count by the quantities).
+_MULT_SUFFIX = (r"\s?[x×](?![\w])|[x×](?=[A-Z][A-Za-z]*\d)|-fold\b|\s?fold\b|\s+times\b"
+                r"|-times\b")
 _PCT_SUFFIX = r"\s?%|[\s-]percentage[\s-]points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
 _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 
@@ -153,7 +155,7 @@ _MODEL_NAME_RE = re.compile(
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
-    r"(?<![\w.])(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
+    r"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
     r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b)[A-Za-z]{2,}\w*)"
     r"(?<=[\w+])"

@@ -367,6 +367,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
         if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×"):
             noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them
+            if (m := _WORD_RE.match(text, fig.end)) is not None and m.start("w") == fig.end:
+                noun, modifiers = lemma(m.group("w")), ()  # "an 8xH100 node": eight H100s
             return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
         return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.points:

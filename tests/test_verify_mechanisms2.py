@@ -85,7 +85,7 @@ def test_a_spelled_out_count_of_ordinary_things_names_no_experiment() -> None:
 
 def test_count_times_size_is_two_figures_not_a_name() -> None:
     found = [(f.text, q.kind, q.unit.symbol if q.unit else None)
-             for f, q in typed_figures("each host carries 12x32GB of DRAM on an 8xH100 board")]
+             for f, q in typed_figures("each host carries 12x32GB of DRAM")]
     assert found == [("12", Kind.number, None), ("32", Kind.size, "GB")]
 
 
@@ -94,3 +94,20 @@ def test_a_sentence_may_start_with_a_lower_case_brand() -> None:
 
     parts = [s.text for s in sentences("The cache is shared. vLLM reports the hit rate.")]
     assert parts == ["The cache is shared.", "vLLM reports the hit rate."]
+
+
+def test_a_count_written_onto_a_model_name_counts_that_model() -> None:
+    found = [(f.text, q.kind, q.noun) for f, q in typed_figures("one 4xA100 box and a 3x gain")]
+    assert found == [("4x", Kind.count, "a100"), ("3x", Kind.multiplier, None)]
+
+
+def test_spelled_small_numbers_of_ordinary_things_are_notes() -> None:
+    from ledger.quantities import Quantity
+    from ledger.verify.tracing import _ordinary
+
+    ideas = dict(typed_figures("the paper rests on three ideas"))
+    (q,) = ideas.values()
+    assert _ordinary(q)
+    gpus = next(q for _, q in typed_figures("it ran on three GPUs"))
+    assert not _ordinary(gpus)
+    assert not _ordinary(Quantity(Kind.duration, spelled=True))

@@ -467,10 +467,21 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                     "which is not the same quantity")
     small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
+    severity = Severity.error
     if small:
         message += " (a spelled-out small number: it may be prose rather than a claim)"
-    return at(Severity.warning if small else Severity.error, "untraced-figure", message,
+        severity = Severity.note if _ordinary(q) else Severity.warning
+    return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+def _ordinary(q: Quantity | None) -> bool:
+    """A spelled-out small number that counts nothing a benchmark measures ("three ideas", "the
+    two ends", "two sets of figures", a bare "three"): prose, so a note, not a warning. Counts
+    of hardware, people or requests and durations stay warnings."""
+    if q is None or q.kind is Kind.duration:
+        return False
+    return q.kind is Kind.number or q.noun_class is None
 
 
 def check_tracing(article: Article, traced: list[TracedFigure] | None = None) -> list[Finding]:
