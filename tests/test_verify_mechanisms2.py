@@ -111,3 +111,14 @@ def test_spelled_small_numbers_of_ordinary_things_are_notes() -> None:
     gpus = next(q for _, q in typed_figures("it ran on three GPUs"))
     assert not _ordinary(gpus)
     assert not _ordinary(Quantity(Kind.duration, spelled=True))
+
+
+def test_a_figure_put_as_the_result_of_a_sum_is_read_as_arithmetic() -> None:
+    from ledger.verify.tracing import _ARITHMETIC_SAID_RE, _RESULT_BEFORE_RE
+
+    for before in ("12 divided by 4 is ", "A 30% cut leaves ", "800 Gb/s, or ",
+                   "the total comes to about "):
+        assert _RESULT_BEFORE_RE.search(before), before
+    for before in ("the cluster served ", "latency fell about "):
+        assert not _RESULT_BEFORE_RE.search(before), before
+    assert _ARITHMETIC_SAID_RE.search("By the desk's arithmetic, the copy takes 0.3 s.")

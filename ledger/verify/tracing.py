@@ -27,6 +27,7 @@ reports ``untraced-figure`` for each figure that traces to nothing.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -44,6 +45,7 @@ from ..quantities import (
     unit_quantity,
 )
 from ..report import Finding, Severity
+from .prose import enclosing, sentences
 from .text import body_span
 
 __all__ = [
@@ -490,4 +492,51 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     number under another unit, as percent vs points, or counting another thing."""
     index = build_index(article)
     traced = traced if traced is not None else trace_figures(article)
-    return [_finding_for(article, t, index) for t in _untraced(traced)]
+    desk = _desk_arithmetic_sentences(article, traced)
+    findings = []
+    for t in _untraced(traced):
+        finding = _finding_for(article, t, index)
+        if (finding.rule == "untraced-figure" and finding.severity is Severity.error
+                and _sentence_start(article, t) in desk and _stated_as_result(article, t)):
+            finding = body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
+                f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
+                "computation nor any evidence gives it; recompute it", trace=tried(t))
+        findings.append(finding)
+    return findings
+
+
+_DESK_ORIGINS = frozenset({"inference", "computation", "assumption"})
+#: What puts a figure as the result of a sum: "... is 57.3", "leaves 71%", "400 Gb/s, or 50 GB/s".
+_RESULT_BEFORE_RE = re.compile(
+    r"(?:\bis|\bare|=|\bleaves|\bgives|\bequals|,\s*or|\bcomes\s+to|\bworks\s+out\s+to)"
+    r"\s+(?:about\s+|roughly\s+|around\s+|nearly\s+|some\s+|just\s+(?:over|under)\s+)?$")
+_ARITHMETIC_SAID_RE = re.compile(r"\b(?:arithmetic|calculation|by\s+our\s+count)\b", re.I)
+
+
+def _stated_as_result(article: Article, t: TracedFigure) -> bool:
+    """The figure is stated as the result of a sum: right after "is", "leaves", ", or", or in
+    a sentence that says it is the desk's arithmetic ("by PCT's arithmetic, ... 0.21 s")."""
+    body = article.body
+    if _RESULT_BEFORE_RE.search(body[max(0, t.figure.start - 30):t.figure.start]):
+        return True
+    span = enclosing(sentences(body), t.figure.start, t.figure.end)
+    return span is not None and bool(_ARITHMETIC_SAID_RE.search(span.text))
+
+
+def _sentence_start(article: Article, t: TracedFigure) -> int | None:
+    span = enclosing(sentences(article.body), t.figure.start, t.figure.end)
+    return span.start if span is not None else None
+
+
+def _desk_arithmetic_sentences(article: Article, traced: list[TracedFigure]) -> set[int]:
+    """Sentences where the desk works a figure out itself: one of their figures traces only to
+    an inference, its computation or its assumptions ("31.083 divided by 0.542 is 57.3"). An
+    untraced figure there is a result the desk got wrong, an ``arithmetic`` finding."""
+    out: set[int] = set()
+    for t in traced:
+        if t.traces and all(tr.origin in _DESK_ORIGINS for tr in t.traces):
+            start = _sentence_start(article, t)
+            if start is not None:
+                out.add(start)
+    return out
