@@ -122,3 +122,16 @@ def test_a_figure_put_as_the_result_of_a_sum_is_read_as_arithmetic() -> None:
     for before in ("the cluster served ", "latency fell about "):
         assert not _RESULT_BEFORE_RE.search(before), before
     assert _ARITHMETIC_SAID_RE.search("By the desk's arithmetic, the copy takes 0.3 s.")
+
+
+def test_conclusions_without_that_and_judgements_after_so() -> None:
+    from ledger.verify.conclusions import _conclusion
+
+    found = _conclusion("This proves the new cache beats every rival on cost.")
+    assert found is not None and found[2] in ("beats", "every")
+    found = _conclusion("The tally rose by a third, which proves the tier scales linearly.")
+    assert found is not None and found[2] == "linearly"
+    found = _conclusion("Nobody has rerun it, so the vendor's numbers are pure hype.")
+    assert found is not None and found[2] == "hype"
+    assert _conclusion("The chart shows 40% more hits on every node.") is None
+    assert _conclusion("Prompts were short, so every gain may shrink on longer ones.") is None
