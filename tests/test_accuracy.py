@@ -30,12 +30,8 @@ pytestmark = pytest.mark.slow
 
 #: (set, target) -> the measured figure, for targets not met yet.
 UNMET: dict[tuple[str, str], str] = {
-    ("set-b", "precision"): "set B: guardrail precision 0.38 (5 prose-guardrail warnings on "
-                            "clean articles against 3 planted detected)",
-    ("set-b", "recall"): "set B: recall 0.72 (93/130); prose guardrails, "
-                         "experiment joins and moved counts mostly missed",
-    ("set-b", "warnings"): "set B: 1.50 warnings per clean article (0.5 unchecked guardrails, "
-                           "0.62 prose-guardrail warnings on correct sentences)",
+    ("set-b", "recall"): "set B: recall 0.72 (94/130); prose guardrails (0.25), moved counts "
+                         "and swapped labels (mislabeled 0.36), experiment joins (0.50)",
 }
 
 

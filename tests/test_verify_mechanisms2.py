@@ -135,3 +135,20 @@ def test_conclusions_without_that_and_judgements_after_so() -> None:
     assert found is not None and found[2] == "hype"
     assert _conclusion("The chart shows 40% more hits on every node.") is None
     assert _conclusion("Prompts were short, so every gain may shrink on longer ones.") is None
+
+
+def test_prose_guardrail_words_negated_or_shared_with_what_it_allows_do_not_count() -> None:
+    from ledger.verify.meaning import _NEGATED_BEFORE, _distinctive, prose_rule
+
+    text = ("The 3x holds once the SSD tier is full; do not present it as a gain for jobs "
+            "that fit on the SSD tier.")
+    rule = prose_rule(text)
+    assert rule is not None
+
+    class _Article:
+        title = "A look at a storage tier"
+
+    kept = _distinctive(rule, text, _Article())  # type: ignore[arg-type]
+    assert not {"SSD", "tier"} & set(kept) and "fit" in kept
+    assert _NEGATED_BEFORE.search("the vendor sells no ")
+    assert _NEGATED_BEFORE.search("results come from different ")
