@@ -152,3 +152,18 @@ def test_prose_guardrail_words_negated_or_shared_with_what_it_allows_do_not_coun
     assert not {"SSD", "tier"} & set(kept) and "fit" in kept
     assert _NEGATED_BEFORE.search("the vendor sells no ")
     assert _NEGATED_BEFORE.search("results come from different ")
+
+
+def test_a_month_or_year_after_publication_is_after_it() -> None:
+    from ledger.verify.dates import _after
+
+    month, year = extract_figures("due in March 2031, or in 2031")[:2]
+    assert _after(month, dt.date(2031, 2, 27)) and not _after(month, dt.date(2031, 3, 2))
+    same_month = extract_figures("in February 2031")[0]
+    assert not _after(same_month, dt.date(2031, 2, 27))
+
+
+def test_gigabits_written_onto_the_number_are_a_rate() -> None:
+    found = [(f.text, q.kind, q.unit.symbol if q.unit else None)
+             for f, q in typed_figures("each port moves 100Gb/s")]
+    assert found == [("100", Kind.rate, "Gb/s")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..figures import FigureKind, extract_figures
+from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
 from .text import body_span
@@ -26,7 +26,7 @@ def _revised(article: Article) -> dt.date:
 
 
 def _body_dates(article: Article) -> list[Finding]:
-    """A full date in the body later than the article's latest version: nothing the article
+    """A date in the body (a day, a month or a year) later than the article's latest version: nothing the article
     reports can have happened after it was published (or corrected)."""
     latest = _revised(article)
     return [
@@ -35,9 +35,20 @@ def _body_dates(article: Article) -> list[Finding]:
                   f"{article.publication_date}" + (f" and its latest correction {latest}"
                                                    if latest != article.publication_date else ""))
         for f in extract_figures(article.body)
-        if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None
-        and f.date > latest
+        if f.kind is FigureKind.date and f.date is not None and _after(f, latest)
     ]
+
+
+def _after(fig: Figure, latest: dt.date) -> bool:
+    """The whole day, month ("January 2027": its first day) or year lies after ``latest``."""
+    assert fig.date is not None
+    if fig.date_precision == "day":
+        return fig.date > latest
+    if fig.date_precision == "month":
+        return (fig.date.year, fig.date.month) > (latest.year, latest.month)
+    if fig.date_precision == "year":
+        return fig.date.year > latest.year
+    return False
 
 
 def check_dates(article: Article) -> list[Finding]:

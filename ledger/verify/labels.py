@@ -533,8 +533,10 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
             if not earlier:
                 continue
             if (start, end) in figures:
-                start, end, exp, other = _foreign(figures, marks, (start, end, exp), earlier[0])
-                out.append((start, end, other, exp))
+                first = earlier[0]
+                _, _, exp, other = _foreign(figures, marks, (start, end, exp), first)
+                # the joined stretch: from one experiment's figure to the other's
+                out.append((min(start, first[0]), max(end, first[1]), other, exp))
                 break
             placed = [m for m in earlier if (m[0], m[1]) in figures]
             if placed:  # a word of this experiment joined to a figure of another
