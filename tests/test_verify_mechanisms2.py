@@ -167,3 +167,14 @@ def test_gigabits_written_onto_the_number_are_a_rate() -> None:
     found = [(f.text, q.kind, q.unit.symbol if q.unit else None)
              for f, q in typed_figures("each port moves 100Gb/s")]
     assert found == [("100", Kind.rate, "Gb/s")]
+
+
+def test_the_sources_counting_the_same_noun_make_a_moved_count() -> None:
+    from ledger.verify.tracing import _class_counted
+
+    index = EvidenceIndex()
+    index.add_text("The trial used 6 shards for 90 tenants.", Trace("fact", "/facts/0"))
+    shards = next(q for _, q in typed_figures("spread over 90 shards"))
+    assert _class_counted(shards, index)  # 6 shards elsewhere: the 90 tenants moved onto shards
+    repeats = next(q for _, q in typed_figures("it ran 90 times"))
+    assert not _class_counted(repeats, index)

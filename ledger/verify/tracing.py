@@ -420,10 +420,15 @@ def tried(t: TracedFigure) -> list[dict[str, object]]:
 
 
 def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
-    """The evidence counts things of the figure's noun class (with some other value)."""
-    return q.noun_class is not None and any(
+    """The evidence counts things of the figure's noun class, or the very noun ("8 pods" for
+    "150 pods"), with some other value."""
+    if q.noun_class is None and q.noun is None:
+        return False
+    return any(
         ev.quantity is not None and ev.quantity.kind is Kind.count
-        and ev.quantity.noun_class == q.noun_class for ev in index.numbers)
+        and ((q.noun_class is not None and ev.quantity.noun_class == q.noun_class)
+             or (q.noun not in (None, "time") and ev.quantity.noun == q.noun))
+        for ev in index.numbers)  # "ran five times" repeats, it does not count a thing
 
 
 def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
@@ -450,9 +455,14 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
     noun_miss = by_verdict.get(Verdict.noun)
     people = {"person", "author"}
-    if noun_miss is not None and q is not None and _class_counted(q, index) and not (
-            {q.noun_class, noun_miss.quantity.noun_class if noun_miss.quantity else None}
-            & people):  # people are never the hardware count they coincide with
+    miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
+    if noun_miss is not None and q is not None and _class_counted(q, index) and (
+            q.noun_class not in people) and not (miss_class in people and q.spelled):
+        # people are never the hardware count they coincide with; a spelled-out small count
+        # ("five runs") that shares only a count of people is a coincidence, while "150 pods"
+        # where the sources count 8 pods and 150 customers is a count moved onto another noun
+        # with ("12 engineers" against 12 GPUs); "150 pods" where the sources count 8 pods and
+        # 150 customers is a count moved onto another noun
         by_verdict[Verdict.modifier] = noun_miss  # the number moved onto another counted noun
     for verdict in (Verdict.modifier,):
         if (miss := by_verdict.get(verdict)) is not None:
