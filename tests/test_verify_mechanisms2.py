@@ -178,3 +178,23 @@ def test_the_sources_counting_the_same_noun_make_a_moved_count() -> None:
     assert _class_counted(shards, index)  # 6 shards elsewhere: the 90 tenants moved onto shards
     repeats = next(q for _, q in typed_figures("it ran 90 times"))
     assert not _class_counted(repeats, index)
+
+
+def test_two_values_swapped_against_their_fact() -> None:
+    from ledger.verify.swaps import _swapped
+
+    class _T:
+        def __init__(self, text: str) -> None:
+            self.figure = extract_figures(text)[0]
+
+    fact = "The array wrote at 41 GB/s and read at 55 GB/s in the soak test."
+    body = "Its array wrote at 55 GB/s and read at 41 GB/s in the soak test."
+    assert _swapped(body, fact, _T("55 GB/s"), _T("41 GB/s"))  # type: ignore[arg-type]
+    kept = "Its array wrote at 41 GB/s and read at 55 GB/s in the soak test."
+    assert not _swapped(kept, fact, _T("41 GB/s"), _T("55 GB/s"))  # type: ignore[arg-type]
+    reordered = "Its array read at 55 GB/s and wrote at 41 GB/s in the soak test."
+    assert not _swapped(reordered, fact, _T("55 GB/s"), _T("41 GB/s"))  # type: ignore[arg-type]
+
+
+def test_a_model_number_ending_in_one_capital_is_a_name() -> None:
+    assert [f.text for f in extract_figures("a Ryzen 9 7950X box moving 300GB/s")] == ["9", "300"]
