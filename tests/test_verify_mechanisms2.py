@@ -198,3 +198,24 @@ def test_two_values_swapped_against_their_fact() -> None:
 
 def test_a_model_number_ending_in_one_capital_is_a_name() -> None:
     assert [f.text for f in extract_figures("a Ryzen 9 7950X box moving 300GB/s")] == ["9", "300"]
+
+
+def test_an_interval_between_the_bodys_dates_is_read_against_them() -> None:
+    import json
+    from pathlib import Path
+
+    from ledger.models import Article
+    from ledger.verify.intervals import relative_intervals
+
+    seed = Path(__file__).resolve().parent.parent / "claims" / (
+        "pct-2026-11-04-spotlight-mooncake-store.json")
+    doc = json.loads(seed.read_text(encoding="utf-8"))
+
+    def intervals(gap: str) -> list[bool]:
+        doc["body"] = ("The first note is dated March 2, 2024. " + gap +
+                       " a second note, dated September 9, 2024, revised it.")
+        return [i.agrees for i in relative_intervals(Article.model_validate_json(json.dumps(doc)))]
+
+    assert intervals("Six months later") == [True]
+    assert intervals("Six months earlier") == [False]
+    assert intervals("Two years later") == [False]

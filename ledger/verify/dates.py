@@ -7,6 +7,7 @@ import datetime as dt
 from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
+from .intervals import relative_intervals
 from .text import body_span
 
 __all__ = ["check_dates"]
@@ -85,6 +86,8 @@ def check_dates(article: Article) -> list[Finding]:
                 f"measurement {m.id} is dated {m.measured_at}, after the article's as-of date "
                 f"{article.as_of_date}", f"/measurements/{i}/measured_at"))
     findings += _body_dates(article)
+    findings += [body_span(article, i.start, i.end, Severity.error, "date-order", i.message)
+                 for i in relative_intervals(article) if not i.agrees]
     scope = article.benchmark_scope
     if scope and scope.publication_date > article.as_of_date:
         findings.append(_error(

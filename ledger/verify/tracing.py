@@ -45,6 +45,7 @@ from ..quantities import (
     unit_quantity,
 )
 from ..report import Finding, Severity
+from .intervals import relative_intervals
 from .prose import enclosing, sentences
 from .text import body_span
 
@@ -503,8 +504,11 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     index = build_index(article)
     traced = traced if traced is not None else trace_figures(article)
     desk = _desk_arithmetic_sentences(article, traced)
+    intervals = {i.start for i in relative_intervals(article) if i.agrees}
     findings = []
     for t in _untraced(traced):
+        if t.figure.start in intervals:
+            continue  # "Three months later" agrees with the dates around it
         finding = _finding_for(article, t, index)
         if (finding.rule == "untraced-figure" and finding.severity is Severity.error
                 and _sentence_start(article, t) in desk and _stated_as_result(article, t)):
