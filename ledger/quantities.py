@@ -388,6 +388,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.year, **base)  # type: ignore[arg-type]
     if all(v == v.to_integral_value() for v in values) and values:
         noun, modifiers = _noun_phrase(text, fig.end)
+        if _POINT_RE.match(text, fig.end):
+            noun, modifiers = "point", ()  # "a 60-point cut": the unit, not a modifier of "cut"
         if noun == "point" and not modifiers:  # "a 40-point rise", "50 points": percentage points
             return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
         if noun is not None and (fig.kind in (FigureKind.noun_count, FigureKind.quantity)
@@ -397,6 +399,7 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
     return Quantity(Kind.number, **base)  # type: ignore[arg-type]
 
 
+_POINT_RE = re.compile(r"-points?\b")
 _HTTP_STATUS_RE = re.compile(r"[1-5]\d\d")
 _MODIFIER_RE = re.compile(r"\s(?P<w>[a-z][a-z-]+)(?=\s)")
 

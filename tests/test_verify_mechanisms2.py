@@ -219,3 +219,8 @@ def test_an_interval_between_the_bodys_dates_is_read_against_them() -> None:
     assert intervals("Six months later") == [True]
     assert intervals("Six months earlier") == [False]
     assert intervals("Two years later") == [False]
+
+
+def test_a_hyphenated_point_figure_is_percentage_points() -> None:
+    found = [(f.text, q.kind) for f, q in typed_figures("a 12-point drop in misses")]
+    assert found == [("12", Kind.points)]
