@@ -224,3 +224,11 @@ def test_an_interval_between_the_bodys_dates_is_read_against_them() -> None:
 def test_a_hyphenated_point_figure_is_percentage_points() -> None:
     found = [(f.text, q.kind) for f, q in typed_figures("a 12-point drop in misses")]
     assert found == [("12", Kind.points)]
+
+
+def test_where_a_test_ran_is_not_a_party_the_source_quotes() -> None:
+    from ledger.verify.owners import _PLACE_RE, _matches
+
+    claim = "The vendor reports soak tests on Lambda Cloud with its own cache tier."
+    assert not _matches("Lambda", [_PLACE_RE.sub(" ", claim)])
+    assert _matches("Lambda", ["Lambda engineers report soak tests with the cache tier."])

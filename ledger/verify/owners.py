@@ -145,8 +145,13 @@ def _accepted(article: Article, cited: list[str], construction: str) -> list[str
             continue
         names += [src.publisher, *(src.authors or []), *sorted(_site_words(src))]
         if construction not in ("doc", "team"):
-            names += [f.claim for f in article.facts if sid in f.source_ids]
+            names += [_PLACE_RE.sub(" ", f.claim) for f in article.facts if sid in f.source_ids]
     return names
+
+
+#: A name after "on", "at", "using", "via" in a fact is where or with what a test ran ("tests on
+#: CoreWeave"), not a party the source quotes.
+_PLACE_RE = re.compile(r"\b(?:on|at|using|via)\s+[A-Z][\w.&+-]*(?:\s+[A-Z][\w.&+-]*)*")
 
 
 _SUBJECT_RE = re.compile(r"(?P<name>(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
