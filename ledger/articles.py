@@ -133,6 +133,9 @@ def ingest_article(ledger: Ledger, article: Article) -> IngestResult:
     """
     document = article.to_json_dict()
     digest = document_digest(document)
+    # project from the document as the log holds it (RFC 8785 sorts object keys), so that an
+    # audit rebuilding the rows from the log gets them in the same order
+    article = Article.model_validate_json(canonical_json(document))
     with ledger.write() as app:
         latest = _latest_row(app.conn, article.id)
         if latest is not None and latest.digest == digest:

@@ -139,7 +139,9 @@ _WORD_NUMBER = (
 )
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-_MULT_SUFFIX = r"\s?[x×](?![\w])|-fold\b|\s?fold\b|\s+times\b|-times\b"
+#: ``8xH100``: eight H100s, written onto the model name (read as a count by the quantities).
+_MULT_SUFFIX = (r"\s?[x×](?![\w])|[x×](?=[A-Z][A-Za-z]*\d)|-fold\b|\s?fold\b|\s+times\b"
+                r"|-times\b")
 _PCT_SUFFIX = r"\s?%|[\s-]percentage[\s-]points?\b|\s+pp\b|\s+percent\b|\s+per\s+cent\b"
 _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 
@@ -153,8 +155,11 @@ _MODEL_NAME_RE = re.compile(
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
-    r"(?<![\w.])(?:[A-Za-z][\w.+-]*\d[\w.+-]*|\d+[A-Za-z]+\d[\w-]*"
-    r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b)[A-Za-z]{2,}\w*)"
+    r"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
+    r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
+    r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b"
+    r"|[KMGT]b/)[A-Za-z]{2,}\w*"
+    r"|\d{3,}(?![KMBT]\b)[A-Z](?![\w/]))"  # a model number ending in one capital: "Xeon 6 6740E"
     r"(?<=[\w+])"
 )
 
@@ -175,8 +180,10 @@ _RANGE_RE = re.compile(
     rf"(?<![\w.,])(?P<lo>{_NUM})(?P<lopct>%)?(?:-|\s?[–—]\s?)(?P<hi>{_NUM})"
     rf"(?:(?P<x>[x×])(?![\w-])|(?![\w-])(?P<pct>%)?)"
 )
+#: ``16x16GB`` (sixteen modules of 16 GB) is a count and a size, not a name: the size is read
+#: after the ``x``.
 _NUMBER_RE = re.compile(
-    rf"(?<![\w.,])(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
+    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
 #: ``25K tokens``: a magnitude letter written onto the number multiplies it.

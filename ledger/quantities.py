@@ -113,6 +113,8 @@ def _build_units() -> dict[str, Unit]:
     for word, sym in words.items():
         units[word] = units[sym]
         units[word.rstrip("s")] = units[sym]
+    for word in ("bit", "bits"):  # "1 byte = 8 bits"
+        units[word] = Unit("bit", "bytes", Decimal(1) / 8, "bit-dec")
     for name, dim in (("tokens", "tokens/s"), ("tok", "tokens/s"), ("token", "tokens/s"),
                       ("req", "requests/s"), ("requests", "requests/s"),
                       ("request", "requests/s"), ("queries", "requests/s")):
@@ -148,7 +150,8 @@ _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.ra
                    "W": Kind.power, "Hz": Kind.frequency}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
-                      rf"|\s(?P<per>[\w]+)\s+(?:per|a|an|each)\s+(?P<t>second|minute|hour)\b")
+                      rf"|\s(?:[A-Za-z]+\s+)?(?P<per>[\w]+)\s+(?:per|a|an|each)\s+"
+                      rf"(?P<t>second|minute|hour)\b")
 _PER = {"second": "s", "minute": "min", "hour": "h"}
 
 #: Noun classes: nouns in one class count the same kind of thing (lemmas, singular).
@@ -332,8 +335,10 @@ _MULT_LEAD_RE = re.compile(r"\b(?:by|up to|about|roughly|nearly|almost|over|some
 
 
 #: ``16x H200``, ``2x200Gbps``, ``8x TP2 workers``: "N x" before a name or a plural counts items.
-_X_COUNT_RE = re.compile(r"\s?(?=(?:[A-Z][A-Za-z]*\d|\d|[A-Za-z]+s\b)(?!(?:faster|slower|"
-                         r"times|less|more|lower|higher|gains?|speedups?|improvements?)\b))")
+_X_COUNT_RE = re.compile(r"\s?(?!(?:faster|slower|times|less|more|lower|higher|gains?|"
+                         r"speedups?|improvements?|this|was|has|does|goes|means|gives|puts|"
+                         r"sits|stays|holds|is|reflects|comes|looks|seems|remains)\b)"
+                         r"(?=[A-Z][A-Za-z]*\d|\d|[A-Za-z]{3,}s\b)")
 
 
 def _is_frequency(text: str, fig: Figure) -> bool:
@@ -362,6 +367,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
         if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×"):
             noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them
+            if (m := _WORD_RE.match(text, fig.end)) is not None and m.start("w") == fig.end:
+                noun, modifiers = lemma(m.group("w")), ()  # "an 8xH100 node": eight H100s
             return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
         return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.points:
@@ -372,6 +379,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
     if unit is not None and unit[0].symbol == "s" and text[fig.end:fig.end + 1] == "s" and (
             _HTTP_STATUS_RE.fullmatch(fig.text)):
         return Quantity(Kind.number, **base)  # type: ignore[arg-type]  # "503s": responses
+    if unit is None:
+        unit = _rate_after_modifier(text, fig.end)  # "512 prompt tokens/s"
     if unit is not None:
         kind = _DIMENSION_KIND.get(unit[0].dimension, Kind.number)
         return Quantity(kind, unit=unit[0], **base)  # type: ignore[arg-type]
@@ -379,6 +388,10 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.year, **base)  # type: ignore[arg-type]
     if all(v == v.to_integral_value() for v in values) and values:
         noun, modifiers = _noun_phrase(text, fig.end)
+        if _POINT_RE.match(text, fig.end):
+            noun, modifiers = "point", ()  # "a 60-point cut": the unit, not a modifier of "cut"
+        if noun == "point" and not modifiers:  # "a 40-point rise", "50 points": percentage points
+            return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
         if noun is not None and (fig.kind in (FigureKind.noun_count, FigureKind.quantity)
                                  or noun_class(noun) or fig.spelled):
             if fig.kind is not FigureKind.number or noun_class(noun) or _plural(text, fig.end):
@@ -386,7 +399,21 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
     return Quantity(Kind.number, **base)  # type: ignore[arg-type]
 
 
+_POINT_RE = re.compile(r"-points?\b")
 _HTTP_STATUS_RE = re.compile(r"[1-5]\d\d")
+_MODIFIER_RE = re.compile(r"\s(?P<w>[a-z][a-z-]+)(?=\s)")
+
+
+def _rate_after_modifier(text: str, end: int) -> tuple[Unit, int] | None:
+    """A rate whose unit follows one lower-case modifier: "512 prompt tokens/s", "40 output
+    tokens per second". Only a rate: "16 spare GB" is no size of 16 GB."""
+    m = _MODIFIER_RE.match(text, end)
+    if m is None or m.group("w") in _STOP or m.group("w") in UNITS:
+        return None
+    unit = parse_unit(text, m.end())
+    if unit is None or "/" not in unit[0].dimension:
+        return None
+    return unit
 
 
 def _plural(text: str, end: int) -> bool:
@@ -574,6 +601,9 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
         return Quantity(Kind.percent, direction=direction)
     if kind == "multiplier" or any(p in _MULT_NAMES for p in parts) or parts[-1] == "x":
         return Quantity(Kind.multiplier)
+    if len(parts) > 1 and parts[-1] == "s" and parts[-2] not in _NAME_UNITS and parts[-2] not in (
+            "tokens", "tok", "req", "requests", "per"):
+        return Quantity(Kind.duration, unit=UNITS["s"])  # "l4x4_long_vllm_s": seconds
     for i, a in enumerate(parts):
         b = parts[i + 1] if i + 1 < len(parts) else ""
         if b == "per" and i + 2 < len(parts):  # "tib_per_min"

@@ -15,13 +15,19 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 from replay.runner import ReplayRun
 
-__all__ = ["plot_all", "plot_cost", "plot_hit_rate", "plot_ttft"]
+__all__ = ["cost_figure", "plot_all", "plot_cost", "plot_hit_rate", "plot_ttft", "ttft_figure"]
 
 
 def plot_ttft(run: ReplayRun, path: Path) -> Path:
+    return _save(ttft_figure(run), path)
+
+
+def ttft_figure(run: ReplayRun) -> Figure:
+    """The TTFT CDF of every arm, with the SLO's TTFT threshold as a dashed line."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, a in run.arms.items():
         ttft = sorted(r.ttft_s * 1e3 for r in a.records if r.ok and r.ttft_s is not None)
@@ -37,7 +43,7 @@ def plot_ttft(run: ReplayRun, path: Path) -> Path:
     ax.set_title(f"TTFT: {run.config.name}")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return fig
 
 
 def plot_hit_rate(run: ReplayRun, path: Path) -> Path:
@@ -56,6 +62,12 @@ def plot_hit_rate(run: ReplayRun, path: Path) -> Path:
 
 
 def plot_cost(run: ReplayRun, path: Path) -> Path | None:
+    fig = cost_figure(run)
+    return None if fig is None else _save(fig, path)
+
+
+def cost_figure(run: ReplayRun) -> Figure | None:
+    """Cost per 1,000 completions meeting the SLO per arm, labelled, in one stated unit."""
     arms = [(n, a.cost_per_completion) for n, a in run.arms.items()
             if a.cost_per_completion is not None]
     if not arms:
@@ -71,10 +83,10 @@ def plot_cost(run: ReplayRun, path: Path) -> Path | None:
                  f"prices): {run.config.name}", fontsize=10)
     ax.margins(y=0.15)
     ax.grid(True, axis="y", alpha=0.3)
-    return _save(fig, path)
+    return fig
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

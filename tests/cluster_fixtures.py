@@ -163,11 +163,12 @@ def expected_value(key: str, size: int) -> bytes:
 
 def run_worker(master: str, name: str, rounds: int, size: int, peers: list[str],
                stop_file: str | None = None) -> dict[str, int]:
-    """Put own keys, read own and peers' keys; count hits, misses, errors and WRONG bytes."""
+    """Put own keys, read own and peers' keys; count hits, misses, errors and WRONG bytes.
+    The tenant token, where the master has tenants, comes from ``REFERENCE_STORE_TOKEN``."""
     from reference_store.errors import StoreError
 
     counts = {"puts": 0, "put_errors": 0, "hits": 0, "misses": 0, "read_errors": 0, "wrong": 0}
-    client = StoreClient(master, timeout=10.0)
+    client = StoreClient(master, timeout=10.0, token=os.environ.get("REFERENCE_STORE_TOKEN"))
     buf = bytearray(size)
     try:
         for i in range(rounds):

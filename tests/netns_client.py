@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -42,12 +43,13 @@ def _poll(fetch: Callable[[], Any], done: Callable[[Any], bool], timeout: float,
 
 
 def _put(client: StoreClient, a: dict[str, Any]) -> dict[str, Any]:
+    """Put (or upsert) ``count`` keys; each value derives from its key and ``tag``."""
     keys = [f"{a['prefix']}/{i}" for i in range(a["count"])]
     errors: list[str] = []
     for start in range(0, len(keys), _BATCH):
         chunk = keys[start:start + _BATCH]
-        errs = client.batch_put(chunk, [value_of(k, a["size"]) for k in chunk],
-                                replicas=a.get("replicas", 1))
+        errs = client.batch_put(chunk, [value_of(k + a.get("tag", ""), a["size"]) for k in chunk],
+                                replicas=a.get("replicas", 1), upsert=a.get("upsert", False))
         errors += [f"{k}: {type(e).__name__} {e}" for k, e in zip(chunk, errs) if e is not None]
     return {"ok": len(keys) - len(errors), "errors": errors}
 
@@ -62,7 +64,7 @@ def _check(client: StoreClient, a: dict[str, Any]) -> dict[str, Any]:
             counts["misses"] += 1
         elif isinstance(got, StoreError):
             counts["errors"].append(f"{key}: {type(got).__name__} {got}")
-        elif bytes(buf[:got]) != value_of(key, a["size"]):
+        elif bytes(buf[:got]) != value_of(key + a.get("tag", ""), a["size"]):
             counts["wrong"] += 1
         else:
             counts["hits"] += 1
@@ -97,8 +99,10 @@ _STEPS: dict[str, Callable[[StoreClient, dict[str, Any]], dict[str, Any]]] = {
 
 
 def step(cmd: str, a: dict[str, Any]) -> dict[str, Any]:
-    """Run step ``cmd`` with a fresh client of the master ``a["master"]``."""
-    client = StoreClient(a["master"], timeout=10.0, data_path=a.get("data_path", "tcp"))
+    """Run step ``cmd`` with a fresh client of the master ``a["master"]`` (the tenant token from
+    ``REFERENCE_STORE_TOKEN``)."""
+    client = StoreClient(a["master"], timeout=10.0, data_path=a.get("data_path", "tcp"),
+                         token=os.environ.get("REFERENCE_STORE_TOKEN"))
     try:
         return _STEPS[cmd](client, a)
     finally:

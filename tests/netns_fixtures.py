@@ -13,11 +13,13 @@ Client steps run on the client host through ``tests/netns_client.py``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -70,13 +72,22 @@ def netns_unavailable() -> str | None:
 
 
 def _sweep_stale() -> None:
-    """Delete namespaces left by runs whose process is gone."""
+    """Delete namespaces left by runs whose process is gone, and stop what still runs there."""
     listing = _ip("netns", "list", check=False).stdout
     for line in listing.splitlines():
         name = line.split()[0] if line.split() else ""
         m = _STALE.match(name)
         if m and not Path(f"/proc/{m.group(1)}").exists():
-            _ip("netns", "del", name, check=False)
+            _delete(name)
+
+
+def _delete(ns: str) -> None:
+    """SIGKILL what still runs in ``ns`` (only this fixture's runs start processes there), then
+    delete it with its links."""
+    for pid in _ip("netns", "pids", ns, check=False).stdout.split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+    _ip("netns", "del", ns, check=False)
 
 
 @dataclass
@@ -122,35 +133,69 @@ def hosts() -> Iterator[Hosts]:
             h.ns[role], h.addr[role] = ns, f"{SUBNET}.{octet}"
         yield h
     finally:
-        for ns in reversed(made):  # deleting a namespace deletes the links in it
-            _ip("netns", "del", ns, check=False)
+        for ns in reversed(made):  # a test that failed half-way may have left a process
+            _delete(ns)
+
+
+TENANTS = """\
+version: 1
+isolation: strict
+admin_token_env: STORE_ADMIN_TOKEN
+tenants:
+  - name: default
+    token_env: REFERENCE_STORE_TOKEN
+"""
 
 
 @dataclass
 class MultiHost:
-    """Store processes on the hosts of :func:`hosts`; clients act from the client host."""
+    """Store processes on the hosts of :func:`hosts`; clients act from the client host.
+
+    Unless ``secure`` is off, the master has one tenant (``default``, whose token clients read
+    from ``REFERENCE_STORE_TOKEN``), an admin token for fsck, and a cluster key shared with the
+    nodes.
+    """
 
     hosts: Hosts
-    key_file: Path
+    tmp: Path
     node_memory: str = "64MiB"
     master: Proc | None = None
     nodes: dict[str, Proc] = field(default_factory=dict)
     port: int = 0
+    secrets: dict[str, str] = field(default_factory=dict)
+    secure: bool = True
+
+    def __post_init__(self) -> None:
+        self.secrets = {"REFERENCE_STORE_TOKEN": secrets.token_hex(16),
+                        "STORE_ADMIN_TOKEN": secrets.token_hex(16)}
+        (self.tmp / "cluster.key").write_text(secrets.token_hex(32))
+        (self.tmp / "tenants.yaml").write_text(TENANTS)
 
     @property
     def address(self) -> str:
         assert self.master is not None
         return self.master.address
 
-    def _store(self, role: str, args: list[str]) -> Proc:
-        return ChildProcess("reference_store", ["--log-level", "WARNING", *args], cwd=ROOT,
+    def _store(self, role: str, args: list[str], env: dict[str, str] | None = None) -> Proc:
+        return ChildProcess("reference_store", ["--log-level", "WARNING", *args], cwd=ROOT, env=env,
                             timeout_s=READY_TIMEOUT_S, wait=False, prefix=self.hosts.prefix(role))
+
+    def client_prefix(self, host: str = "client") -> list[str]:
+        """Runs a program on ``host`` with the tenant's token in its environment."""
+        token = self.secrets["REFERENCE_STORE_TOKEN"]
+        return [*self.hosts.prefix(host), "env", f"REFERENCE_STORE_TOKEN={token}"]
+
+    def _secured(self, master: bool) -> list[str]:
+        if not self.secure:
+            return []
+        key = ["--cluster-key-file", str(self.tmp / "cluster.key")]
+        return ["--tenants", str(self.tmp / "tenants.yaml"), *key] if master else key
 
     def start_master(self) -> Proc:
         """Start the master on its host (the same port as before after a restart)."""
         self.master = self._store("master", [
             "master", "--host", self.hosts.addr["master"], "--port", str(self.port),
-            "--metrics-port", "0", "--node-ttl", "1.5", "--cluster-key-file", str(self.key_file)])
+            "--metrics-port", "0", "--node-ttl", "1.5", *self._secured(True)], env=self.secrets)
         self.master.wait_ready()
         self.port = int(self.address.rsplit(":", 1)[1])
         return self.master
@@ -160,7 +205,7 @@ class MultiHost:
         proc = self._store(role, [
             "node", "--master", self.address, "--host", self.hosts.addr[role], "--no-shm",
             "--memory", self.node_memory, "--heartbeat", "0.2", "--no-prefault",
-            "--cluster-key-file", str(self.key_file)])
+            *self._secured(False)])
         self.nodes[role] = proc
         return proc
 
@@ -175,9 +220,9 @@ class MultiHost:
         self.master.kill9()
         wait_until(self.start_master, what="master restart on the same port")
 
-    def client(self, cmd: str, **kwargs: Any) -> dict[str, Any]:
-        """Run one client step on the client host; its JSON result."""
-        args = [*self.hosts.prefix("client"), sys.executable, str(CLIENT_SCRIPT), cmd,
+    def client(self, cmd: str, host: str = "client", **kwargs: Any) -> dict[str, Any]:
+        """Run one client step on ``host``; its JSON result."""
+        args = [*self.client_prefix(host), sys.executable, str(CLIENT_SCRIPT), cmd,
                 json.dumps({"master": self.address, **kwargs})]
         proc = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT,
                               check=False)
@@ -192,6 +237,16 @@ class MultiHost:
         """Wait until the client, from its host, sees ``count`` nodes registered."""
         self.client("wait_nodes", count=count, timeout=READY_TIMEOUT_S)
 
+    def fsck(self) -> subprocess.CompletedProcess[str]:
+        """``reference-store fsck`` from the client host (the admin endpoint binds ``--host``)."""
+        assert self.master is not None
+        admin = self.secrets["STORE_ADMIN_TOKEN"]
+        return subprocess.run(
+            [*self.hosts.prefix("client"), "env", f"STORE_ADMIN_TOKEN={admin}", sys.executable,
+             "-m", "reference_store", "fsck", "--metrics",
+             f"{self.hosts.addr['master']}:{self.master.ready[4]}"],
+            capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+
     def stop(self) -> None:
         procs = [*self.nodes.values(), *([self.master] if self.master else [])]
         for p in procs:  # signal all first, then wait: shutdowns overlap
@@ -203,11 +258,10 @@ class MultiHost:
 
 @contextmanager
 def multihost(h: Hosts, tmp: Path, nodes: tuple[str, ...] = ("node1", "node2"),
-              node_memory: str = "64MiB") -> Iterator[MultiHost]:
-    """A master and ``nodes`` on their hosts, sharing a fresh cluster key; always stopped."""
-    key = tmp / "cluster.key"
-    key.write_text(secrets.token_hex(32))
-    mh = MultiHost(h, key, node_memory=node_memory)
+              node_memory: str = "64MiB", secure: bool = True) -> Iterator[MultiHost]:
+    """A master and ``nodes`` on their hosts (``secure=False``: open mode, no tenants and no
+    cluster key); always stopped."""
+    mh = MultiHost(h, tmp, node_memory=node_memory, secure=secure)
     try:
         mh.start_master()
         for proc in [mh.launch_node(role) for role in nodes]:  # start in parallel

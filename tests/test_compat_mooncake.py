@@ -24,9 +24,10 @@ import torch
 from cluster_fixtures import Cluster, cluster, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
-# the segment a scenario client contributes; test_multihost runs it as a pure client (0), so
-# that every object lives on nodes across the network
+# the segment a scenario client contributes, and the address it gives for it (test_multihost
+# runs the scenario on another host than the master's)
 SEGMENT = int(os.environ.get("COMPAT_SEGMENT_BYTES", 64 << 20))
+LOCAL_HOSTNAME = os.environ.get("COMPAT_LOCAL_HOSTNAME", "127.0.0.1")
 
 # What Mooncake 0.3.13 returned for this scenario on this machine (re-checked by
 # test_same_results_as_real_mooncake whenever Mooncake can run).
@@ -44,7 +45,7 @@ EXPECTED: dict[str, Any] = {
 def _setup(store: Any, master: str, metadata: str) -> int:
     deadline = time.monotonic() + 60
     while True:
-        rc = store.setup("127.0.0.1", metadata, SEGMENT, 16 << 20, "tcp", "", master)
+        rc = store.setup(LOCAL_HOSTNAME, metadata, SEGMENT, 16 << 20, "tcp", "", master)
         if rc == 0 or time.monotonic() > deadline:
             return int(rc)
         time.sleep(0.2)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ledger.quantities import Kind, Verdict, compare, metric_quantity, typed_figures
 
@@ -86,3 +88,21 @@ def test_metric_names() -> None:
     assert mult is not None and mult.kind is Kind.multiplier
     nodes = metric_quantity("graysort_storage_nodes")
     assert nodes is not None and (nodes.kind, nodes.noun) == (Kind.count, "node")
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_typing_never_raises(text: str) -> None:
+    for figure, quantity in typed_figures(text):
+        assert text[figure.start:figure.end] == figure.text
+        for value in quantity.values:
+            compare(quantity, value, value, quantity, quantity.kind is Kind.percent)
+
+
+@given(st.lists(st.sampled_from(["12", "3.8", "46x", "two", "GB/s", "Gb/s", "TiB", "%", "times",
+                                 "fold", "nodes", "GPUs", "per", "second", "to", "-", " ", "0",
+                                 "percentage points", "1e9", ".", ","]), max_size=40))
+def test_typing_never_raises_on_figure_soup(parts: list[str]) -> None:
+    text = " ".join(parts)
+    for _figure, quantity in typed_figures(text):
+        for value in quantity.values:
+            compare(quantity, value, value * 2, quantity, False)

@@ -44,6 +44,37 @@ def test_run_prints_a_table_and_writes_results_and_plots(tmp_path: Path) -> None
     assert (tmp_path / "out" / "ttft.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
     assert set(doc["arms"]) == {"cold", "warm"}
+    table = (tmp_path / "out" / "slo_sensitivity.txt").read_text()
+    assert "illustrative prices" in table and "x1 " in table and "x0.5" in table
+    rows = json.loads((tmp_path / "out" / "slo_sensitivity.json").read_text())
+    assert [r["factor"] for r in rows] == [0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+
+
+def test_plots_say_what_they_show(tmp_path: Path) -> None:
+    import yaml
+
+    from replay.config import parse_config
+    from replay.plots import cost_figure, ttft_figure
+    from replay.runner import run_config
+
+    data = yaml.safe_load(
+        "name: plots\n"
+        "trace: {generator: {kind: long_document_qa, document_tokens: 128, sessions: 2,"
+        " vocab_size: 512}}\n"
+        "model: {layers: 1, heads: 2, width: 32, vocab_size: 512, torch_threads: 1}\n"
+        "delay_scale: 0\nslo: {ttft_s: 0.25, e2e_s: 2.0}\n"
+        f"cost_model: {ROOT / 'examples' / 'cost-model.yaml'}\n"
+        "arms: [{name: cold}, {name: warm, warmth: warm}]\n")
+    run = run_config(parse_config(data, base_dir=tmp_path))
+    (ax,) = ttft_figure(run).axes
+    assert "SLO: TTFT under 250 ms" in [line.get_label() for line in ax.get_lines()]
+    cost = cost_figure(run)
+    assert cost is not None
+    (ax,) = cost.axes
+    assert "illustrative prices" in ax.get_title() and "USD" in ax.get_title()
+    assert ax.get_ylabel() == "USD per 1,000 completions meeting the SLO"
+    assert "per 1,000 completions meeting the SLO" in ax.get_title()
+    assert [t.get_text().endswith(" USD") for t in ax.texts] == [True, True]  # value labels
 
 
 def test_run_with_a_bad_config_exits_2(tmp_path: Path) -> None:

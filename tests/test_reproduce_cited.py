@@ -28,7 +28,10 @@ def _article(n: int, run: Run, value: float) -> Article:
 def test_reproduce_checks_cited_figures_and_names_the_sentence(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "replay.yaml"
-    cfg.write_text(CONFIG)
+    # timing ratios of one tiny round swing with the machine's load; this test is about the
+    # cited figure (a hit rate), so the configured checks keep to what the trace fixes
+    assert "decode_speedup]" in CONFIG
+    cfg.write_text(CONFIG.replace(", decode_speedup]", "]"))
     db = str(tmp_path / "l.db")
     assert main(["run", str(cfg), "--db", db, "--out", str(tmp_path / "o1"),
                  "--format", "json"]) == 0
@@ -47,9 +50,10 @@ def test_reproduce_checks_cited_figures_and_names_the_sentence(
         ledger.record_run(planted)
         ledger.ingest(_article(2, planted, 0.30))
 
-    assert main(["reproduce", run_id, "--db", db, "--out", str(tmp_path / "o2"),
-                 "--format", "json"]) == 0
+    code = main(["reproduce", run_id, "--db", db, "--out", str(tmp_path / "o2"),
+                 "--format", "json"])
     result = json.loads(capsys.readouterr().out)
+    assert code == 0, result["figures"] + [c for c in result["comparisons"] if not c["ok"]]
     assert result["ok"] and [f["figure"] for f in result["figures"]] == [f"{hit * 100:.1f}%"]
     assert main(["show", "t1-2026-11-04", "--db", db, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["levels"]["M1"]["level"] == "reproduced"

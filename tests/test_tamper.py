@@ -153,3 +153,17 @@ def test_nul_in_a_title_is_refused_on_every_back_end(ledger_url: str, tmp_path: 
     assert len(lines) == 1 and "/title" in lines[0]
     assert "Traceback" not in done.stderr
     assert run_cli("history", "t3-2026-11-04", "--db", ledger_url).returncode != 0
+
+
+def test_rows_rebuilt_from_the_log_match_whatever_the_key_order(
+        ledger_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The log stores canonical JSON (keys sorted); a document whose keys are not in that order
+    must still project exactly the rows an audit rebuilds from the log."""
+    doc = make_article(7, body="The two reported figures were 12% and 40% in the test. [S1]")
+    doc["benchmark_scope"] = {
+        "reported_by": "Someone", "publication_date": "2026-11-04", "model": "m", "hardware": "h",
+        "independent_reproduction": False,
+        "reported_metrics": {"zeta_gain_pct": 40, "alpha_cut_pct": 12, "mid_pct": 40}}
+    _store(ledger_url, doc)
+    code, data = _audit(ledger_url, capsys)
+    assert code == 0, data

@@ -142,3 +142,17 @@ def test_statistic_named_wrongly(tmp_path: Path) -> None:
         replace_body(doc, S4_CLOSE, S4_CLOSE + " The authors report a p99 TTFT of 19.0 s.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert rules_at(result, doc, "19.0").get("mislabeled-figure") == "error", result.findings
+
+
+def test_names_after_the_sources_own_subject_are_what_it_discusses(tmp_path: Path) -> None:
+    """The cited publisher opens the sentence; an organisation named later is the object of
+    its reporting ("vLLM ..., answering NVIDIA's post"), not the citation's owner. The same name
+    as the subject is still wrong."""
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "In a May 6, 2026 vLLM report, the authors tested",
+        "vLLM, answering NVIDIA's post in a May 6, 2026 report, says the authors tested"))
+    assert "misattributed-source" not in rules_at(result, doc, "NVIDIA's")
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, "In a May 6, 2026 vLLM report, the authors tested",
+        "NVIDIA, in a May 6, 2026 post on vLLM, says the authors tested"))
+    assert rules_at(result, doc, "NVIDIA").get("misattributed-source") == "error"

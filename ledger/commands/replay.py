@@ -168,6 +168,7 @@ def _reproduce_one(args: argparse.Namespace, run_id: str) -> dict[str, Any]:
 
     with open_ledger(args) as ledger:
         original = ledger.get_run(run_id)
+        run_id = original.id  # the id itself, should the name given be an alias
         with ledger.read() as conn:
             cited = cited_figures(conn, run_id)
     if "config" not in original.parameters:

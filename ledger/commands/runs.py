@@ -72,7 +72,7 @@ def run_text(r: dict[str, Any]) -> str:
 def _show(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         run = ledger.get_run(args.run_id)
-        reproductions = [r.to_dict() for r in ledger.reproductions(args.run_id)]
+        reproductions = [r.to_dict() for r in ledger.reproductions(run.id)]
     emit(args, run.model_dump(mode="json") | {"reproductions": reproductions}, run_text)
     return 0
 

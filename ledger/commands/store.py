@@ -130,7 +130,9 @@ def _show(args: argparse.Namespace) -> int:
             if args.version is not None:
                 raise
             run = ledger.get_run(args.id)
-            emit(args, run.model_dump(mode="json"), lambda d: _run_text(d))
+            reproductions = [r.to_dict() for r in ledger.reproductions(run.id)]
+            emit(args, run.model_dump(mode="json") | {"reproductions": reproductions},
+                 lambda d: _run_text(d))
             return 0
         versions = ledger.history(args.id)
         levels = _levels(ledger, article)

@@ -73,6 +73,7 @@ def evaluate(expression: str, names: Mapping[str, float] | None = None) -> float
     Raises :class:`ArithmeticError_` (a ``ValueError``) for anything else.
     """
     text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
+    text = re.sub(r"(?<=[\d)])\s+x\s+(?=[\d(])", " * ", text)  # "16 x 1.46", not "roce_4x200"
     if len(text) > 500:
         raise ArithmeticError_("expression too long")
     try:
@@ -102,7 +103,8 @@ def _agrees(computed: float, stated: str | float, tolerance: float = 1e-9) -> bo
     return quantize(Decimal(repr(computed)), decimals) == Decimal(stated.strip())
 
 
-_ARITH_RE = re.compile(r"[-+]?\(*\s*\d[\d.,]*(?:\s*[-+*/×÷^]\s*\(*\s*[\d.,]+\s*\)*)*\)*")
+_ARITH_RE = re.compile(
+    r"[-+]?\(*\s*\d[\d.,]*(?:(?:\s*[-+*/×÷^]|\s+x)\s*\(*\s*[\d.,]+\s*\)*)*\)*")
 
 
 def _side(text: str, last: bool) -> str | None:
@@ -182,19 +184,28 @@ def _assumption_equations(inf: Inference, base: str) -> tuple[list[Finding], lis
     return findings, values
 
 
-def _percent_explained(percent: Decimal, decimals: int, values: list[float]) -> bool:
+def _percent_explained(percent: Decimal, decimals: int, values: list[float],
+                       tolerance: float = 0.0) -> bool:
+    """The percent is a result (or a ratio's change, ``(r - 1) * 100``) at the claim's
+    precision, or lies within the computation's declared absolute tolerance of one: a ratio of
+    1.257 with tolerance 0.05 is "consistent with the post's 25%"."""
+    p = float(percent)
     for v in values:
         for candidate in (v * 100, (v - 1) * 100, (1 - v) * 100, v):
             if quantize(Decimal(repr(candidate)), decimals) == percent:
                 return True
+        if tolerance > 1e-9 and any(abs(c - p) <= scale * tolerance for c, scale in (
+                (v * 100, 100), ((v - 1) * 100, 100), ((1 - v) * 100, 100))):
+            return True
     return False
 
 
 def _claim_percents(inf: Inference, values: list[float], base: str) -> list[Finding]:
     findings = []
+    tolerance = inf.computation.tolerance if inf.computation is not None else 0.0
     for fig in extract_figures(inf.claim):
         if fig.kind is FigureKind.percent and fig.value is not None and not _percent_explained(
-                fig.value, fig.decimals, values):
+                fig.value, fig.decimals, values, tolerance):
             findings.append(Finding(
                 Severity.error, "arithmetic",
                 f"the claim states {fig.text!r}, which none of its arithmetic gives",

@@ -70,7 +70,8 @@ _SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|pa
                 r"write-?up|survey|maintainers|developers|engineers|researchers|operators?|"
                 r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
                 r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
-                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary)")
+                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|"
+                r"document)")
 _DESK = r"(?:PCT|We|we|Our|our|The\s+desk|the\s+desk|This\s+desk|this\s+desk)"
 _NOT_NAMES = (r"(?!(?:PCT|We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
               r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"
@@ -104,8 +105,8 @@ _PRODUCT = (r"(?:figures?|results?|numbers?|benchmarks?|tests?|measurements?|dat
             r"deployment|write-?up|page|guide|README)")
 _POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?"
                rf"{_PRODUCT}\b")
-_WORDS = (r"\bauthor-reported\b|\bself-reported\b|\bvendor-reported\b|\bthe\s+authors\b|"
-          r"\breported\s+by\b|\battributed\s+to\b")
+_WORDS = (r"(?i:\bauthor-reported\b|\bself-reported\b|\bvendor-reported\b|\bthe\s+authors\b|"
+          r"\breported\s+by\b|\battributed\s+to\b)")
 
 _ATTRIBUTION_RE = re.compile(
     "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS,

@@ -8,6 +8,7 @@ from .conclusions import check_conclusions
 from .guardrails import check_guardrails
 from .labels import check_labels
 from .owners import check_owners
+from .swaps import check_swaps
 from .tracing import check_tracing, trace_figures
 
 __all__ = ["check_body"]
@@ -21,4 +22,4 @@ def check_body(article: Article) -> list[Finding]:
     traced = trace_figures(article)
     return (check_tracing(article, traced) + check_labels(article, traced)
             + check_owners(article) + check_guardrails(article, traced)
-            + check_conclusions(article))
+            + check_conclusions(article) + check_swaps(article, traced))

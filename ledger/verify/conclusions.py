@@ -3,9 +3,11 @@ states ("This shows that DeepSeek overstated the result", "... proves that round
 never be used").
 
 What is detected, and only this, because it can be detected reliably: a sentence with a
-conclusion verb and ``that`` (shows, proves, demonstrates, establishes, confirms, means) whose
-conclusion uses a sweeping word (overstated, obsolete, always, never, cheapest, will replace,
-...), when no inference or fact of the article uses that word. Whether the facts *support* a
+conclusion verb and ``that`` (shows, proves, demonstrates, establishes, confirms, means), or
+the verb after a demonstrative subject without ``that`` ("This proves EFA beats ...", "which
+proves ..."), whose conclusion uses a sweeping word (overstated, obsolete, always, never,
+cheapest, will replace, any, as fast as, ...); or a judgement drawn with "so" ("so the gains are
+mostly marketing"); when no inference or fact of the article uses that word. Whether the facts *support* a
 conclusion is an editor's judgement, so the finding is a warning that says so.
 """
 
@@ -20,18 +22,32 @@ from .text import body_span
 
 __all__ = ["SWEEPING_WORDS", "check_conclusions"]
 
+_VERB = (r"(?:shows?|showed|proves?|proved|demonstrates?|demonstrated|establishes|established|"
+         r"confirms?|confirmed|means)")
+#: "X shows that ...", or with a demonstrative subject and no "that" ("This proves EFA beats
+#: RoCE", "which proves llm-d halves ...", "the later figures show it overstated ...").
 _CONCLUDES_RE = re.compile(
-    r"\b(?:shows?|showed|proves?|proved|demonstrates?|demonstrated|establishes|established|"
-    r"confirms?|confirmed|means)\s+that\s+(?P<claim>.+?)\s*[.!?]?$", re.IGNORECASE)
+    rf"\b{_VERB}\s+that\s+(?P<claim>.+?)\s*[.!?]?$"
+    rf"|\b(?:this|that|which|these|it|figures|numbers|results)\s+{_VERB}\s+(?!that\b)"
+    rf"(?P<bare>.+?)\s*[.!?]?$", re.IGNORECASE)
+#: "..., so X's gains are mostly marketing": a judgement drawn with "so" (judgement words only;
+#: a universal after "so" is usually a caveat: "so shorter prompts may gain less").
+_SO_RE = re.compile(r"(?:^|[,;]\s*|\s)so\s+(?P<claim>[^,;.]+)", re.IGNORECASE)
 #: Words that make a conclusion sweeping: a judgement of someone's honesty or a universal.
-SWEEPING_WORDS = (
+JUDGEMENT_WORDS = (
     "overstated", "overstates", "overstate", "exaggerated", "exaggerates", "inflated", "misled",
-    "wrong", "false", "obsolete", "always", "never", "cheapest", "fastest", "best", "worst",
+    "wrong", "false", "obsolete", "broken", "useless", "marketing", "hype", "meaningless",
+    "pointless", "lied", "dishonest",
+)
+SWEEPING_WORDS = (
+    *JUDGEMENT_WORDS, "always", "never", "cheapest", "fastest", "best", "worst",
     "replace", "replaces", "will", "guarantees", "guaranteed", "universally", "every", "any",
-    "no longer", "all", "only", "must",
+    "no longer", "all", "only", "must", "halves", "linearly", "as fast as", "beats",
 )
 _SWEEPING_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in SWEEPING_WORDS) + r")\b",
                           re.IGNORECASE)
+_JUDGEMENT_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in JUDGEMENT_WORDS) + r")\b",
+                           re.IGNORECASE)
 
 
 def _stated(article: Article, word: str) -> bool:
@@ -44,17 +60,31 @@ def check_conclusions(article: Article) -> list[Finding]:
     """A warning for each sweeping conclusion that the article's evidence never states."""
     findings = []
     for sentence in sentences(article.body):
-        m = _CONCLUDES_RE.search(sentence.text)
-        if m is None:
+        found = _conclusion(sentence.text)
+        if found is None:
             continue
-        claim = m.group("claim")
-        word = _SWEEPING_RE.search(claim)
-        if word is None or _stated(article, word.group()):
+        start, claim, word = found
+        if _stated(article, word):
             continue
-        start = sentence.start + m.start("claim")
+        start += sentence.start
         findings.append(body_span(
             article, start, start + len(claim), Severity.warning, "unsupported-conclusion",
-            f"this conclusion ({word.group()!r}) is stated by no inference or fact of the "
+            f"this conclusion ({word!r}) is stated by no inference or fact of the "
             "article; the checker cannot decide whether the facts support it: add an inference "
             "with its basis, or soften the wording"))
     return findings
+
+
+def _conclusion(text: str) -> tuple[int, str, str] | None:
+    """``(start, claim, sweeping word)`` of the sentence's conclusion, if it draws one."""
+    m = _CONCLUDES_RE.search(text)
+    if m is not None:
+        group = "claim" if m.group("claim") is not None else "bare"
+        word = _SWEEPING_RE.search(m.group(group))
+        if word is not None:
+            return m.start(group), m.group(group), word.group()
+    for m in _SO_RE.finditer(text):
+        word = _JUDGEMENT_RE.search(m.group("claim"))
+        if word is not None:
+            return m.start("claim"), m.group("claim"), word.group()
+    return None

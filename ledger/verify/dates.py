@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..figures import FigureKind, extract_figures
+from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
+from .intervals import relative_intervals
 from .text import body_span
 
 __all__ = ["check_dates"]
@@ -26,7 +27,7 @@ def _revised(article: Article) -> dt.date:
 
 
 def _body_dates(article: Article) -> list[Finding]:
-    """A full date in the body later than the article's latest version: nothing the article
+    """A date in the body (a day, a month or a year) later than the article's latest version: nothing the article
     reports can have happened after it was published (or corrected)."""
     latest = _revised(article)
     return [
@@ -35,9 +36,20 @@ def _body_dates(article: Article) -> list[Finding]:
                   f"{article.publication_date}" + (f" and its latest correction {latest}"
                                                    if latest != article.publication_date else ""))
         for f in extract_figures(article.body)
-        if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None
-        and f.date > latest
+        if f.kind is FigureKind.date and f.date is not None and _after(f, latest)
     ]
+
+
+def _after(fig: Figure, latest: dt.date) -> bool:
+    """The whole day, month ("January 2027": its first day) or year lies after ``latest``."""
+    assert fig.date is not None
+    if fig.date_precision == "day":
+        return fig.date > latest
+    if fig.date_precision == "month":
+        return (fig.date.year, fig.date.month) > (latest.year, latest.month)
+    if fig.date_precision == "year":
+        return fig.date.year > latest.year
+    return False
 
 
 def check_dates(article: Article) -> list[Finding]:
@@ -74,6 +86,8 @@ def check_dates(article: Article) -> list[Finding]:
                 f"measurement {m.id} is dated {m.measured_at}, after the article's as-of date "
                 f"{article.as_of_date}", f"/measurements/{i}/measured_at"))
     findings += _body_dates(article)
+    findings += [body_span(article, i.start, i.end, Severity.error, "date-order", i.message)
+                 for i in relative_intervals(article) if not i.agrees]
     scope = article.benchmark_scope
     if scope and scope.publication_date > article.as_of_date:
         findings.append(_error(

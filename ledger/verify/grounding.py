@@ -2,7 +2,10 @@
 
 Always (no snapshot needed):
 
-* ``unquoted-fact`` (warning): an author-reported fact states figures but quotes no source;
+* ``unquoted-fact`` (warning): an article that quotes some of its facts leaves an
+  author-reported fact with figures unquoted; an article that quotes none (written before quotes
+  existed; quotes are optional for old articles) gets the same finding as a ``note`` saying its
+  facts are not grounded in quotes;
 * ``quote-source-not-cited`` (error): a quote names a source the fact does not cite;
 * ``ungrounded-figure`` (error): a figure of the claim appears in none of its quotes (nor, for
   a date, among the source's own dates).
@@ -97,21 +100,32 @@ def _is_unquoted(fact: Fact) -> bool:
             and bool(extract_figures(fact.claim)))
 
 
+def _unquoted_finding(article: Article, unquoted: list[tuple[int, Fact]]) -> Finding:
+    ids = ", ".join(f.id for _, f in unquoted)
+    if not any(f.quotes for f in article.facts):
+        return Finding(
+            Severity.note, "unquoted-fact",
+            f"this article quotes no source, so its facts are not grounded in quotes "
+            f"({len(unquoted)} report the authors' figures: {ids}); add facts[].quotes with the "
+            f"sources' words to have them checked", f"/facts/{unquoted[0][0]}")
+    return Finding(
+        Severity.warning, "unquoted-fact",
+        f"{len(unquoted)} fact(s) report the authors' figures but quote none of their "
+        f"sources ({ids}), while other facts here are quoted; add facts[].quotes with the "
+        f"sources' words", f"/facts/{unquoted[0][0]}")
+
+
 def check_quotes(article: Article) -> list[Finding]:
     """The checks that need no snapshot (see the module doc).
 
-    Unquoted facts make ONE warning per article, listing them: an article written before quotes
-    existed gets one thing to fix, not a warning for each fact.
+    Unquoted facts make ONE finding per article, listing them: an article written before quotes
+    existed gets one thing to fix, not a finding for each fact. It is a warning only where the
+    article quotes some facts and not others; an article with no quote at all gets a note.
     """
     findings: list[Finding] = []
     unquoted = [(i, f) for i, f in enumerate(article.facts) if _is_unquoted(f)]
     if unquoted:
-        ids = ", ".join(f.id for _, f in unquoted)
-        findings.append(Finding(
-            Severity.warning, "unquoted-fact",
-            f"{len(unquoted)} fact(s) report the authors' figures but quote none of their "
-            f"sources ({ids}); add facts[].quotes with the sources' words",
-            f"/facts/{unquoted[0][0]}"))
+        findings.append(_unquoted_finding(article, unquoted))
     for i, fact in enumerate(article.facts):
         if fact.quotes:
             findings.extend(_fact_findings(article, i, fact))

@@ -164,8 +164,8 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
             if _names_another_metric(article, rule, t, term, span.text):
                 continue  # "67% lower model cost": the figure's other metric, named rightly
             if _nearest_figure(start, end, neighbours) is t.figure:
-                findings.append(_violation(
-                    article, t.figure.start, t.figure.end, index,
+                findings.append(_violation(  # from the figure to the word that breaks it
+                    article, min(t.figure.start, start), max(t.figure.end, end), index,
                     f"{t.figure.text!r} is labelled {term!r}, which this guardrail forbids"))
                 break
     return findings

@@ -33,6 +33,7 @@ from ..quantities import (
     Verdict,
     compare,
     metric_quantity,
+    noun_class,
     parse_unit,
     typed_figures,
 )
@@ -160,10 +161,13 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
     """``mislabeled-figure`` when the words right before a figure name a statistic (peak,
     p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
     findings = []
+    previous_end = 0
     for t in traced:
+        start_of_window = max(previous_end, t.figure.start - 120)
+        previous_end = t.figure.end
         if not t.metrics:
             continue
-        before = article.body[max(0, t.figure.start - 40):t.figure.start]
+        before = article.body[start_of_window:t.figure.start]
         clause_start = max(before.rfind(c) for c in ",;:.") + 1
         said = _statistic(before[clause_start:])
         if not said:
@@ -281,20 +285,46 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
     analysis = _analysis_paragraphs(article, traced)
     findings = []
-    for t in traced:
+    seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
+    for t in sorted(traced, key=lambda t: t.figure.start):
         para = enclosing(paras, t.figure.start, t.figure.end)
         if para is None or t.figure.kind is FigureKind.date:
             continue
+        key = _figure_key(t)
+        if attributed[para.start]:
+            seen.add(key)
+            continue
         reported = t.author_reported or (_sources_author_reported(t)
                                          and para.start not in analysis)
-        if reported and not attributed[para.start]:
-            sources = sorted({s for tr in t.traces for s in tr.source_ids})
-            findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error, "unattributed-figure",
-                f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
-                ", not independently reproduced) but its paragraph does not attribute it "
-                "(e.g. 'the authors reported')", trace=tried(t)))
+        if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
+            continue  # "the 13x": a figure whose owner the reader was already given
+        sources = sorted({s for tr in t.traces for s in tr.source_ids})
+        spelled = t.figure.spelled
+        findings.append(body_span(
+            article, t.figure.start, t.figure.end,
+            Severity.warning if spelled else Severity.error, "unattributed-figure",
+            f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
+            ", not independently reproduced) but its paragraph does not attribute it "
+            "(e.g. 'the authors reported')" + (
+                "; a spelled-out number may be prose that only shares the value, so this is "
+                "not certain" if spelled else ""), trace=tried(t)))
     return findings
+
+
+_REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
+
+
+def _refers_back_to(body: str, fig: Figure) -> bool:
+    """A restated figure used as a reference or a test condition, not claimed as a result
+    again: after a determiner ("the 13x is a warm-cache ratio"), as the condition of a test
+    ("at 73% cache demand", "with a 128,000-token context" i.e. a hyphenated modifier)."""
+    before = body[max(0, fig.start - 12):fig.start]
+    return bool(_REFERENCE_BEFORE.search(before)) or body[fig.end:fig.end + 1] == "-"
+
+
+def _figure_key(t: TracedFigure) -> tuple[str, tuple[Decimal, ...]]:
+    kind = t.quantity.kind.value if t.quantity is not None else t.figure.kind.value
+    return kind, tuple(t.figure.values)
 
 
 @dataclass
@@ -364,10 +394,21 @@ def _verb_use(body: str, start: int, end: int, term: str) -> bool:
     return not (before and before[-1].lower() in _DETERMINERS)
 
 
+def _incidental_count(quantity: Quantity) -> bool:
+    """A spelled-out number or count of something that is no known class of hardware or
+    workload ("two headline claims", "three ideas") does not identify an experiment by value."""
+    if not quantity.spelled:
+        return False
+    return quantity.kind is Kind.number or (
+        quantity.kind is Kind.count and (quantity.noun is None or noun_class(quantity.noun) is None))
+
+
 def _sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
                      use_terms: bool) -> list[tuple[int, int, Experiment]]:
     marks = []
     for fig, quantity in typed_figures(sentence.text):
+        if _incidental_count(quantity):
+            continue
         owners = [e for e in experiments if e.owns(fig, quantity)]
         if len(owners) == 1:
             marks.append((sentence.start + fig.start, sentence.start + fig.end, owners[0]))
@@ -410,6 +451,66 @@ def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experime
     return later[0], later[1], later[2], earlier[2]
 
 
+#: List items and independent clauses of a sentence: split at ';' ':' and at a comma that is
+#: not inside a date ("May 6, 2026"); ", and it answers" starts an independent clause.
+_ITEM_SEP_RE = re.compile(r"[;:]\s*|,\s+(?!\d{4}\b)")
+_OWN_SUBJECT_RE = re.compile(
+    r"^(?:and|but|while|whereas)\s+(?:[a-z][\w-]*\s+){0,4}?"
+    r"(?:(?:it|they|he|she|we)\s+[a-z]+|the\s+\w+\s+[a-z]+(?:s|ed))\b")
+#: Connectives that add one result to another as one: never a list.
+_JOINS_RE = re.compile(r"^(?:on\s+top\s+of|in\s+addition\s+to|plus|combined\s+with|together\s+"
+                       r"with|compounding|adding\s+to|stacked\s+on|as\s+well\s+as)\b", re.I)
+_NAME_STOP = frozenset({"test", "tests", "run", "runs", "experiment", "the", "of", "and", "on",
+                        "with", "a", "an", "for", "in", "benchmark", "result", "results"})
+
+
+def _list_items(sentence: Span) -> list[Span]:
+    return _split_spans(sentence.text, sentence.start)
+
+
+def _split_spans(text: str, offset: int) -> list[Span]:
+    spans, start = [], 0
+    for m in _ITEM_SEP_RE.finditer(text):
+        spans.append(Span(offset + start, offset + m.start(), text[start:m.start()]))
+        start = m.end()
+    spans.append(Span(offset + start, offset + len(text), text[start:]))
+    return spans
+
+
+def _name_words(name: str) -> set[str]:
+    """Content words of an experiment's name ("8xH100 long test": h100, long)."""
+    spaced = re.sub(r"(?<=\d)x(?=[a-z])", " ", name.lower())
+    return {w for w in re.findall(r"[a-z][a-z0-9-]*", spaced) if w not in _NAME_STOP}
+
+
+def _names_itself(item: Span, exp: Experiment, other: Experiment) -> bool:
+    """The list item carries a word of its own experiment's name that the other's lacks
+    ("for the small test on the H100s", "for long-context inference")."""
+    own = _name_words(exp.name) - _name_words(other.name)
+    words = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9-]*", item.text.lower())}
+    return any(w.rstrip("s") in words or (len(w) >= 7 and any(
+        x.startswith(w[:6]) for x in words)) for w in own)
+
+
+def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
+                  b: tuple[int, int, Experiment], experiments: list[Experiment]) -> bool:
+    """Two figures of different experiments in one sentence that do not join them: in different
+    list items each naming its own experiment ("29 to 69% lower on the serving benchmark,
+    28 to 30% lower for long-context inference"), or in independent clauses ("it fits three
+    times as many tokens, and on long prompts it answers 13 times faster")."""
+    first, second = sorted((a, b), key=lambda m: m[0])
+    item_a = enclosing(items, first[0], first[1])
+    item_b = enclosing(items, second[0], second[1])
+    if item_a is None or item_b is None or item_a.start == item_b.start:
+        return False
+    if any(_JOINS_RE.match(it.text) for it in items if item_a.start < it.start <= item_b.start):
+        return False  # "..., on top of the paper's 15-times gain": one compound result
+    if _names_itself(item_a, first[2], second[2]) and _names_itself(item_b, second[2], first[2]):
+        return True
+    later = [it for it in items if item_a.start < it.start <= item_b.start]
+    return any(_OWN_SUBJECT_RE.match(it.text) for it in later)
+
+
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
                 skip: frozenset[int] = frozenset()
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
@@ -425,13 +526,17 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
             continue
         marks = _sentence_owners(article, sentence, experiments, use_terms)
         figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        items = _list_items(sentence)
         for i, (start, end, exp) in enumerate(marks):
-            earlier = [m for m in marks[:i] if m[2] is not exp]
+            earlier = [m for m in marks[:i] if m[2] is not exp
+                       and not _listed_apart(items, m, (start, end, exp), experiments)]
             if not earlier:
                 continue
             if (start, end) in figures:
-                start, end, exp, other = _foreign(figures, marks, (start, end, exp), earlier[0])
-                out.append((start, end, other, exp))
+                first = earlier[0]
+                _, _, exp, other = _foreign(figures, marks, (start, end, exp), first)
+                # the joined stretch: from one experiment's figure to the other's
+                out.append((min(start, first[0]), max(end, first[1]), other, exp))
                 break
             placed = [m for m in earlier if (m[0], m[1]) in figures]
             if placed:  # a word of this experiment joined to a figure of another

@@ -9,7 +9,11 @@ constructions the desk uses to say whose document or result it cites:
 * a possessive before a person: ``Red Hat's Christopher Nuland``;
 * a determiner, the name and a document noun: ``a Microsoft series``, ``the vLLM team``;
 * a possessive before a result noun (``Samsung's figures``) or the name as the subject of a
-  reporting verb (``AMD reports that``).
+  reporting verb (``AMD reports that``), also across a parenthetical opening the sentence
+  (``AMD, in a blog post, reports``).
+
+A name after the sentence's subject, where that subject is the cited source's own publisher or
+author, is what the source discusses ("StorageMath faults a WEKA post"), not an owner.
 
 The citation is the sentence's own ``[S#]`` markers, else the first markers after it in the
 paragraph. A document owner must be the publisher, an author, or the site (URL host) of a cited
@@ -36,7 +40,10 @@ __all__ = ["check_owners", "owners_in"]
 _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|page|deck|README|"
         r"article|announcement|site|website|newsletter|team|slides|talk|repository|repo|"
         r"instalment|installment|press\s+release|whitepaper|notes|index|engineers|authors)")
-_RESULT = r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline)"
+#: After a possessive only: "AWS's design document" has an owner, "the EFA document" a topic.
+_OWNED_DOC = rf"(?:{_DOC}|document|preprint)"
+_RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
+           r"report|study|analysis)")
 _SKIP = frozenset({"PCT", "They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
                    "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
                    "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
@@ -48,7 +55,7 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
                      if f != v} | {"says", "said", "found", "wrote", "shows", "showed"},
                     key=len, reverse=True)
 _PATTERNS = [
-    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_DOC}\b")),
+    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_OWNED_DOC}\b")),
     ("doc", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?{_DOC}\b")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
@@ -57,6 +64,11 @@ _PATTERNS = [
                           rf"described|explained|showed|benchmarked|published)\b")),
     ("result", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[a-z][\w-]*\s+){{0,2}}?{_RESULT}\b")),
     ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
+    # the subject, then a parenthetical naming its document: "NVIDIA, in a post on caching,"
+    ("doc", re.compile(rf"^\s*{_NAME},\s+(?:in|on)\s+(?:a|an|its|their|the)\s+"
+                       rf"(?:[\w,-]+\s+){{0,4}}?{_DOC}\b")),
+    # the subject, a parenthetical, then the reporting verb: "NVIDIA, citing a test, reports"
+    ("result", re.compile(rf"^\s*{_NAME},\s+[^,\[]{{1,80}},\s+(?:{'|'.join(_INFLECTED)})\b")),
 ]
 _CITE_RE = re.compile(r"\[(S\d+)\]")
 
@@ -133,8 +145,32 @@ def _accepted(article: Article, cited: list[str], construction: str) -> list[str
             continue
         names += [src.publisher, *(src.authors or []), *sorted(_site_words(src))]
         if construction not in ("doc", "team"):
-            names += [f.claim for f in article.facts if sid in f.source_ids]
+            names += [_PLACE_RE.sub(" ", f.claim) for f in article.facts if sid in f.source_ids]
     return names
+
+
+#: A name after "on", "at", "using", "via" in a fact is where or with what a test ran ("tests on
+#: CoreWeave"), not a party the source quotes.
+_PLACE_RE = re.compile(r"\b(?:on|at|using|via)\s+[A-Z][\w.&+-]*(?:\s+[A-Z][\w.&+-]*)*")
+
+
+_SUBJECT_RE = re.compile(r"(?P<name>(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
+                         r"(?:\s+[A-Z][\w.&+-]*){0,2})")
+
+
+def _owner_as_subject(article: Article, sentence: str, cited: list[str]) -> int:
+    """Where the sentence's subject ends when it is the cited source's own publisher or author
+    (its first words: "StorageMath, a site that ..., faults a WEKA post"); names after it are
+    what the source discusses, not owners of the citation. ``len(sentence)`` when not."""
+    m = _SUBJECT_RE.match(sentence.lstrip())
+    if m is None or m.group("name").split()[0] in _SKIP:
+        return len(sentence)
+    by_id = {src.id: src for src in article.sources}
+    owners = [name for sid in cited if (src := by_id.get(sid)) is not None
+              for name in (src.publisher, *(src.authors or []))]
+    if _matches(m.group("name"), owners):
+        return len(sentence) - len(sentence.lstrip()) + m.end()
+    return len(sentence)
 
 
 def _title_match(name: str, article: Article, cited: list[str]) -> bool:
@@ -166,7 +202,10 @@ def check_owners(article: Article) -> list[Finding]:
             cited = _citations(body, para.start, para.text, start, end)
             if not cited or DESK_NEGATED_RE.search(sentence.text):
                 continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
+            subject = _owner_as_subject(article, sentence.text, cited)
             for s, e, name, construction, person in owners_in(sentence.text):
+                if s >= subject:
+                    continue  # "StorageMath faults a WEKA post": the object, not the owner
                 sources = _person_sources(article, person, cited) if person else cited
                 if _matches(name, _accepted(article, sources, construction)) or (
                         construction == "team" and _title_match(name, article, sources)):

@@ -27,6 +27,7 @@ reports ``untraced-figure`` for each figure that traces to nothing.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -44,6 +45,8 @@ from ..quantities import (
     unit_quantity,
 )
 from ..report import Finding, Severity
+from .intervals import relative_intervals
+from .prose import enclosing, sentences
 from .text import body_span
 
 __all__ = [
@@ -150,6 +153,7 @@ class EvidenceNumber:
 class EvidenceDate:
     date: dt.date
     trace: Trace
+    precision: str = "day"  # "month": the evidence names only the month ("in January 2025")
 
 
 @dataclass
@@ -160,8 +164,8 @@ class EvidenceIndex:
     def add_text(self, text: str, trace: Trace) -> None:
         for fig, quantity in typed_figures(text):
             if fig.kind is FigureKind.date and fig.date is not None:
-                if fig.date_precision == "day":
-                    self.dates.append(EvidenceDate(fig.date, trace))
+                if fig.date_precision in ("day", "month"):
+                    self.dates.append(EvidenceDate(fig.date, trace, fig.date_precision))
                 continue
             for value in fig.values:
                 self.add_number(value, trace, percent=quantity.kind in (
@@ -268,8 +272,12 @@ def build_index(article: Article) -> EvidenceIndex:
 
 
 
-def _date_matches(figure: Figure, date: dt.date) -> bool:
+def _date_matches(figure: Figure, date: dt.date, precision: str = "day") -> bool:
+    """A body date matches evidence as precise as itself or more: "January 2025" traces to a
+    fact's "in January 2025" or to "January 9, 2025"; "January 9, 2025" never to a month."""
     assert figure.date is not None
+    if precision == "month" and figure.date_precision not in ("month", "year"):
+        return False
     if figure.date_precision == "month_day":
         return (date.month, date.day) == (figure.date.month, figure.date.day)
     if figure.date_precision == "month":
@@ -279,6 +287,18 @@ def _date_matches(figure: Figure, date: dt.date) -> bool:
 
 def _unique(traces: Iterable[Trace]) -> tuple[Trace, ...]:
     return tuple(dict.fromkeys(traces))
+
+
+def _exact(q: Quantity, value: Decimal, ev: EvidenceNumber) -> bool:
+    """The evidence states the figure's value exactly, once converted to the figure's unit
+    (the desk's "3,200 Gb/s, or 400 GB/s"), not merely after rounding (37.5 GiB/s as "40
+    GB/s")."""
+    if q.unit is None or ev.quantity is None or ev.quantity.unit is None:
+        return False
+    if q.unit.factor is None or ev.quantity.unit.factor is None:
+        return False
+    converted = ev.value * ev.quantity.unit.factor / q.unit.factor
+    return abs(converted - value) <= abs(value) / 1000
 
 
 def _named_count(q: Quantity, ev: EvidenceNumber) -> bool:
@@ -307,7 +327,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     kind of quantity, and the evidence that had its number but not its kind (``misses``)."""
     if figure.kind is FigureKind.date:
         return TracedFigure(figure, _unique(
-            d.trace for d in index.dates if _date_matches(figure, d.date)), quantity)
+            d.trace for d in index.dates if _date_matches(figure, d.date, d.precision)), quantity)
     q = quantity or Quantity(Kind.number, figure.values, figure.decimals)
     found: list[Trace] = []
     misses: list[Miss] = []
@@ -321,7 +341,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             if verdict is Verdict.match:
                 typed = ev.quantity is not None and ev.quantity.kind is not Kind.number
                 derived = ev.trace.origin in ("inference", "computation", "assumption")
-                (strong if typed and not derived else weak).append(ev.trace)
+                exact = derived and typed and _exact(q, value, ev)
+                (strong if typed and (not derived or exact) else weak).append(ev.trace)
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
@@ -400,10 +421,15 @@ def tried(t: TracedFigure) -> list[dict[str, object]]:
 
 
 def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
-    """The evidence counts things of the figure's noun class (with some other value)."""
-    return q.noun_class is not None and any(
+    """The evidence counts things of the figure's noun class, or the very noun ("8 pods" for
+    "150 pods"), with some other value."""
+    if q.noun_class is None and q.noun is None:
+        return False
+    return any(
         ev.quantity is not None and ev.quantity.kind is Kind.count
-        and ev.quantity.noun_class == q.noun_class for ev in index.numbers)
+        and ((q.noun_class is not None and ev.quantity.noun_class == q.noun_class)
+             or (q.noun not in (None, "time") and ev.quantity.noun == q.noun))
+        for ev in index.numbers)  # "ran five times" repeats, it does not count a thing
 
 
 def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
@@ -430,9 +456,14 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
     noun_miss = by_verdict.get(Verdict.noun)
     people = {"person", "author"}
-    if noun_miss is not None and q is not None and _class_counted(q, index) and not (
-            {q.noun_class, noun_miss.quantity.noun_class if noun_miss.quantity else None}
-            & people):  # people are never the hardware count they coincide with
+    miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
+    if noun_miss is not None and q is not None and _class_counted(q, index) and (
+            q.noun_class not in people) and not (miss_class in people and q.spelled):
+        # people are never the hardware count they coincide with; a spelled-out small count
+        # ("five runs") that shares only a count of people is a coincidence, while "150 pods"
+        # where the sources count 8 pods and 150 customers is a count moved onto another noun
+        # with ("12 engineers" against 12 GPUs); "150 pods" where the sources count 8 pods and
+        # 150 customers is a count moved onto another noun
         by_verdict[Verdict.modifier] = noun_miss  # the number moved onto another counted noun
     for verdict in (Verdict.modifier,):
         if (miss := by_verdict.get(verdict)) is not None:
@@ -447,12 +478,23 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         kind = miss.quantity.describe() if miss.quantity else "unknown"
         message += (f"; {miss.trace.describe()} has the same number as a {kind}, "
                     "which is not the same quantity")
-    small = (q is not None and q.spelled and q.kind is Kind.count
+    small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
+    severity = Severity.error
     if small:
-        message += " (a spelled-out small count: it may be prose rather than a claim)"
-    return at(Severity.warning if small else Severity.error, "untraced-figure", message,
+        message += " (a spelled-out small number: it may be prose rather than a claim)"
+        severity = Severity.note if _ordinary(q) else Severity.warning
+    return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+def _ordinary(q: Quantity | None) -> bool:
+    """A spelled-out small number that counts nothing a benchmark measures ("three ideas", "the
+    two ends", "two sets of figures", a bare "three"): prose, so a note, not a warning. Counts
+    of hardware, people or requests and durations stay warnings."""
+    if q is None or q.kind is Kind.duration:
+        return False
+    return q.kind is Kind.number or q.noun_class is None
 
 
 def check_tracing(article: Article, traced: list[TracedFigure] | None = None) -> list[Finding]:
@@ -461,4 +503,54 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     number under another unit, as percent vs points, or counting another thing."""
     index = build_index(article)
     traced = traced if traced is not None else trace_figures(article)
-    return [_finding_for(article, t, index) for t in _untraced(traced)]
+    desk = _desk_arithmetic_sentences(article, traced)
+    intervals = {i.start for i in relative_intervals(article) if i.agrees}
+    findings = []
+    for t in _untraced(traced):
+        if t.figure.start in intervals:
+            continue  # "Three months later" agrees with the dates around it
+        finding = _finding_for(article, t, index)
+        if (finding.rule == "untraced-figure" and finding.severity is Severity.error
+                and _sentence_start(article, t) in desk and _stated_as_result(article, t)):
+            finding = body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
+                f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
+                "computation nor any evidence gives it; recompute it", trace=tried(t))
+        findings.append(finding)
+    return findings
+
+
+_DESK_ORIGINS = frozenset({"inference", "computation", "assumption"})
+#: What puts a figure as the result of a sum: "... is 57.3", "leaves 71%", "400 Gb/s, or 50 GB/s".
+_RESULT_BEFORE_RE = re.compile(
+    r"(?:\bis|\bare|=|\bleaves|\bgives|\bequals|,\s*or|\bcomes\s+to|\bworks\s+out\s+to)"
+    r"\s+(?:about\s+|roughly\s+|around\s+|nearly\s+|some\s+|just\s+(?:over|under)\s+)?$")
+_ARITHMETIC_SAID_RE = re.compile(r"\b(?:arithmetic|calculation|by\s+our\s+count)\b", re.I)
+
+
+def _stated_as_result(article: Article, t: TracedFigure) -> bool:
+    """The figure is stated as the result of a sum: right after "is", "leaves", ", or", or in
+    a sentence that says it is the desk's arithmetic ("by PCT's arithmetic, ... 0.21 s")."""
+    body = article.body
+    if _RESULT_BEFORE_RE.search(body[max(0, t.figure.start - 30):t.figure.start]):
+        return True
+    span = enclosing(sentences(body), t.figure.start, t.figure.end)
+    return span is not None and bool(_ARITHMETIC_SAID_RE.search(span.text))
+
+
+def _sentence_start(article: Article, t: TracedFigure) -> int | None:
+    span = enclosing(sentences(article.body), t.figure.start, t.figure.end)
+    return span.start if span is not None else None
+
+
+def _desk_arithmetic_sentences(article: Article, traced: list[TracedFigure]) -> set[int]:
+    """Sentences where the desk works a figure out itself: one of their figures traces only to
+    an inference, its computation or its assumptions ("31.083 divided by 0.542 is 57.3"). An
+    untraced figure there is a result the desk got wrong, an ``arithmetic`` finding."""
+    out: set[int] = set()
+    for t in traced:
+        if t.traces and all(tr.origin in _DESK_ORIGINS for tr in t.traces):
+            start = _sentence_start(article, t)
+            if start is not None:
+                out.add(start)
+    return out

@@ -1,0 +1,64 @@
+"""Intervals stated between the body's own dates: "Three months later the v0.3.0 post, dated
+May 21, 2025, ..." after a sentence dated February 18, 2025.
+
+A duration in days, weeks, months or years followed by ``later``/``after``/``earlier``/
+``before``, in a sentence that also states a full date, is read against the nearest full date
+stated before that sentence: the direction must agree (``later``: the new date is after the
+earlier one) and the length within half of itself. :func:`relative_intervals` gives each such
+duration's span and whether it agrees; ``date-order`` reports a contradiction, and a duration
+that agrees is traced (no ``untraced-figure``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..figures import FigureKind, extract_figures
+from ..models import Article
+from ..quantities import Kind, typed_figures
+from .prose import sentences
+
+__all__ = ["Interval", "relative_intervals"]
+
+_DAYS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
+_AFTER_RE = re.compile(r"[\s-]+(?P<unit>day|week|month|year)s?\s+(?P<w>later|after|afterwards|"
+                       r"earlier|before|prior)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Interval:
+    start: int
+    end: int
+    agrees: bool
+    message: str
+
+
+def _full_dates(text: str, offset: int) -> list[tuple[int, object]]:
+    return [(offset + f.start, f.date) for f in extract_figures(text)
+            if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None]
+
+
+def relative_intervals(article: Article) -> list[Interval]:
+    """Each "N months later/earlier" of the body read against the dates around it."""
+    out: list[Interval] = []
+    seen: list[tuple[int, object]] = []
+    for sentence in sentences(article.body):
+        dates = _full_dates(sentence.text, sentence.start)
+        for fig, q in typed_figures(sentence.text):
+            m = _AFTER_RE.match(sentence.text, fig.end)
+            if q.kind is not Kind.duration or m is None or not dates or not seen:
+                continue
+            days = _DAYS[m.group("unit").lower()]
+            before, new = seen[-1][1], dates[0][1]
+            gap = (new - before).days  # type: ignore[operator]
+            later = m.group("w").lower() in ("later", "after", "afterwards")
+            stated = float(fig.values[0]) * days
+            agrees = (gap > 0) == later and abs(abs(gap) - stated) <= stated / 2
+            phrase = sentence.text[fig.start:m.end()]
+            out.append(Interval(
+                sentence.start + fig.start, sentence.start + m.end(), agrees,
+                f"{phrase!r} puts {new} {'after' if later else 'before'} {before}, but it is "
+                f"{abs(gap)} days {'after' if gap > 0 else 'before'} it"))
+        seen += dates
+    return out
