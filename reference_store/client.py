@@ -388,6 +388,10 @@ class StoreClient:
         bad_nodes = self._failed_since(since)
         self._finish(keys, [i for i in begun if i not in failed], [i for i in begun if i in failed],
                      errors, bad_nodes)
+        for i in todo:
+            error = errors[i]
+            if error is not None:
+                errors[i] = _naming(error, keys[i])
         if last or not bad_nodes:
             return []
         return [i for i in begun if i in failed and _transient(errors[i])]
@@ -607,19 +611,20 @@ class StoreClient:
         before = time.monotonic()
         results = self._call_master(Op.LOCATE, {"keys": keys, "lease": lease})["results"]
         out: list[_Located | StoreError] = []
-        for res in results:
+        for key, res in zip(keys, results):
             if res["code"]:
-                out.append(error_from_code(res["code"], "no such object"))
+                out.append(error_from_code(res["code"], f"object {key!r}: not found"))
             else:
                 res["deadline"] = before + float(res.get("lease_s", 0.0))
+                res["key"] = key
                 out.append(res)
         return out
 
     def _read_located(self, located: list[_Located | StoreError],
                       views: list[memoryview]) -> list[int | StoreError]:
         out: list[int | StoreError] = [
-            loc if isinstance(loc, StoreError) else ObjectNotFound("no live replica")
-            for loc in located]
+            loc if isinstance(loc, StoreError)
+            else ObjectNotFound(f"object {loc['key']!r}: no live replica") for loc in located]
         todo = [i for i, loc in enumerate(located) if not isinstance(loc, StoreError)]
         attempt = 0
         while todo:
@@ -632,8 +637,13 @@ class StoreClient:
             attempt += 1
         now = time.monotonic()
         for i, loc in enumerate(located):
-            if isinstance(out[i], int) and not isinstance(loc, StoreError) and now > loc["deadline"]:
+            if isinstance(loc, StoreError):
+                continue
+            if isinstance(out[i], int) and now > loc["deadline"]:
                 out[i] = LeaseExpired("the read lease ended before the read completed")
+            result = out[i]
+            if isinstance(result, StoreError):
+                out[i] = _naming(result, loc["key"])
         return out
 
     def _read_round(self, plan: dict[str, list[int]], located: list[Any],
@@ -790,6 +800,19 @@ def _answer(conn: Connection, pending: Any) -> dict[str, Any]:
     if isinstance(pending, StoreError):
         raise pending
     return conn.wait(*pending).meta
+
+
+def _naming(error: StoreError, key: str) -> StoreError:
+    """``error`` with its key in the message (same class and code), so that one error of a
+    batch says which object it is about."""
+    if repr(key) in str(error):
+        return error
+    try:
+        named = type(error)(f"object {key!r}: {error}")
+    except TypeError:  # a class with another constructor: keep it as it is
+        return error
+    named.__cause__ = error.__cause__
+    return named
 
 
 def _transient(error: StoreError | None) -> bool:

@@ -295,3 +295,16 @@ def test_listeners_bind_loopback_unless_told_otherwise() -> None:
         assert parser.parse_args(command).host == "127.0.0.1"
     assert MasterConfig().host == "127.0.0.1" and NodeConfig(
         master="h:1", memory_bytes=1).host == "127.0.0.1"
+
+
+def test_batch_errors_keep_their_class_code_and_key(closed: Closed) -> None:
+    from reference_store.errors import ObjectNotFound, TenantQuotaExceeded
+
+    with closed.client("alice") as alice:
+        alice.put("here", b"1")
+        got = alice.batch_get_into(["here", "gone"], [bytearray(1), bytearray(1)])
+        assert got[0] == 1 and isinstance(got[1], ObjectNotFound)
+        assert got[1].code == -704 and "'gone'" in str(got[1])
+        errors = alice.batch_put(["fits", "huge"], [b"1", bytes(4 * MiB)])  # quota: 3 MiB
+        assert errors[0] is None and isinstance(errors[1], TenantQuotaExceeded)
+        assert errors[1].code == -1700 and "'huge'" in str(errors[1])
