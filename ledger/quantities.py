@@ -161,7 +161,8 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
     "node": frozenset({"node", "server", "machine", "host", "box"}),
     "instance": frozenset({"instance", "replica", "worker", "engine", "pod"}),
     "person": frozenset({"engineer", "employee", "people", "person", "staff", "researcher",
-                         "developer", "customer", "user"}),
+                         "developer", "customer", "user", "maintainer", "member",
+                         "committer", "founder", "hire"}),
     "author": frozenset({"author", "co-author", "coauthor", "colleague", "contributor"}),
     "token": frozenset({"token"}),
     "request": frozenset({"request", "query", "completion", "prompt", "call", "context"}),
@@ -455,6 +456,11 @@ def _percent_as_multiplier(p: Decimal, direction: str | None) -> list[Decimal]:
     return []
 
 
+#: Noun classes of people: a count of people traces only to a count (of people), never to a bare
+#: number that happens to share its value.
+_PEOPLE = frozenset({"person", "author"})
+
+
 def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | None,
             ev_percent: bool) -> Verdict:
     """The verdict of one value of a figure against one evidence value."""
@@ -486,6 +492,8 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return Verdict.match if same else Verdict.value
     if fig.kind is Kind.multiplier and ev.kind is Kind.number:
         return Verdict.kind if same else Verdict.value  # "eightfold" is not "parallelism of 8"
+    if fig.kind is Kind.count and fig.noun_class in _PEOPLE and ev.kind is Kind.number:
+        return Verdict.noun if same else Verdict.value  # "16 maintainers" is no bare 16
     if Kind.number in (fig.kind, ev.kind) and not (
             {fig.kind, ev.kind} & {Kind.percent, Kind.points, Kind.money}):
         return Verdict.match if same else Verdict.value  # an untyped side: the value decides

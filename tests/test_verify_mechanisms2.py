@@ -232,3 +232,13 @@ def test_where_a_test_ran_is_not_a_party_the_source_quotes() -> None:
     claim = "The vendor reports soak tests on Lambda Cloud with its own cache tier."
     assert not _matches("Lambda", [_PLACE_RE.sub(" ", claim)])
     assert _matches("Lambda", ["Lambda engineers report soak tests with the cache tier."])
+
+
+def test_a_count_of_people_never_traces_to_a_bare_number() -> None:
+    from ledger.quantities import Verdict, compare
+
+    people = next(q for _, q in typed_figures("the project has 24 maintainers"))
+    bare = next(q for _, q in typed_figures("a 24 in the table"))
+    assert compare(people, Decimal(24), Decimal(24), bare, False) is Verdict.noun
+    disks = next(q for _, q in typed_figures("the box has 24 disks"))
+    assert compare(disks, Decimal(24), Decimal(24), bare, False) is Verdict.match
