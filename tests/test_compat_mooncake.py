@@ -194,3 +194,24 @@ if __name__ == "__main__" and len(sys.argv) >= 5 and sys.argv[1] == "scenario":
     result = scenario(sys.argv[2], sys.argv[3], sys.argv[4])
     print(json.dumps(result), flush=True)
     os._exit(0)  # skip interpreter teardown: Mooncake 0.3.13 may crash in its destructors
+
+
+@pytest.mark.slow  # the refused segment waits out its registration timeout
+def test_a_contributed_segment_proves_the_cluster_key(tmp_path: Path) -> None:
+    """Against a master with a cluster key, a Mooncake script's segment joins with the key
+    (``cluster_key=`` or ``$REFERENCE_STORE_CLUSTER_KEY``), and without it is refused."""
+    from reference_store.compat.mooncake import MooncakeDistributedStore
+
+    secret = "k" * 64
+    key_file = tmp_path / "cluster.key"
+    key_file.write_text(secret + "\n")
+    with cluster(nodes=0, master_args=("--cluster-key-file", str(key_file))) as keyed:
+        outsider = MooncakeDistributedStore()
+        assert outsider.setup("127.0.0.1", "", 8 << 20, 0, "tcp", "", keyed.address) == -950
+        owner = MooncakeDistributedStore()
+        assert owner.setup({"local_hostname": "127.0.0.1", "global_segment_size": 8 << 20,
+                            "master_server_addr": keyed.address, "cluster_key": secret}) == 0
+        try:
+            assert owner.put("keyed", b"v" * 100) == 0 and owner.get("keyed") == b"v" * 100
+        finally:
+            owner.close()

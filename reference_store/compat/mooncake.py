@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TOKEN_ENV = "REFERENCE_STORE_TOKEN"
+#: The cluster key a contributed segment proves to a master that has one (Mooncake's ``setup``
+#: has no argument for it; ``setup(..., cluster_key=...)`` is the explicit form).
+CLUSTER_KEY_ENV = "REFERENCE_STORE_CLUSTER_KEY"
 _TENSOR_MAGIC = b"RSTN"
 _NODE_READY_S = 30.0
 
@@ -93,8 +96,14 @@ class MooncakeDistributedStore:
               master_server_addr: str = "127.0.0.1:50051", engine: object = None,
               enable_ssd_offload: bool = False, ssd_offload_path: str = "",
               tenant_id: str = "default", enable_client_http_server: bool = False,
-              client_http_port: int = 9300, *, token: str | None = None) -> int:
-        """Connect to the master (and contribute a segment); 0 on success, else a negative code."""
+              client_http_port: int = 9300, *, token: str | None = None,
+              cluster_key: str | None = None) -> int:
+        """Connect to the master (and contribute a segment); 0 on success, else a negative code.
+
+        ``token`` (else ``$REFERENCE_STORE_TOKEN``) is the tenant's token; ``cluster_key`` (else
+        ``$REFERENCE_STORE_CLUSTER_KEY``) is the secret the contributed segment proves to a master
+        started with a cluster key, as every storage node does.
+        """
         if isinstance(local_hostname, dict):
             cfg = dict(local_hostname)
             return self.setup(
@@ -103,14 +112,15 @@ class MooncakeDistributedStore:
                 int(cfg.get("local_buffer_size", 16 << 20)), str(cfg.get("protocol", "tcp")),
                 str(cfg.get("rdma_devices", "")),
                 str(cfg.get("master_server_addr", cfg.get("master_server_address", ""))),
-                tenant_id=str(cfg.get("tenant_id", "default")), token=cfg.get("token"))
+                tenant_id=str(cfg.get("tenant_id", "default")), token=cfg.get("token"),
+                cluster_key=cfg.get("cluster_key"))
         if self._client is not None:
             return InvalidParams.code
         try:
             engine = _engine_config(local_hostname, metadata_server, protocol, rdma_devices)
             if global_segment_size > 0:  # the segment first: the client's engine is a peer
                 self._start_segment(local_hostname, master_server_addr, global_segment_size,
-                                    engine)
+                                    engine, cluster_key or os.environ.get(CLUSTER_KEY_ENV))
             self._client = StoreClient(
                 master_server_addr, tenant=tenant_id, token=token or os.environ.get(TOKEN_ENV),
                 data_path="te" if engine is not None else "auto",
@@ -122,10 +132,10 @@ class MooncakeDistributedStore:
         return 0
 
     def _start_segment(self, hostname: str, master: str, size: int,
-                       engine: EngineConfig | None) -> None:
+                       engine: EngineConfig | None, cluster_key: str | None) -> None:
         host = hostname.rsplit(":", 1)[0] if hostname.count(":") == 1 else hostname
         self._node = Node(NodeConfig(master=master, memory_bytes=size, host=host or "127.0.0.1",
-                                     transfer_engine=engine))
+                                     transfer_engine=engine, cluster_key=cluster_key))
         self._node.serve()
         if not self._node.registered.wait(_NODE_READY_S):
             raise NotReady(f"the local segment did not register with {master}")
