@@ -242,3 +242,15 @@ def test_a_count_of_people_never_traces_to_a_bare_number() -> None:
     assert compare(people, Decimal(24), Decimal(24), bare, False) is Verdict.noun
     disks = next(q for _, q in typed_figures("the box has 24 disks"))
     assert compare(disks, Decimal(24), Decimal(24), bare, False) is Verdict.match
+
+
+def test_an_authors_figure_restated_as_what_the_product_does() -> None:
+    from ledger.verify.labels import _claimed_as_result
+
+    def first(text: str) -> bool:
+        return _claimed_as_result(text, extract_figures(text)[0])
+
+    assert first("The new tier cuts queueing delay by 7x.")
+    assert first("Gateway X serves 3.1 requests per second.")
+    assert not first("Cache hits rose from 12% to 64%.")
+    assert not first("The vendor reported a 7x cut.")
