@@ -16,7 +16,7 @@ from ..figures import FigureKind
 from ..models import Article
 from ..quantities import typed_figures
 from ..report import Finding, Severity
-from .prose import sentences
+from .prose import group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -61,9 +61,14 @@ def _swapped(sentence: str, evidence: str, a: TracedFigure, b: TracedFigure) -> 
 def check_swaps(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``mislabeled-figure`` warnings for pairs of figures restated in swapped order."""
     findings = []
-    for sentence in sentences(article.body):
-        inside = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)
-                  and t.traces and t.figure.kind is not FigureKind.date]
+    spans = sentences(article.body)
+    by_sentence = group_in(spans, [t for t in traced if t.traces
+                                   and t.figure.kind is not FigureKind.date],
+                           lambda t: (t.figure.start, t.figure.end))
+    for sentence in spans:
+        inside = by_sentence.get(sentence.start, [])
+        if len(inside) < 2:
+            continue
         for a, b in combinations(sorted(inside, key=lambda t: t.figure.start), 2):
             if not _comparable(a, b) or _position(sentence.text, a) is None \
                     or _position(sentence.text, b) is None:
