@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import torch
+from pydantic import SecretStr
 
 from reference_store.client import PIN_HARD, PIN_NONE, PIN_SOFT, StoreClient
 from reference_store.errors import (
@@ -135,7 +136,8 @@ class MooncakeDistributedStore:
                        engine: EngineConfig | None, cluster_key: str | None) -> None:
         host = hostname.rsplit(":", 1)[0] if hostname.count(":") == 1 else hostname
         self._node = Node(NodeConfig(master=master, memory_bytes=size, host=host or "127.0.0.1",
-                                     transfer_engine=engine, cluster_key=cluster_key))
+                                     transfer_engine=engine,
+                                     cluster_key=SecretStr(cluster_key) if cluster_key else None))
         self._node.serve()
         if not self._node.registered.wait(_NODE_READY_S):
             raise NotReady(f"the local segment did not register with {master}")
