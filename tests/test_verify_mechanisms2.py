@@ -254,3 +254,12 @@ def test_an_authors_figure_restated_as_what_the_product_does() -> None:
     assert first("Gateway X serves 3.1 requests per second.")
     assert not first("Cache hits rose from 12% to 64%.")
     assert not first("The vendor reported a 7x cut.")
+
+
+def test_a_figure_with_its_own_noun_is_not_labelled_by_the_word_before_it() -> None:
+    from ledger.verify.guardrails import _self_named
+
+    text = "a 9x gain in requests per node with a 64,000-token prompt at 40 GB/s"
+    figs = {f.text: f for f in extract_figures(text)}
+    assert _self_named(text, figs["64,000"]) and _self_named(text, figs["40"])
+    assert not _self_named(text, figs["9x"])

@@ -32,6 +32,7 @@ from ..models import (
     GuardrailRule,
     SeparateExperimentsRule,
 )
+from ..quantities import parse_unit
 from ..report import Finding, Severity
 from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
 from .meaning import check_prose_rule, find_lemmas, prose_rule
@@ -163,7 +164,9 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
         for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
             if _names_another_metric(article, rule, t, term, span.text):
                 continue  # "67% lower model cost": the figure's other metric, named rightly
-            if _nearest_figure(start, end, neighbours) is t.figure:
+            candidates = [f for f in neighbours if f.start < start
+                          or not _self_named(article.body, f)] or neighbours
+            if _nearest_figure(start, end, candidates) is t.figure:
                 findings.append(_violation(  # from the figure to the word that breaks it
                     article, min(t.figure.start, start), max(t.figure.end, end), index,
                     f"{t.figure.text!r} is labelled {term!r}, which this guardrail forbids"))
@@ -204,6 +207,13 @@ def _targets(rule: ForbiddenLabelRule, t: TracedFigure) -> bool:
         return False
     target = Decimal(str(rule.value))
     return any(quantize(target, t.figure.decimals) == v for v in t.figure.values)
+
+
+def _self_named(body: str, fig: Figure) -> bool:
+    """A figure that carries its own noun or unit ("a 128,000-token context", "40 GB/s") is not
+    labelled by a word before it: "a 41x gain in tokens per GPU with a 128,000-token context"
+    labels the 41x."""
+    return body[fig.end:fig.end + 1] == "-" or parse_unit(body, fig.end) is not None
 
 
 def _nearest_figure(start: int, end: int, figures: list[Figure]) -> Figure | None:
