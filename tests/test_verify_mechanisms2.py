@@ -263,3 +263,11 @@ def test_a_figure_with_its_own_noun_is_not_labelled_by_the_word_before_it() -> N
     figs = {f.text: f for f in extract_figures(text)}
     assert _self_named(text, figs["64,000"]) and _self_named(text, figs["40"])
     assert not _self_named(text, figs["9x"])
+
+
+def test_a_guardrail_about_the_baseline_is_read_by_meaning() -> None:
+    from ledger.verify.meaning import find_lemmas, prose_rule
+
+    rule = prose_rule("The 12% gain is against a cold cache; do not name Redis as its baseline.")
+    assert rule is not None and "Redis" in rule.subject and "baseline" in rule.forbidden
+    assert find_lemmas("a 12% gain over a cold cache, lower than Redis", rule.forbidden)

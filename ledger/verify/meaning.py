@@ -44,6 +44,8 @@ SYNONYMS: list[frozenset[str]] = [
     frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested"}),
     frozenset({"general", "generally", "always", "universal", "universally", "every"}),
     frozenset({"average", "mean", "typical"}),
+    # a baseline is what a figure is compared with: "lower than X", "against X", "versus X"
+    frozenset({"baseline", "than", "against", "versus", "compared with"}),
     frozenset({"current", "latest", "today"}),
 ]
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ies", "ied", "es", "ed", "s", "e", "y")
@@ -102,7 +104,7 @@ class ProseRule:
 
 
 _PRESENT_RE = re.compile(
-    r"\b(?:do\s+not|don't|never|not)\s+(?:present|describe|call|label|turn|generali[sz]e|"
+    r"\b(?:do\s+not|don't|never|not)\s+(?:present|describe|call|label|turn|generali[sz]e|name|"
     r"treat|report|repeat|frame|cite|state)\s+(?P<x>.+?)\s+(?:as|into)\s+(?P<y>[^;.]+)",
     re.IGNORECASE)
 _CREDIT_RE = re.compile(
