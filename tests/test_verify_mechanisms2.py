@@ -271,3 +271,20 @@ def test_a_guardrail_about_the_baseline_is_read_by_meaning() -> None:
     rule = prose_rule("The 12% gain is against a cold cache; do not name Redis as its baseline.")
     assert rule is not None and "Redis" in rule.subject and "baseline" in rule.forbidden
     assert find_lemmas("a 12% gain over a cold cache, lower than Redis", rule.forbidden)
+
+
+def test_more_prose_guardrail_wordings_are_read() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    gen = prose_rule("The 9% gain is a best case; do not generalise it to every cluster size.")
+    assert gen is not None and gen.values == [(Decimal(9),)] and "cluster" in gen.forbidden
+    such = prose_rule("The 30% figure is a reseller's; present it as such, never as a "
+                      "vendor measurement.")
+    assert such is not None and "vendor" in such.forbidden
+    alt = prose_rule("The 3x and the 20% are one curve; never sum them or present them as two "
+                     "separate wins.")
+    assert alt is not None and "separate" in alt.forbidden
+    credit = prose_rule("Acme's review concerns the beta; do not attribute it to the March or "
+                        "June posts.")
+    assert credit is not None and credit.kind == "credit_to"
+    assert credit.subject[:1] == ["Acme"] and credit.forbidden == ["March", "June"]

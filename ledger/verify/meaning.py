@@ -103,9 +103,14 @@ class ProseRule:
     any_term: bool = False  # "not an average and not a per-client rate": each word alone
 
 
+#: "do not present X as Y", "or present them as Y", "do not generalise it to Y", and the verb
+#: left out after a positive instruction: "always present them as such, never as Y".
 _PRESENT_RE = re.compile(
-    r"\b(?:do\s+not|don't|never|not)\s+(?:present|describe|call|label|turn|generali[sz]e|name|"
-    r"treat|report|repeat|frame|cite|state)\s+(?P<x>.+?)\s+(?:as|into)\s+(?P<y>[^;.]+)",
+    r"\b(?:do\s+not|don't|never|not|or)\s+(?:present|describe|call|label|turn|name|treat|"
+    r"report|repeat|frame|cite|state)\s+(?P<x>.+?)\s+(?:as|into)\s+(?P<y>[^;.]+)"
+    r"|\b(?:do\s+not|don't|never|not)\s+generali[sz]e\s+(?P<gx>.+?)\s+(?:as|into|to)\s+"
+    r"(?P<gy>[^;.]+)"
+    r"|\bpresent\s+(?P<nx>it|them)\s+as\s+such,\s+never\s+as\s+(?P<ny>[^;.]+)",
     re.IGNORECASE)
 _CREDIT_RE = re.compile(
     r"\b(?:do\s+not|don't|never)\s+(?:credit|attribute|ascribe)\s+(?P<x>.+?)\s+to\s+"
@@ -133,20 +138,38 @@ def _values(text: str) -> list[tuple[Decimal, ...]]:
     return [f.values for f in extract_figures(text) if f.kind is not FigureKind.date]
 
 
+_DOC_NOUNS = frozenset({"post", "posts", "page", "pages", "paper", "papers", "blog", "document",
+                        "documents", "source", "sources"})
+
+
+def _head_subject(text: str) -> list[str]:
+    """The subject words of a guardrail's first clause ("StorageMath's criticism concerns
+    ...": StorageMath, criticism): what "it" stands for in the instruction after it."""
+    head = text.split(";")[0]
+    return _content(" ".join(head.split()[:2]))
+
+
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
         x, y = m.group("x"), re.split(r"\bor\s+to\b|,", m.group("y"))
+        if not _content(x):  # "do not attribute it to the GTC or CoreWeave posts": each name
+            first = re.split(r",\s*and\b|\band\s+do\s+not\b", m.group("y"))[0]
+            y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
         forbidden = [t for part in y for t in [" ".join(_content(part))] if t]
-        rule = ProseRule("credit_to", _values(x), _content(x), forbidden)
-        return rule if rule.forbidden and (rule.values or rule.subject) else None
+        subject = _content(x) or _head_subject(text)  # "do not attribute it to ...": the head's
+        rule = ProseRule("credit_to", _values(x) or (_values(text.split(";")[0])
+                                                     if not _content(x) else []),
+                         subject if not _values(x) else _content(x), forbidden)
+        if rule.forbidden and (rule.values or rule.subject):
+            return rule
     head_values = _values(text.split(";")[0])
     if m := _PRESENT_RE.search(text):
-        x = m.group("x")
+        x = m.group("x") or m.group("gx") or m.group("nx")
         values = _values(x) or (head_values if re.match(r"\s*(?:it|them|its)\b", x, re.I)
                                 else [])
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
-                        r"describe|call|label|turn)\b", m.group("y"))[0]
+                        r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
         rule = ProseRule("present_as", values, [] if values else _content(x), forbidden)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
