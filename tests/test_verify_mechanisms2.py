@@ -288,3 +288,10 @@ def test_more_prose_guardrail_wordings_are_read() -> None:
                         "June posts.")
     assert credit is not None and credit.kind == "credit_to"
     assert credit.subject[:1] == ["Acme"] and credit.forbidden == ["March", "June"]
+
+
+def test_a_word_the_guardrail_allows_is_matched_as_itself_not_its_synonyms() -> None:
+    from ledger.verify.meaning import _same_word
+
+    allowed = "The $2 and $9 figures are list prices quoted by the post"
+    assert _same_word(allowed, "price") and not _same_word(allowed, "cost")

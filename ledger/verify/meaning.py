@@ -209,9 +209,18 @@ def _distinctive(rule: ProseRule, text: str, article: Article) -> list[str]:
     left, all of them."""
     allowed = " ".join(part for part in re.split(r"[;.]", text)
                        if not _PRESENT_RE.search(part) and not _CREDIT_RE.search(part))
-    shared = {t for t in rule.forbidden
-              if find_lemmas(allowed, [t]) or find_lemmas(article.title, [t])}
+    shared = {t for t in rule.forbidden  # the word itself, not its synonyms: a guardrail that
+              if _same_word(allowed, t) or _same_word(article.title, t)}  # allows "prices"
+    # may still forbid "cost"
     return [t for t in rule.forbidden if t not in shared] or rule.forbidden
+
+
+def _same_word(text: str, term: str) -> bool:
+    """``term`` in ``text`` in any inflection, synonyms aside."""
+    stem = _stem(term.split()[-1])
+    head = r"\s+".join(map(re.escape, term.lower().split()[:-1]))
+    pattern = (head + r"\s+" if head else "") + re.escape(stem) + r"[a-z]*"
+    return re.search(rf"(?<![\w-]){pattern}(?![\w])", text, re.IGNORECASE) is not None
 
 
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
