@@ -126,5 +126,15 @@ def ungrounded_figures(claim: str, quotes: Sequence[str],
     """The figures of ``claim`` that none of ``quotes`` states, compared as typed quantities
     (:mod:`ledger.quantities`: kind, unit, noun); a date may also match one of ``dates``, the
     source's own publication dates."""
-    quoted = [pair for q in quotes for pair in typed_figures(normalize(q))]
+    quoted = [pair for q in quotes for pair in typed_figures(_lower_multiplier(normalize(q)))]
     return [f for f, q in typed_figures(claim) if not _grounded(f, q, quoted, dates)]
+
+
+#: A capital X right after a number, as papers write multipliers ("2.2-3.3X", "5X"); a name such
+#: as "H100X2" has a letter or digit after the X and is left alone.
+_CAPITAL_X = re.compile(r"(?<=\d)X(?![A-Za-z0-9])")
+
+
+def _lower_multiplier(text: str) -> str:
+    """Sources write "3.3X" where the desk writes "3.3x": the same multiplier."""
+    return _CAPITAL_X.sub("x", text)

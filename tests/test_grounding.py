@@ -129,3 +129,11 @@ def test_an_article_with_no_quotes_at_all_gets_one_note(tmp_path: Path) -> None:
     found = [f for f in result.findings if f.rule == "unquoted-fact"]
     assert len(found) == 1 and found[0].severity.value == "note"
     assert "F3" in found[0].message and "not grounded in quotes" in found[0].message
+
+
+def test_a_capital_x_in_a_quote_is_the_same_multiplier() -> None:
+    from ledger.grounding import ungrounded_figures
+
+    quote = "The cache cut latency by 2.2-3.3X and lifted throughput 5X on the H100X2 rig."
+    assert ungrounded_figures("latency fell 2.2-3.3x; throughput rose 5x", [quote]) == []
+    assert [f.text for f in ungrounded_figures("throughput rose 6x", [quote])] == ["6x"]
