@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--tenants", help="tenants policy YAML (default: one open namespace)")
     m.add_argument("--state-dir", help="directory for state that must survive restarts")
     m.add_argument("--metrics-port", type=int, help="HTTP port for /metrics, /health and admin")
+    m.add_argument("--metrics-host", default="127.0.0.1",
+                   help="address of that HTTP server (default 127.0.0.1, whatever --host is: the "
+                   "admin endpoint stays off the network unless you put it there)")
     m.add_argument("--lease-ttl", type=float, default=DEFAULT_LEASE_TTL_S,
                    help=f"read lease seconds ({DEFAULT_LEASE_TTL_S:g})")
     m.add_argument("--put-timeout", type=float, default=DEFAULT_PUT_TIMEOUT_S,
@@ -162,7 +165,7 @@ def _run_master(args: argparse.Namespace) -> int:
     gc.freeze()  # start-up objects (torch is imported by the package) leave the GC's scans
     http = None
     if args.metrics_port is not None:
-        http = MetricsServer(master, host=args.host, port=args.metrics_port).start()
+        http = MetricsServer(master, host=args.metrics_host, port=args.metrics_port).start()
     # One parseable line so that scripts can learn the ports chosen for port 0.
     print(f"READY master {server.address} metrics {http.port if http else '-'}", flush=True)
     stop.wait()

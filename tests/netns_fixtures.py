@@ -195,7 +195,7 @@ class MultiHost:
         """Start the master on its host (the same port as before after a restart)."""
         self.master = self._store("master", [
             "master", "--host", self.hosts.addr["master"], "--port", str(self.port),
-            "--metrics-port", "0", "--node-ttl", "1.5", *self._secured(True)], env=self.secrets)
+            "--metrics-host", self.hosts.addr["master"], "--metrics-port", "0", "--node-ttl", "1.5", *self._secured(True)], env=self.secrets)
         self.master.wait_ready()
         self.port = int(self.address.rsplit(":", 1)[1])
         return self.master
@@ -238,7 +238,7 @@ class MultiHost:
         self.client("wait_nodes", count=count, timeout=READY_TIMEOUT_S)
 
     def fsck(self) -> subprocess.CompletedProcess[str]:
-        """``reference-store fsck`` from the client host (the admin endpoint binds ``--host``)."""
+        """``reference-store fsck`` from the client host (the admin endpoint binds ``--metrics-host``)."""
         assert self.master is not None
         admin = self.secrets["STORE_ADMIN_TOKEN"]
         return subprocess.run(

@@ -308,3 +308,19 @@ def test_batch_errors_keep_their_class_code_and_key(closed: Closed) -> None:
         errors = alice.batch_put(["fits", "huge"], [b"1", bytes(4 * MiB)])  # quota: 3 MiB
         assert errors[0] is None and isinstance(errors[1], TenantQuotaExceeded)
         assert errors[1].code == -1700 and "'huge'" in str(errors[1])
+
+
+def test_the_admin_endpoint_stays_on_loopback_when_the_master_listens_elsewhere() -> None:
+    """``--host`` moves the master's RPC port; the metrics/admin HTTP server stays on 127.0.0.1
+    unless ``--metrics-host`` says otherwise."""
+    from cluster_fixtures import start_master
+
+    master = start_master("--host", "127.0.0.2")
+    try:
+        port = int(master.ready[4])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as reply:
+            assert reply.status == 200
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.2", port), timeout=2).close()
+    finally:
+        master.stop()
