@@ -8,23 +8,14 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["entry"]
+from reference_store.extras import STORE_MODULES, run_with_extra
 
-#: what the store imports from outside the standard library and pydantic
-_STORE_MODULES = frozenset({"numpy", "torch", "yaml", "cbor2", "xxhash", "prometheus_client"})
+__all__ = ["entry"]
 
 
 def entry(argv: list[str] | None = None) -> int:
-    try:
-        from reference_store.cli import main
-
-        return main(argv)
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in _STORE_MODULES:
-            raise
-        print(f"reference-store: needs the store extra (no module {exc.name!r}): "
-              "pip install 'kv-evidence-ledger[store]'", file=sys.stderr)
-        return 2
+    return run_with_extra("reference_store.cli", argv, prog="reference-store", extra="store",
+                          modules=STORE_MODULES)
 
 
 if __name__ == "__main__":

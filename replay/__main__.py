@@ -5,24 +5,18 @@ from __future__ import annotations
 
 import sys
 
+from reference_store.extras import STORE_MODULES, run_with_extra
+
 __all__ = ["entry"]
 
-#: what the harness imports from outside the standard library and pydantic
-_REPLAY_MODULES = frozenset({"numpy", "torch", "yaml", "cbor2", "xxhash", "prometheus_client",
-                             "matplotlib", "httpx", "sqlalchemy", "sqlmodel", "rfc8785", "prov"})
+#: what the harness imports beyond the store's own modules
+_REPLAY_MODULES = STORE_MODULES | {"matplotlib", "httpx", "sqlalchemy", "sqlmodel", "rfc8785",
+                                   "prov"}
 
 
 def entry(argv: list[str] | None = None) -> int:
-    try:
-        from replay.cli import main
-
-        return main(argv)
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in _REPLAY_MODULES:
-            raise
-        print(f"python -m replay: needs the replay extra (no module {exc.name!r}): "
-              "pip install 'kv-evidence-ledger[replay]'", file=sys.stderr)
-        return 2
+    return run_with_extra("replay.cli", argv, prog="python -m replay", extra="replay",
+                          modules=_REPLAY_MODULES)
 
 
 if __name__ == "__main__":
