@@ -32,6 +32,7 @@ from ..quantities import (
     Quantity,
     Verdict,
     compare,
+    lemma,
     metric_quantity,
     noun_class,
     parse_unit,
@@ -133,16 +134,65 @@ def _gap(a_start: int, a_end: int, b_start: int, b_end: int) -> int:
     return max(a_start - b_end, b_start - a_end, 0)
 
 
-def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[Hit]:
+def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure],
+               whole: tuple[int, int]) -> list[Hit]:
     """The words that describe ``figure``: those nearer to it than to any other figure of the
-    clause; when none are, the word nearest to it (ties: the word after the figure)."""
+    clause; when none are, those of the other end of its range (``whole``: "time to first token
+    cut by 2.2 to 3.3 times": 3.3 too is time to first token); else the word nearest to it
+    (ties: the word after the figure)."""
     def nearest_figure(hit: Hit) -> Figure:
         return min(figures, key=lambda f: (_gap(hit[0], hit[1], f.start, f.end), f.start))
     own = [h for h in hits if nearest_figure(h) is figure]
     if own:
         return own
-    return [min(hits, key=lambda h: (_gap(h[0], h[1], figure.start, figure.end),
-                                     0 if h[0] >= figure.end else 1))]
+    ranged = [h for h in hits if whole[0] <= nearest_figure(h).start < whole[1]]
+    if ranged:
+        return ranged
+    return [min(hits, key=lambda h: (_gap(h[0], h[1], whole[0], whole[1]),
+                                     0 if h[0] >= whole[1] else 1))]
+
+
+#: What joins the two ends of one range: "2.2 to 3.3 times", "14x-24x", "from 30 through 40".
+_RANGE_JOIN_RE = re.compile(r"\s*(?:to|through|-|–|—)\s*")
+
+
+def _range_spans(body: str, figures: list[Figure]) -> dict[int, tuple[int, int]]:
+    """Each figure's span for labelling, by its start: a figure that is one end of a range
+    written as two figures ("2.2 to 3.3 times", "2.2x to 3.3x") takes the span of the whole
+    range, so both ends are described by the same words."""
+    spans = {f.start: (f.start, f.end) for f in figures}
+    ordered = sorted(figures, key=lambda f: f.start)
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        unit = parse_unit(body, a.end)
+        gap_start = unit[1] if unit is not None else a.end
+        if body[gap_start:gap_start + 1] in ("x", "×") and b.text.endswith(("x", "×")):
+            gap_start += 1  # "2.2x to 3.3x"
+        if gap_start <= b.start and _RANGE_JOIN_RE.fullmatch(body[gap_start:b.start]):
+            joined = (spans[a.start][0], b.end)
+            for f in ordered:
+                if joined[0] <= f.start < joined[1]:
+                    spans[f.start] = joined
+    return spans
+
+
+_WORD_RE = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def _metric_words(article: Article, metric: str) -> set[str]:
+    """The words a metric is known by: its name, its spec's label and vocabulary (lemmas)."""
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary) if spec else ())])
+    return {lemma(w) for w in _WORD_RE.findall(text.lower())}
+
+
+def _fits_own(article: Article, term: str, t: TracedFigure) -> bool:
+    """The word also names the figure's own metric: every word of it is in that metric's name,
+    label or vocabulary ("Llama-2's 4,096-token window" for a metric labelled "Llama-2
+    pre-training context window", though "window" is another metric's vocabulary word too).
+    A label that fits the traced evidence as well as another is no mislabel."""
+    words = {lemma(w) for w in _WORD_RE.findall(term.lower())}
+    return bool(words) and any(words <= _metric_words(article, m) for m in t.metrics)
 
 
 def _statistic(text: str) -> set[str]:
@@ -219,9 +269,11 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
                 if not _noun_of_another(h, t.figure, neighbours, article.body)]
         if not hits:
             continue
+        ranges = _range_spans(article.body, neighbours)
         labels = [(term, {f for f, words in vocab.items() if term in words})
-                  for _, _, term in _labels_of(t.figure, hits, neighbours)]
-        if any(named & own for _, named in labels):
+                  for _, _, term in _labels_of(t.figure, hits, neighbours,
+                                               ranges[t.figure.start])]
+        if any(named & own or _fits_own(article, term, t) for term, named in labels):
             continue
         term, named = labels[0]
         message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
