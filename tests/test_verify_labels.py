@@ -103,3 +103,57 @@ def test_a_range_labelled_as_another_metric_is_a_mislabel(tmp_path: Path) -> Non
         add_sentence(doc, "In their runs, throughput 1.6 to 2.4 times higher came first.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert rules_at(result, doc, "1.6").get("mislabeled-figure") == "error", result.findings
+
+
+def _experiments(doc: Doc) -> None:
+    add_metric(doc, "pinned_cache_pct", 15, "share of the cache pinned", ["pinned"], "percent",
+               "tuning")
+    add_metric(doc, "scheduler_requests_x", 7.5, "requests served over round-robin",
+               ["requests"], "multiplier", "scheduler evaluation")
+    add_metric(doc, "prefetch_stall_cut_pct", 35, "stall reduction from prefetching",
+               ["stalls"], "percent", "prefetch study")
+    add_metric(doc, "prefetch_speedup_x", 2.2, "prefetch speedup", ["prefetch"],
+               "multiplier", "prefetch study")
+    add_fact(doc, "The authors report that with 15% of the cache pinned the scheduler serves "
+                  "up to 7.5x more requests than round-robin; the prefetcher cuts stalls by "
+                  "35% and speeds loads up 2.2x.")
+
+
+def conflated(result: FileResult) -> list[str]:
+    return [f.severity.value for f in result.findings if f.rule == "conflated-experiments"]
+
+
+def test_a_combination_the_source_states_is_no_join(tmp_path: Path) -> None:
+    """The pinned share is the scheduler run's setting: the fact says so in one statement."""
+    _, result = verify_mutant(tmp_path, lambda d: (_experiments(d), add_sentence(
+        d, "With 15% of the cache pinned, the authors report up to 7.5x more requests than "
+           "round-robin.")))
+    assert conflated(result) == [], result.findings
+
+
+def test_a_result_of_another_experiment_joined_is_an_error(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_experiments(d), add_sentence(
+        d, "With stalls 35% lower, the authors report up to 7.5x more requests than "
+           "round-robin.")))
+    assert rules_at(result, doc, "7.5x").get("conflated-experiments") == "error", \
+        result.findings
+
+
+def test_sentences_that_keep_two_results_apart(tmp_path: Path) -> None:
+    for sentence in (
+            "The two studies measure different things, so 7.5x and 35% say nothing about "
+            "each other.",
+            "Per the authors, 7.5x and 35% cannot be ranked against each other.",
+            "The 7.5x and the 35% do not agree on what the bottleneck is."):
+        _, result = verify_mutant(tmp_path, lambda d, s=sentence: (
+            _experiments(d), add_sentence(d, s)))
+        assert conflated(result) == [], (sentence, result.findings)
+
+
+def test_a_range_belongs_to_an_experiment_only_with_both_ends(tmp_path: Path) -> None:
+    """2.2 is the prefetch study's value, but "2.2x to 3.1x" is a range the study never gave:
+    one end coinciding with its value does not make the range its."""
+    _, result = verify_mutant(tmp_path, lambda d: (_experiments(d), add_sentence(
+        d, "The authors report 2.2x to 3.1x more requests at one client and up to 7.5x at "
+           "eight.")))
+    assert conflated(result) == [], result.findings

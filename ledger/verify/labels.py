@@ -16,7 +16,9 @@
 * ``conflated-experiments``: one sentence joins figures of two different experiments (the
   scope's main run and its ``separate_scaling_experiment``, or the ``experiment`` of each metric
   spec) without words that keep them apart ("a separate scaling experiment", "a different
-  deployment", "whereas", "unlike", ...).
+  deployment", "whereas", "unlike", "cannot be compared", "do not agree", ...). Two figures
+  are no join when one fact states them as one result (the source's own combination: "with
+  20% of tokens kept, up to 29x"), and a range is an experiment's only when both its ends are.
 """
 
 from __future__ import annotations
@@ -96,8 +98,14 @@ _STAT_RE = re.compile(r"\b(?:" + "|".join(sorted({w for ws in STATISTICS.values(
                       re.IGNORECASE)
 SEPARATION_RE = re.compile(
     r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
-    r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
-    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same)\b"
+    r"(?:experiment|run|test|benchmark|study|measurement|deployment|evaluation|paper|thing)"
+    r"s?\b"
+    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same|separately|alternatives?|"
+    r"disagree|differ|differs)\b"
+    # a sentence that says two results do not go together keeps them apart: "the two ratios
+    # do not agree", "cannot be compared", "are not additive"
+    r"|\b(?:not|cannot|can't|never)\s+(?:be\s+)?(?:agree|compar|rank|combin|add|merg|join|"
+    r"sum|stack|multipl)\w*"
     # an explicit comparison keeps two results apart: "the paper's 6.4x sits 28% above the
     # blog's 5x"
     r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
@@ -479,21 +487,75 @@ def _incidental_count(quantity: Quantity) -> bool:
         quantity.kind is Kind.count and (quantity.noun is None or noun_class(quantity.noun) is None))
 
 
+Mark = tuple[int, int, Experiment]
+
+
 def _sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
-                     use_terms: bool) -> list[tuple[int, int, Experiment]]:
+                     use_terms: bool) -> list[Mark]:
     marks = []
-    for fig, quantity in typed_figures(sentence.text):
-        if _incidental_count(quantity):
-            continue
+    typed = typed_figures(sentence.text)
+    owner: dict[int, Experiment | None] = {}
+    for fig, quantity in typed:
         owners = [e for e in experiments if e.owns(fig, quantity)]
-        if len(owners) == 1:
-            marks.append((sentence.start + fig.start, sentence.start + fig.end, owners[0]))
+        owner[fig.start] = owners[0] if len(owners) == 1 else None
+    ranges = _range_spans(sentence.text, [f for f, _ in typed])
+    for fig, quantity in typed:
+        exp = owner[fig.start]
+        if exp is None or _incidental_count(quantity):
+            continue
+        whole = ranges[fig.start]
+        if any(owner[f.start] is not exp for f, _ in typed if whole[0] <= f.start < whole[1]):
+            continue  # "14x to 24x": a range is an experiment's only when both ends are
+        marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
         for exp in experiments:
             for start, end, term in find_terms(sentence.text, exp.terms, sentence.start):
                 if not _verb_use(article.body, start, end, term):
                     marks.append((start, end, exp))
     return sorted(marks, key=lambda m: m[0])
+
+
+def _states(numbers: list[Figure], fig: Figure) -> bool:
+    """One of ``numbers`` (a source's figures) states ``fig`` at its printed precision."""
+    return any(quantize(v, fig.decimals) == fv and abs(v - fv) <= abs(fv) / 50
+               for n in numbers for v in n.values for fv in fig.values)
+
+
+#: A comma that starts the next result of a list: ", 28-30% lower for ...", ", and up to 5x ...".
+_NEXT_RESULT_RE = re.compile(r",\s+(?:(?:and|or|but|while|whereas)\s+)?(?:[a-z]+\s+){0,2}")
+
+
+def _result_groups(text: str) -> list[str]:
+    """A fact cut into the results it lists: at ';' and ':', and at a comma whose next words
+    start with a figure after words ("... on a serving benchmark, 28-30% lower for long
+    prompts"); not inside a run of bare values ("by up to 29x, 29x and 3x": one statement)."""
+    figures = [f for f in extract_figures(text) if f.kind is not FigureKind.date]
+    starts = {f.start for f in figures}
+    ends = {f.end for f in figures}
+    cuts = [(m.start(), m.end()) for m in re.finditer(r"\s*[;:]\s*", text)]
+    for m in _NEXT_RESULT_RE.finditer(text):
+        if m.end() in starts and m.start() not in ends:
+            cuts.append((m.start(), m.end()))
+    groups, start = [], 0
+    for cut_start, cut_end in sorted(cuts):
+        if cut_start >= start:
+            groups.append(text[start:cut_start])
+            start = cut_end
+    return [*groups, text[start:]]
+
+
+def _facts_figures(article: Article) -> list[list[Figure]]:
+    """The figures of each result each fact states (see :func:`_result_groups`)."""
+    return [[f for f in extract_figures(group) if f.kind is not FigureKind.date]
+            for fact in article.facts for group in _result_groups(fact.claim)]
+
+
+def _stated_together(facts: list[list[Figure]], a: Figure | None, b: Figure | None) -> bool:
+    """One fact gives both figures as one result (see :func:`_result_groups`): the sentence
+    restates a combination the source made itself ("with 20% of tokens kept, throughput rose up
+    to 9x" from a fact that says so), not a join of two experiments."""
+    return a is not None and b is not None and any(
+        _states(numbers, a) and _states(numbers, b) for numbers in facts)
 
 
 def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset[int]:
@@ -597,15 +659,20 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     out: list[tuple[int, int, Experiment, Experiment]] = []
     if len(experiments) < 2:
         return out
+    facts = _facts_figures(article)
     for sentence in sentences(article.body):
         if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
         marks = _sentence_owners(article, sentence, experiments, use_terms)
         figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        written = {(sentence.start + f.start, sentence.start + f.end): f
+                   for f in extract_figures(sentence.text)}
         items = _list_items(sentence)
         for i, (start, end, exp) in enumerate(marks):
             earlier = [m for m in marks[:i] if m[2] is not exp
-                       and not _listed_apart(items, m, (start, end, exp), experiments)]
+                       and not _listed_apart(items, m, (start, end, exp), experiments)
+                       and not _stated_together(facts, written.get((m[0], m[1])),
+                                                written.get((start, end)))]
             if not earlier:
                 continue
             if (start, end) in figures:
