@@ -541,8 +541,14 @@ def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Ve
     return Verdict.unit if _eq(ev_value, value, d) else Verdict.value
 
 
+#: Nouns that stand for whatever the sentence counts ("Ada and ten others", "two more"): a
+#: count of them agrees with a count of any noun.
+_ANAPHORIC = frozenset({"other", "more", "one", "rest", "remainder"})
+
+
 def _counts(fig: Quantity, ev: Quantity) -> Verdict:
-    if fig.noun == ev.noun or fig.noun is None or ev.noun is None:
+    if fig.noun == ev.noun or fig.noun is None or ev.noun is None or (
+            fig.noun in _ANAPHORIC or ev.noun in _ANAPHORIC):
         return _modifiers(fig, ev)
     a, b = fig.noun_class, ev.noun_class
     if a is not None and a == b:
@@ -582,11 +588,29 @@ def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
             out[i] = (f, Quantity(Kind.multiplier, q.values, f.decimals, spelled=q.spelled))
             out[i + 1] = (g, Quantity(Kind.multiplier, r.values, g.decimals, spelled=r.spelled))
             continue
+        if r.kind is Kind.count and r.noun in _ANAPHORIC and not r.modifiers:
+            out[i + 1] = (g, _resolve_others(text, out[:i + 1], g, r))
         if q.kind is Kind.number and r.kind not in (Kind.number, Kind.date, Kind.year) and (
                 _JOIN_RE.fullmatch(text[f.end:g.start]) is not None):
             out[i] = (f, Quantity(r.kind, q.values, f.decimals, r.unit, r.noun, r.modifiers,
                                   r.direction, q.spelled))
     return tuple(out)
+
+
+def _resolve_others(text: str, before: list[tuple[Figure, Quantity]], g: Figure, q: Quantity
+                    ) -> Quantity:
+    """"nine authors: Ada Park and eight others" counts authors: a count of "others" takes the
+    noun of the nearest count before it in the same sentence, within a few figures (left
+    unresolved, it agrees with a count of anything)."""
+    for f, p in reversed(before[-6:]):
+        if g.start - f.end > 300 or _SENTENCE_END_RE.search(text, f.end, g.start):
+            break
+        if p.kind is Kind.count and p.noun and p.noun not in _ANAPHORIC:
+            return Quantity(Kind.count, q.values, q.decimals, noun=p.noun, spelled=q.spelled)
+    return q
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?]\s")
 
 
 def _multiplier_range(text: str, f: Figure, q: Quantity, g: Figure, r: Quantity) -> bool:

@@ -96,3 +96,18 @@ def test_a_metric_named_in_millions_states_its_value_in_millions() -> None:
     assert any(t.metric == "replayed_prompts_m" for t in trace_figure(fig, index, q).traces)
     ((small, r),) = typed_figures("The replay sent 2.5M prompts.")
     assert trace_figure(small, index, r).traced
+
+
+def test_a_count_of_others_agrees_with_a_count_of_any_noun() -> None:
+    from ledger.quantities import typed_figures
+
+    index = EvidenceIndex()
+    index.add_text("The report's nine authors are Ada Park and eight others.",
+                   Trace("inference", "/inferences/0/claim", inference_id="I1"))
+    ((fig, q),) = typed_figures("written by Ada Park and 8 co-authors")
+    assert trace_figure(fig, index, q).traced
+    ((gpus, r),) = typed_figures("run on 8 GPUs")
+    assert not trace_figure(gpus, index, r).traced  # the others are authors
+    loose = EvidenceIndex()
+    loose.add_text("Ada Park and eight others wrote it.", Trace("fact", "/facts/0/claim"))
+    assert trace_figure(fig, loose, q).traced  # others of nothing named: any count agrees
