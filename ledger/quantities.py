@@ -342,6 +342,22 @@ _X_COUNT_RE = re.compile(r"\s?(?!(?:faster|slower|times|less|more|lower|higher|g
                          r"(?=[A-Z][A-Za-z]*\d|\d|[A-Za-z]{3,}s\b)")
 
 
+_DETERMINER_BEFORE_RE = re.compile(r"(?:\b(?:the|this|that|its|their|our|his|her)|'s)\s+$",
+                                   re.I)
+
+
+def _refers_to_result(text: str, fig: Figure) -> bool:
+    """"The 30x compares two backends": a result named by a determiner, then a verb. A
+    lower-case word ending in s after "the Nx" that counts no known kind of thing is a verb,
+    not the thing counted ("the 16x H200 GPUs", "the 8x nodes" stay counts)."""
+    m = _WORD_RE.match(text, fig.end)
+    if m is None or not m.group("w").islower():
+        return False
+    if noun_class(lemma(m.group("w"))) is not None:
+        return False
+    return _DETERMINER_BEFORE_RE.search(text[max(0, fig.start - 12):fig.start]) is not None
+
+
 def _is_frequency(text: str, fig: Figure) -> bool:
     """``ran three times`` counts repetitions; ``three times the throughput`` is a multiplier."""
     if not fig.text.endswith("times") or fig.decimals:
@@ -366,7 +382,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
     if fig.kind is FigureKind.multiplier:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
-        if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×"):
+        if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×") and (
+                not _refers_to_result(text, fig)):
             noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them
             if (m := _WORD_RE.match(text, fig.end)) is not None and m.start("w") == fig.end:
                 noun, modifiers = lemma(m.group("w")), ()  # "an 8xH100 node": eight H100s

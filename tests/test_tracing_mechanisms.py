@@ -111,3 +111,15 @@ def test_a_count_of_others_agrees_with_a_count_of_any_noun() -> None:
     loose = EvidenceIndex()
     loose.add_text("Ada Park and eight others wrote it.", Trace("fact", "/facts/0/claim"))
     assert trace_figure(fig, loose, q).traced  # others of nothing named: any count agrees
+
+
+def test_the_nx_before_a_verb_is_a_multiplier_named_again() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    def kind(text: str) -> Kind:
+        return typed_figures(text)[0][1].kind
+
+    assert kind("The 12x contrasts the new kernel with a naive one.") is Kind.multiplier
+    assert kind("The vendor's 12x assumes a warm cache.") is Kind.multiplier
+    assert kind("the 12x servers in the rack") is Kind.count
+    assert kind("12x accelerators per node") is Kind.count
