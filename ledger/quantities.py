@@ -578,11 +578,32 @@ def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
     out = [(f, quantity_of(f, text)) for f in figures]
     for i in range(len(out) - 1):
         (f, q), (g, r) = out[i], out[i + 1]
+        if _multiplier_range(text, f, q, g, r):  # "raised 2.8 to 5 times": two multipliers
+            out[i] = (f, Quantity(Kind.multiplier, q.values, f.decimals, spelled=q.spelled))
+            out[i + 1] = (g, Quantity(Kind.multiplier, r.values, g.decimals, spelled=r.spelled))
+            continue
         if q.kind is Kind.number and r.kind not in (Kind.number, Kind.date, Kind.year) and (
                 _JOIN_RE.fullmatch(text[f.end:g.start]) is not None):
             out[i] = (f, Quantity(r.kind, q.values, f.decimals, r.unit, r.noun, r.modifiers,
                                   r.direction, q.spelled))
     return tuple(out)
+
+
+def _multiplier_range(text: str, f: Figure, q: Quantity, g: Figure, r: Quantity) -> bool:
+    """``2.8 to 5 times``: the second end reads as repetitions on its own ("5 times"), but a
+    range whose first end has decimals, or follows a change ("raised", "by", "up to"), is a
+    range of multipliers. "ran 3 to 5 times" stays a count of repetitions."""
+    if q.kind is not Kind.number or r.kind is not Kind.count or r.noun != "time":
+        return False
+    if _JOIN_RE.fullmatch(text[f.end:g.start]) is None:
+        return False
+    before = text[max(0, f.start - 30):f.start]
+    return bool(f.decimals or _MULT_LEAD_RE.search(before) or _BEFORE_INCREASE.search(before)
+                or _BEFORE_DECREASE.search(before) or _RAISED_RE.search(before))
+
+
+_RAISED_RE = re.compile(r"\b(?:raised|raises|lifted|lifts|cut|cuts|boosted|boosts|sped\s+up"
+                        r"|speeds\s+up|slowed|slows)\s+(?:by\s+)?$", re.I)
 
 
 _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB",

@@ -39,3 +39,60 @@ def test_a_year_after_a_name_is_a_year_not_a_count() -> None:
     index = _index("The program lists the design as an NSDI 2023 paper.")
     (body,) = extract_figures("The program lists it among NSDI 2023 papers.")
     assert trace_figure(body, index).traced
+
+
+def test_a_range_ending_in_times_is_two_multipliers() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    def kinds(text: str) -> list[Kind]:
+        return [q.kind for _, q in typed_figures(text)]
+
+    assert kinds("write bandwidth lifted 1.6 to 4 times over the old path") == [
+        Kind.multiplier, Kind.multiplier]
+    assert kinds("queueing delay fell by 2 to 6 times") == [Kind.multiplier, Kind.multiplier]
+    assert kinds("each sweep was repeated 2 to 4 times") == [Kind.count, Kind.count]
+    index = _index("The vendor reports write bandwidth 1.6-4x higher than the old path.")
+    for fig, q in typed_figures("write bandwidth lifted 1.6 to 4 times over the old path"):
+        assert trace_figure(fig, index, q).traced, fig.text
+
+
+def test_magnitude_words_and_letters_state_the_same_number() -> None:
+    from decimal import Decimal
+
+    values = {f.text: f.values[0] for f in extract_figures(
+        "a 3 million-row table, 2.5 billion parameters and 40K requests")}
+    assert values == {"3 million": Decimal(3_000_000), "2.5 billion": Decimal(2_500_000_000),
+                      "40K": Decimal(40_000)}
+    index = _index("The service handled 3 million requests a day.")
+    for text in ("It handled 3M requests a day.", "It handled 3,000,000 requests a day."):
+        (fig,) = extract_figures(text)
+        assert trace_figure(fig, index).traced, text
+    (wrong,) = extract_figures("It handled 3.5M requests a day.")
+    assert not trace_figure(wrong, index).traced
+
+
+def test_a_context_length_in_a_fact_is_evidence_for_a_count_of_tokens() -> None:
+    from ledger.quantities import typed_figures
+
+    index = _index("The model card advertises a 256K context on one GPU.")
+    ((fig, q),) = typed_figures("It reads 256K tokens of context on one GPU.")
+    assert trace_figure(fig, index, q).traced
+    assert extract_figures("the 256K context model") == []  # still masked in the body
+
+
+def test_a_metric_named_in_millions_states_its_value_in_millions() -> None:
+    import json
+
+    from verify_fixtures import load
+
+    from ledger.models import Article
+    from ledger.quantities import typed_figures
+    from ledger.verify.tracing import build_index
+
+    doc = load()
+    doc["benchmark_scope"]["reported_metrics"]["replayed_prompts_m"] = 2.5
+    index = build_index(Article.model_validate_json(json.dumps(doc)))
+    ((fig, q),) = typed_figures("The replay sent 2.5 million prompts.")
+    assert any(t.metric == "replayed_prompts_m" for t in trace_figure(fig, index, q).traces)
+    ((small, r),) = typed_figures("The replay sent 2.5M prompts.")
+    assert trace_figure(small, index, r).traced

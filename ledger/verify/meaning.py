@@ -138,6 +138,9 @@ def _values(text: str) -> list[tuple[Decimal, ...]]:
     return [f.values for f in extract_figures(text) if f.kind is not FigureKind.date]
 
 
+#: A pronoun for the figures named before it: "present either as ...", "add them".
+_PRONOUN_RE = re.compile(r"\s*(?:it|them|its|either|both|each|neither|these|those)\b",
+                         re.IGNORECASE)
 _DOC_NOUNS = frozenset({"post", "posts", "page", "pages", "paper", "papers", "blog", "document",
                         "documents", "source", "sources"})
 
@@ -166,8 +169,7 @@ def prose_rule(text: str) -> ProseRule | None:
     head_values = _values(text.split(";")[0])
     if m := _PRESENT_RE.search(text):
         x = m.group("x") or m.group("gx") or m.group("nx")
-        values = _values(x) or (head_values if re.match(r"\s*(?:it|them|its)\b", x, re.I)
-                                else [])
+        values = _values(x) or (head_values if _PRONOUN_RE.match(x) else [])
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
@@ -223,11 +225,28 @@ def _same_word(text: str, term: str) -> bool:
     return re.search(rf"(?<![\w-]){pattern}(?![\w])", text, re.IGNORECASE) is not None
 
 
+def _metric_words(article: Article, figures: list[TracedFigure]) -> str:
+    """The labels and vocabulary of the metrics the figures trace to ("speedup" for a figure
+    traced to a pre-filling speedup): "present the 10x as the typical speedup" forbids
+    "typical", not the word that says what the 10x is."""
+    specs = (article.benchmark_scope.metric_specs or {}) if article.benchmark_scope else {}
+    words = []
+    for t in figures:
+        for metric in t.metrics:
+            spec = specs.get(metric)
+            if spec is not None:
+                words += [spec.label, *spec.vocabulary]
+    return " ".join(words)
+
+
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
     text = article.corrections[index].text
     forbidden = _distinctive(rule, text, article)
+    if rule.values:  # what the protected figure is, by its metric, is not what is forbidden
+        what = _metric_words(article, [t for t in traced if _owns(rule.values, t)])
+        forbidden = [t for t in forbidden if not _same_word(what, t)] or forbidden
     findings = []
     for sentence in sentences(article.body):
         hits = [h for h in find_lemmas(sentence.text, forbidden, sentence.start)

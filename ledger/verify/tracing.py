@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..figures import Figure, FigureKind
+from ..figures import Figure, FigureKind, context_lengths
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
 from ..quantities import (
     NOUN_CLASSES,
@@ -170,6 +170,9 @@ class EvidenceIndex:
             for value in fig.values:
                 self.add_number(value, trace, percent=quantity.kind in (
                     Kind.percent, Kind.points), quantity=quantity)
+        for fig in context_lengths(text):  # "a 1M context": a million tokens
+            for value in fig.values:
+                self.add_number(value, trace, quantity=Quantity(Kind.count, noun="token"))
 
     def add_number(self, value: float | Decimal, trace: Trace, *, percent: bool = False,
                    quantity: Quantity | None = None) -> None:
@@ -207,10 +210,23 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
     specs = scope.metric_specs or {}
     for name, value in scope.reported_metrics.items():
         quantity = metric_quantity(name, specs[name].kind if name in specs else None)
-        index.add_number(value, Trace("metric", f"/benchmark_scope/reported_metrics/{name}",
-                                      metric=name, author_reported=authors),
-                         percent=_is_percent_metric(name), quantity=quantity)
+        trace = Trace("metric", f"/benchmark_scope/reported_metrics/{name}", metric=name,
+                      author_reported=authors)
+        index.add_number(value, trace, percent=_is_percent_metric(name), quantity=quantity)
+        if (shift := _metric_magnitude(name)) and quantity is None:  # "context_tokens_m": 1
+            index.add_number(Decimal(str(value)).scaleb(shift), trace)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
+
+
+#: A metric name that ends in a magnitude states its value in thousands or millions:
+#: ``window_tokens_k: 16`` is 16,000 tokens, ``context_tokens_m: 1`` one million.
+_MAGNITUDE_NAMES = {"k": 3, "thousand": 3, "thousands": 3, "m": 6, "million": 6,
+                    "millions": 6, "bn": 9, "billion": 9, "billions": 9}
+
+
+def _metric_magnitude(name: str) -> int:
+    parts = name.lower().split("_")
+    return _MAGNITUDE_NAMES.get(parts[-1], 0) if len(parts) > 1 else 0
 
 
 def _add_inferences(index: EvidenceIndex, article: Article) -> None:
