@@ -147,3 +147,26 @@ def test_the_word_for_what_the_figure_is_does_not_break_a_guardrail_on_its_modif
     assert not found("The operators quote a 46x speedup on one rack.\n")
     hits = found("The operators quote a 46x speedup as the typical gain.\n")
     assert hits and hits[0].severity is Severity.warning
+
+
+# --- unsupported conclusions ---------------------------------------------------------------
+
+
+def test_a_conclusion_adverb_with_a_universal_is_a_conclusion() -> None:
+    from ledger.verify.conclusions import _conclusion
+
+    found = _conclusion("Tiering is therefore always faster than a single pool.")
+    assert found is not None and found[2] == "always"
+    found = _conclusion("The new codec is thus unusable for every interactive service.")
+    assert found is not None and found[1].startswith("The new codec")
+    found = _conclusion("Offloading hence makes a second cache tier unnecessary.")
+    assert found is not None and found[2] == "unnecessary"
+    assert _conclusion("The scheduler therefore places each phase on its own machine.") is None
+
+
+def test_a_judgement_after_shows_needs_no_that_and_no_demonstrative() -> None:
+    from ledger.verify.conclusions import _conclusion
+
+    found = _conclusion("The lab's 2x shows the vendor exaggerated its gain.")
+    assert found is not None and found[2] == "exaggerated"
+    assert _conclusion("The trace shows two tiers on every host.") is None
