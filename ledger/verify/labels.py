@@ -45,7 +45,7 @@ from ..quantities import (
     typed_figures,
 )
 from ..report import Finding, Severity
-from .attribution import REPORTING_VERBS, attributes, desk_claims
+from .attribution import REPORTING_VERBS, attributes, desk_claims, desk_names
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure, tried
@@ -377,7 +377,10 @@ _REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?
                           re.IGNORECASE)
 
 
-_DESK_WORDS = re.compile(r"\b(?:PCT|we|our|the desk)\b")
+def _desk_words(article: Article) -> re.Pattern[str]:
+    """The desk's names in a paragraph: its publisher, the publisher's initials, we, the desk."""
+    names = "|".join(re.escape(n) for n in desk_names(article.publisher))
+    return re.compile(rf"\b(?:{names}|we|our|the desk)\b")
 
 
 def _sources_author_reported(t: TracedFigure) -> bool:
@@ -391,7 +394,8 @@ def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[in
     """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
     its own arithmetic; there a restated author figure is the desk's input, not a report."""
     paras = paragraphs(article.body)
-    out = {p.start for p in paras if _DESK_WORDS.search(p.text)}
+    desk = _desk_words(article)
+    out = {p.start for p in paras if desk.search(p.text)}
     for t in traced:
         if t.traces and all(tr.origin in ("inference", "computation", "assumption")
                             for tr in t.traces):
@@ -419,7 +423,8 @@ def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
-    attributed = {p.start: attributes(p.text, names, authors) for p in paras}
+    desk = desk_names(article.publisher)
+    attributed = {p.start: attributes(p.text, names, authors, desk) for p in paras}
     for prev, here in zip(paras, paras[1:], strict=False):
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
@@ -436,7 +441,8 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
             seen.add(key)
             if _sources_author_reported(t) and _claimed_as_result(article.body, t.figure):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
-                if sentence is not None and not attributes(sentence.text, names, authors):
+                if sentence is not None and not attributes(sentence.text, names, authors,
+                                                                 desk):
                     findings.append(body_span(
                         article, t.figure.start, t.figure.end, Severity.warning,
                         "unattributed-figure",
@@ -802,7 +808,7 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
             continue  # the desk's own measurements are in this paragraph
         sources = sorted({s for t in figures for tr in t.traces for s in tr.source_ids})
         for sentence in sentences(para.text):
-            claim = desk_claims(sentence.text)
+            claim = desk_claims(sentence.text, desk_names(article.publisher))
             if claim is None:
                 continue
             start = para.start + sentence.start + claim.start()

@@ -45,7 +45,7 @@ from urllib.parse import urlparse
 
 from ..models import Article, Source
 from ..report import Finding, Severity
-from .attribution import DESK_NEGATED_RE, REPORTING_VERBS
+from .attribution import REPORTING_VERBS, desk_names, desk_negated
 from .persons import Authorship, authorships, same_person
 from .prose import paragraphs, sentences
 from .text import body_span
@@ -64,7 +64,7 @@ _PRODUCT = (r"(?:package|library|framework|toolkit|tool|implementation|codebase|
 _OWNED_DOC = rf"(?:{_DOC}|document|preprint)"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
            r"report|study|analysis)")
-_SKIP = frozenset({"PCT", "They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
+_SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
                    "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
                    "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
 _NOT_SKIP = rf"(?!(?:{'|'.join(sorted(_SKIP))})\b)"
@@ -319,15 +319,17 @@ def check_owners(article: Article) -> list[Finding]:
     """``misattributed-source`` for each owner that is not the cited source's."""
     findings = []
     body = article.body
+    desk = desk_names(article.publisher)
+    desk_keys = {_norm(n) for n in desk}
     for para in paragraphs(body):
         for sentence in sentences(para.text):
             start, end = para.start + sentence.start, para.start + sentence.end
             cited = _citations(body, para.start, para.text, start, end)
-            if not cited or DESK_NEGATED_RE.search(sentence.text):
+            if not cited or desk_negated(sentence.text, desk):
                 continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
             subject = _owner_as_subject(article, sentence.text, cited)
             for s, e, name, construction, detail in owners_in(sentence.text):
-                if s >= subject:
+                if s >= subject or _norm(name) in desk_keys:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
