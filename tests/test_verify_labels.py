@@ -192,3 +192,22 @@ def test_figures_of_two_baselines_swapped(tmp_path: Path) -> None:
         d, "The authors report 17x over Lighttpd and 4.5x over nginx in requests served.")))
     assert not [f for f in result.findings if f.rule == "mislabeled-figure"
                 and f.message.startswith(("'17x'", "'4.5x'"))], result.findings
+
+
+def _window(doc: Doc) -> None:
+    add_fact(doc, "The library keeps 3 anchor tokens and a window of 509 recent tokens.")
+    doc["inferences"].append({"id": f"I{len(doc['inferences']) + 1}",
+                              "claim": "The cache holds 3 + 509 = 512 entries.",
+                              "basis_fact_ids": [doc["facts"][-1]["id"]],
+                              "label": "PCT analysis"})
+
+
+def test_a_count_moved_onto_another_counted_noun(tmp_path: Path) -> None:
+    """"509 anchor tokens": the sources count 509 recent tokens and, separately, 3 anchor
+    tokens. The desk's own sum restating the bare 509 does not make the count right."""
+    doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
+        d, "The library keeps 509 anchor tokens by default.")))
+    assert rules_at(result, doc, "509").get("mislabeled-figure") == "error", result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
+        d, "The library keeps 509 recent tokens by default.")))
+    assert rules_at(result, doc, "509") == {}, result.findings
