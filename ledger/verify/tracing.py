@@ -371,11 +371,15 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
-        # or the desk's own arithmetic that happens to round to it
+        # or the desk's own arithmetic that happens to round to it; so does a source counting
+        # the number as other things of the noun, when the figure's words name a count the
+        # sources give separately ("1020 sink tokens": 1020 recent tokens, 4 sink tokens)
+        moved = _names_another_count(q, index)
         decisive = any(m.verdict is Verdict.points or (
             (m.verdict is Verdict.unit or (
                 m.verdict is Verdict.noun and q.noun_class is not None
-                and m.quantity is not None and m.quantity.noun_class is not None))
+                and m.quantity is not None and m.quantity.noun_class is not None)
+             or (m.verdict is Verdict.modifier and moved))
             and m.trace.origin not in ("inference", "computation", "assumption"))
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
@@ -384,7 +388,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         if not here and q.kind is Kind.points and (
                 gap := index.percent_gaps().find(value, q.decimals)) is not None:
             here = [gap.where]  # "12 points apart": the gap between two stated percents
-        if not here and not _names_another_count(q, index):
+        if not here and not moved:
             # "three serving instances" for "three round-robin instances": the qualifier
             # differs, but the evidence counts no other "serving instances"; a count moved to
             # another noun ("500 storage nodes" for 500 client nodes) names a thing the
