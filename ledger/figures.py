@@ -188,12 +188,12 @@ _RANGE_RE = re.compile(
 #: after the ``x``.
 _NUMBER_RE = re.compile(
     rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
-    rf"(?P<mag>[KMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
+    rf"(?P<mag>[KkMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
 #: ``25K tokens``, ``4 million tokens``: a magnitude letter or word after the number multiplies
 #: it (printed to the magnitude: ``4 million`` is 4,000,000 to the nearest million).
-_MAGNITUDE = {"K": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_MAGNITUDE = {"K": 3, "k": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _WORD_RE = re.compile(
     rf"\b(?P<fw>(?:{_TEN}|{_SMALL}|hundred|thousand))fold\b"
     rf"|\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"

@@ -60,9 +60,9 @@ def test_magnitude_words_and_letters_state_the_same_number() -> None:
     from decimal import Decimal
 
     values = {f.text: f.values[0] for f in extract_figures(
-        "a 3 million-row table, 2.5 billion parameters and 40K requests")}
+        "a 3 million-row table, 2.5 billion parameters, 40K requests and 96k prompts")}
     assert values == {"3 million": Decimal(3_000_000), "2.5 billion": Decimal(2_500_000_000),
-                      "40K": Decimal(40_000)}
+                      "40K": Decimal(40_000), "96k": Decimal(96_000)}
     index = _index("The service handled 3 million requests a day.")
     for text in ("It handled 3M requests a day.", "It handled 3,000,000 requests a day."):
         (fig,) = extract_figures(text)
@@ -96,6 +96,10 @@ def test_a_metric_named_in_millions_states_its_value_in_millions() -> None:
     assert any(t.metric == "replayed_prompts_m" for t in trace_figure(fig, index, q).traces)
     ((small, r),) = typed_figures("The replay sent 2.5M prompts.")
     assert trace_figure(small, index, r).traced
+    doc["benchmark_scope"]["reported_metrics"]["peak_k_prompts"] = 96
+    index = build_index(Article.model_validate_json(json.dumps(doc)))
+    ((peak, p),) = typed_figures("At peak it held 96k prompts.")
+    assert any(t.metric == "peak_k_prompts" for t in trace_figure(peak, index, p).traces)
 
 
 def test_a_count_of_others_agrees_with_a_count_of_any_noun() -> None:

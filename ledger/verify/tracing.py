@@ -222,8 +222,9 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
         trace = Trace("metric", f"/benchmark_scope/reported_metrics/{name}", metric=name,
                       author_reported=authors)
         index.add_number(value, trace, percent=_is_percent_metric(name), quantity=quantity)
-        if (shift := _metric_magnitude(name)) and quantity is None:  # "context_tokens_m": 1
-            index.add_number(Decimal(str(value)).scaleb(shift), trace)
+        if (shift := _metric_magnitude(name)) and (  # "context_tokens_m": 1
+                quantity is None or quantity.kind in (Kind.count, Kind.number)):
+            index.add_number(Decimal(str(value)).scaleb(shift), trace, quantity=quantity)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
 
 
@@ -234,8 +235,14 @@ _MAGNITUDE_NAMES = {"k": 3, "thousand": 3, "thousands": 3, "m": 6, "million": 6,
 
 
 def _metric_magnitude(name: str) -> int:
+    """The power of ten a metric's name scales its value by: its last part ("prompts_m"), or a
+    magnitude other than "m" anywhere ("max_k_tokens": thousands of tokens)."""
     parts = name.lower().split("_")
-    return _MAGNITUDE_NAMES.get(parts[-1], 0) if len(parts) > 1 else 0
+    if len(parts) < 2:
+        return 0
+    if parts[-1] in _MAGNITUDE_NAMES:
+        return _MAGNITUDE_NAMES[parts[-1]]
+    return next((_MAGNITUDE_NAMES[p] for p in parts[:-1] if p != "m" and p in _MAGNITUDE_NAMES), 0)
 
 
 def _add_inferences(index: EvidenceIndex, article: Article) -> None:
