@@ -395,11 +395,17 @@ def word_value(words: str) -> Decimal:
     return Decimal(total)
 
 
+#: After a multiplier word, what makes it part of a compound adjective or a number format.
+_COMPOUND_RE = re.compile(r"-[A-Za-z]|\s+precision\b", re.I)
+
+
 def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
     for m in _WORD_RE.finditer(text):
         if not claimed.free(*m.span()):
             continue
         if m.group("mw"):
+            if _COMPOUND_RE.match(text, m.end()):
+                continue  # "half-precision", "double-digit", "double precision": no figure
             value = Decimal(_MULTIPLIER_WORDS[m.group("mw").lower()])
             kind = FigureKind.multiplier
         elif m.group("fw"):  # twofold, tenfold, hundredfold

@@ -177,3 +177,42 @@ def test_a_score_difference_written_as_a_percent_is_points(tmp_path) -> None:
     doc = _doc_with("On the recall suite the small model loses 7.25 points.",
                     "On the recall suite the small model gives up 7.25%.")
     assert _rules_at(tmp_path, doc, "7.25%").get("percentage-points") == "error"
+
+
+def _with_ratio(doc):  # type: ignore[no-untyped-def]
+    doc["inferences"].append({
+        "id": "I9", "basis_fact_ids": ["F1"], "label": "PCT analysis",
+        "claim": "The nightly batch of 48,000 jobs is four times the daytime load of 12,000.",
+        "computation": {"inputs": {"nightly": 48000, "daytime": 12000},
+                        "steps": [{"name": "ratio", "expression": "nightly / daytime",
+                                   "result": 4}]}})
+    return doc
+
+
+def _body_with(sentence: str):  # type: ignore[no-untyped-def]
+    from verify_fixtures import load
+
+    doc = _with_ratio(load())
+    close = "These are the authors' results, not PCT measurements."
+    doc["body"] = doc["body"].replace(close, close + " " + sentence, 1)
+    return doc
+
+
+def test_a_restated_result_with_another_value_is_arithmetic(tmp_path) -> None:
+    doc = _body_with("By PCT's count the nightly batch is five times the daytime load.")
+    assert _rules_at(tmp_path, doc, "five times").get("arithmetic") == "error"
+    doc = _body_with("By PCT's count the 48,000 is 4.5 times the 12,000.")
+    assert _rules_at(tmp_path, doc, "4.5 times").get("arithmetic") == "error"
+
+
+def test_a_restated_result_kept_or_a_figure_elsewhere_is_not_arithmetic(tmp_path) -> None:
+    doc = _body_with("By PCT's count the nightly batch is four times the daytime load.")
+    assert "arithmetic" not in _rules_at(tmp_path, doc, "four times")
+    doc = _body_with("The desk moved half the daytime load to spare nodes.")
+    assert "arithmetic" not in _rules_at(tmp_path, doc, "half")
+
+
+def test_half_precision_is_no_figure() -> None:
+    assert [f.text for f in extract_figures("a half-precision cache in double precision")] == []
+    assert [f.text for f in extract_figures("the cache halves, then falls by half")] == [
+        "halves", "half"]
