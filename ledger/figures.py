@@ -34,6 +34,7 @@ __all__ = [
     "NUMBER_WORDS",
     "Figure",
     "FigureKind",
+    "context_lengths",
     "extract_figures",
     "masked_spans",
     "quantize",
@@ -170,6 +171,9 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?P<d>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\s+(?P<y>\d{{4}})\b"), "dmy"),
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)"), "md"),
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b"), "my"),
+    # a year and a month as a changelog writes them: "2023/10", "2024-01" (two-digit month)
+    (re.compile(r"(?<![\w./-])(?P<y>(?:19|20)\d{2})(?:/(?P<m>0?[1-9]|1[0-2])|-(?P<m2>0[1-9]|1[0-2]))"
+                r"(?![\w/-]|[.,]\d)"), "ym"),
 ]
 
 _MONEY_RE = re.compile(
@@ -183,11 +187,13 @@ _RANGE_RE = re.compile(
 #: ``16x16GB`` (sixteen modules of 16 GB) is a count and a size, not a name: the size is read
 #: after the ``x``.
 _NUMBER_RE = re.compile(
-    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
+    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
+    rf"(?P<mag>[KMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
-#: ``25K tokens``: a magnitude letter written onto the number multiplies it.
-_MAGNITUDE = {"K": 3, "M": 6, "B": 9}
+#: ``25K tokens``, ``4 million tokens``: a magnitude letter or word after the number multiplies
+#: it (printed to the magnitude: ``4 million`` is 4,000,000 to the nearest million).
+_MAGNITUDE = {"K": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _WORD_RE = re.compile(
     rf"\b(?P<fw>(?:{_TEN}|{_SMALL}|hundred|thousand))fold\b"
     rf"|\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
@@ -216,6 +222,26 @@ def _decimal(text: str) -> tuple[Decimal, int]:
     clean = text.replace(",", "")
     decimals = len(clean.split(".", 1)[1]) if "." in clean else 0
     return Decimal(clean), decimals
+
+
+_CONTEXT_LENGTH_RE = re.compile(
+    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?P<mag>[KMB])(?=[ -](?:tokens?\s+)?(?:context|window)\b)")
+
+
+def context_lengths(text: str) -> list[Figure]:
+    """``128K context``, ``1M-token window``: lengths in tokens that :func:`extract_figures`
+    masks (in prose they are as often part of a model's name as a claim), for evidence text,
+    where a body's "128K tokens of context" should find them. Counts of tokens, scaled."""
+    out = []
+    for m in _CONTEXT_LENGTH_RE.finditer(text):
+        value, decimals = _decimal(m.group("n"))
+        shift = _MAGNITUDE[m.group("mag")]
+        value, decimals = value.scaleb(shift), decimals - shift
+        if value == value.to_integral_value():
+            value = value.quantize(Decimal(1))
+        out.append(Figure(m.group(), m.start(), m.end(), FigureKind.quantity, value, decimals,
+                          unit="tokens"))
+    return out
 
 
 def masked_spans(text: str) -> list[tuple[int, int]]:
@@ -247,14 +273,15 @@ def _month(name: str) -> int:
 
 def _date_figure(m: re.Match[str], form: str) -> Figure | None:
     g = m.groupdict()
-    month = int(g["m"]) if form == "iso" else _month(g["mon"])
+    month = int(g["m"] or g["m2"]) if form == "ym" else int(g["m"]) if form == "iso" else (
+        _month(g["mon"]))
     year = int(g["y"]) if g.get("y") else 2000  # leap year: month_day dates keep Feb 29
     day = int(g["d"]) if g.get("d") else 1
     try:
         date = dt.date(year, month, day)
     except ValueError:
         return None
-    precision = {"md": "month_day", "my": "month"}.get(form, "day")
+    precision = {"md": "month_day", "my": "month", "ym": "month"}.get(form, "day")
     return Figure(m.group(), m.start(), m.end(), FigureKind.date, date=date,
                   date_precision=precision)
 
@@ -308,13 +335,28 @@ def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, 
     unit = _unit_after(text, m.end())
     if unit:
         return FigureKind.quantity, unit
+    digits = m.group("n")
+    year = re.fullmatch(r"(?:19|20)\d{2}", digits) is not None and not m.group("mag")
+    if year and _names_a_year(text, m.start()):
+        return FigureKind.year, None  # "OSDI 2024 papers", "the 2023 releases"
     noun = _NOUN_RE.match(text, m.end())
     if noun and value == value.to_integral_value() and _looks_like_count_noun(noun.group("noun")):
         return FigureKind.noun_count, noun.group("noun")
-    digits = m.group("n")
-    if re.fullmatch(r"(?:19|20)\d{2}", digits):
+    if year:
         return FigureKind.year, None
     return FigureKind.number, None
+
+
+#: What makes a year of a number that a plural noun follows: a name before it (a venue, a
+#: product line: "OSDI 2024 papers", "EuroSys 2025 talks") or a determiner ("the 2023
+#: releases"). A single capital that only starts the sentence ("About 2024 papers") is no name.
+_YEAR_OWNER_RE = re.compile(
+    r"(?:\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*|(?<=[\w,;:(] )[A-Z][a-z]+"
+    r"|\b(?:the|its|their|this|these|those|whose|our|his|her)|'s)\s$")
+
+
+def _names_a_year(text: str, start: int) -> bool:
+    return _YEAR_OWNER_RE.search(text[max(0, start - 40):start]) is not None
 
 
 def _looks_like_count_noun(noun: str) -> bool:
@@ -331,7 +373,8 @@ def _numbers(text: str, claimed: _Claimed) -> Iterator[Figure]:
         except InvalidOperation:
             continue
         if m.group("mag"):  # 25K = 25000, printed to the nearest thousand
-            shift = _MAGNITUDE[m.group("mag")]
+            mag = m.group("mag")
+            shift = _MAGNITUDE[mag if len(mag) == 1 else mag[1:]]  # " million": one separator
             value, decimals = value.scaleb(shift), decimals - shift
             if value == value.to_integral_value():
                 value = value.quantize(Decimal(1))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import queue
 import signal
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 READY_TIMEOUT_S = 60.0
+logger = logging.getLogger(__name__)
 
 
 class ChildProcess:
@@ -185,9 +187,15 @@ def serving_instances(cfg: ReplayConfig, arm: Arm, store_master: str | None) -> 
 
 
 def _local_counters(urls: Sequence[str]) -> tuple[int, int]:
+    """Local-cache inserts and evictions summed over the instances that still answer (a dead
+    instance counts nothing: its requests fail and are recorded, the run goes on)."""
     inserted = evicted = 0
     for u in urls:
-        local = httpx.get(f"{u}/stats", timeout=10).json()["local"]
+        try:
+            local = httpx.get(f"{u}/stats", timeout=10).json()["local"]
+        except httpx.HTTPError as exc:
+            logger.warning("%s: no local-cache counters: %s", u, exc)
+            continue
         inserted += local["inserted"]
         evicted += local["evicted"]
     return inserted, evicted

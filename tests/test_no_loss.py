@@ -66,12 +66,14 @@ def test_unfinished_puts_are_reclaimed_after_the_put_timeout() -> None:
             raw.close()
 
 
-def test_every_listed_object_is_readable_after_many_small_puts() -> None:
-    """8-byte objects take a 64-byte extent each on a node: 2 x 1 MiB holds 32,768 of them,
-    not the 262,144 that counting object sizes would allow. 40,000 puts must end with every
-    listed object readable, the rest evicted by the master and counted."""
-    total, batch = 40_000, 1_000
-    with cluster(nodes=2, memory="1MiB") as c:
+def test_every_listed_object_is_readable_after_100000_small_puts() -> None:
+    """The finding's workload: 100,000 acknowledged 8-byte puts on two 2 MiB nodes. Each takes
+    a 64-byte extent on a node, so the two hold at most 65,536 of them, not the 524,288 that
+    counting object sizes would allow (before the fix 65,536 were readable and all 100,000
+    listed). Every listed object must be readable, the rest evicted by the master and counted.
+    Batches of 1,000 keep it to seconds."""
+    total, batch = 100_000, 1_000
+    with cluster(nodes=2, memory="2MiB") as c:
         client = c.client()
         c.wait_nodes(2, client)
         for start in range(0, total, batch):

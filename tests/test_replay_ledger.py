@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -197,3 +203,71 @@ def test_run_with_an_unknown_arm_is_refused_and_records_nothing(
     assert rc == 2
     assert "--arm nosuch: no such arm in ledger-test (its arms: no_store, store)" in out
     assert not Path(db).exists() or Ledger.open(db).list_runs() == []
+
+
+def _listening_inodes() -> set[str]:
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for row in f.readlines()[1:]:
+                cols = row.split()
+                if cols[3] == "0A":  # LISTEN
+                    inodes.add(cols[9])
+    return inodes
+
+
+def _listening_servers(marker: str) -> list[int]:
+    """Pids of ``replay.server`` processes whose command line holds ``marker`` and that listen."""
+    listening, found = _listening_inodes(), []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().decode(errors="replace")
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        except OSError:
+            continue  # gone, or not ours to read
+        if "replay.server" in cmd and marker in cmd and any(
+                link[8:-1] in listening for link in links if link.startswith("socket:[")):
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="needs Linux /proc")
+def test_run_whose_every_request_fails_exits_1_with_one_line(tmp_path: Path, db: str) -> None:
+    """Both serving instances crash (SIGKILL, as the OOM killer does) before the first request:
+    every request fails for real, and ``ledger run`` says so in one line, exits 1 and records
+    the run as failed instead of sealing a run that measured nothing."""
+    marker = f"allfail-{uuid.uuid4().hex[:8]}"  # the model name, on each server's command line
+    trace = {"name": "late", "vocab_size": 512, "sessions": [
+        {"id": f"s{i}", "start_s": 4.0, "turns": [{"carried_tokens": 0, "new_tokens": 40,
+                                                    "output_tokens": 2}]} for i in range(2)]}
+    (tmp_path / "trace.json").write_text(json.dumps(trace))
+    cfg = tmp_path / "replay.yaml"
+    cfg.write_text(f"name: all-fail\ntrace: {{file: trace.json}}\n"
+                   f"model: {{name: {marker}, layers: 1, heads: 2, width: 32, vocab_size: 512,"
+                   " torch_threads: 1}\ninstances: {count: 2, mode: processes}\ndelay_scale: 1\n")
+    child = subprocess.Popen([sys.executable, "-m", "ledger", "run", str(cfg), "--db", db,
+                              "--out", str(tmp_path / "out")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(pids := _listening_servers(marker)) < 2 and time.monotonic() < deadline:
+            assert child.poll() is None, child.communicate()
+            time.sleep(0.05)
+        assert len(pids) == 2, "the serving instances never listened"
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 1, out + err
+    assert "Traceback" not in err
+    assert [ln for ln in err.splitlines() if ln.startswith("error:")] == [
+        next(ln for ln in err.splitlines() if ln.startswith("error: every request failed "
+                                                             "(2 of 2); the run measured"))]
+    with Ledger.open(db, create=False) as ledger:
+        (run,) = ledger.list_runs()
+    assert run.status.value == "failed" and "every request failed" in (run.error or "")
