@@ -170,3 +170,39 @@ def test_a_judgement_after_shows_needs_no_that_and_no_demonstrative() -> None:
     found = _conclusion("The lab's 2x shows the vendor exaggerated its gain.")
     assert found is not None and found[2] == "exaggerated"
     assert _conclusion("The trace shows two tiers on every host.") is None
+
+
+# --- prose guardrails by meaning -----------------------------------------------------------
+
+
+def test_multi_word_synonyms_match() -> None:
+    from ledger.verify.meaning import find_lemmas
+
+    assert find_lemmas("the codec on its own halves the rate", ["alone"])
+    assert find_lemmas("it serves both more users and longer prompts", ["together"])
+
+
+def test_a_cause_claimed_as_the_only_one_in_new_words_breaks_a_credit_guardrail() -> None:
+    guard = {"text": "The 40% drop needs both the new scheduler and the cache; never attribute "
+                     "it to the cache alone."}
+    body = "The cache by itself cuts waiting by 40% on the busiest hour.\n"
+    found = _guardrail(body, guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The scheduler with the cache cuts waiting by 40% at peak.\n", guard)
+
+
+def test_extend_to_is_a_generalisation_and_them_is_the_heads_subject() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("The latency figures were taken on Falcon; do not extend them to Qwen or "
+                      "Gemma, which served only for quality.")
+    assert rule is not None and rule.subject == ["latency"]
+    assert rule.forbidden == ["Qwen", "Gemma"]
+
+
+def test_a_contrast_opened_by_not_negates_to_its_end() -> None:
+    from ledger.verify.meaning import _NEGATED_BEFORE
+
+    assert _NEGATED_BEFORE.search("The 9x compares A with B, not with the tuned setup of the ")
+    assert not _NEGATED_BEFORE.search("The 9x is not only fast, it beats the ")
+    assert not _NEGATED_BEFORE.search("It was not slow, and the ")

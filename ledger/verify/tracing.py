@@ -362,17 +362,21 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
-        # or the desk's own arithmetic that happens to round to it
+        # or the desk's own arithmetic that happens to round to it; so does a source counting
+        # the number as other things of the noun, when the figure's words name a count the
+        # sources give separately ("1020 sink tokens": 1020 recent tokens, 4 sink tokens)
+        moved = _names_another_count(q, index)
         decisive = any(m.verdict is Verdict.points or (
             (m.verdict is Verdict.unit or (
                 m.verdict is Verdict.noun and q.noun_class is not None
-                and m.quantity is not None and m.quantity.noun_class is not None))
+                and m.quantity is not None and m.quantity.noun_class is not None)
+             or (m.verdict is Verdict.modifier and moved))
             and m.trace.origin not in ("inference", "computation", "assumption"))
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
-        if not here and not _names_another_count(q, index):
+        if not here and not moved:
             # "three serving instances" for "three round-robin instances": the qualifier
             # differs, but the evidence counts no other "serving instances"; a count moved to
             # another noun ("500 storage nodes" for 500 client nodes) names a thing the
@@ -491,8 +495,9 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
     if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
-        kind = miss.quantity.describe() if miss.quantity else "unknown"
-        message += (f"; {miss.trace.describe()} has the same number as a {kind}, "
+        kind = (f"a {miss.quantity.describe()}" if miss.quantity
+                else "a value of unknown kind whose name does not say what it counts")
+        message += (f"; {miss.trace.describe()} has the same number as {kind}, "
                     "which is not the same quantity")
     small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
