@@ -4,8 +4,12 @@
   is described, in its clause, by the vocabulary of a different metric. A word describes the
   figure it is nearest to ("3.8 times the throughput and a 46-fold reduction in median time to
   first token": 3.8 is throughput, 46 is TTFT); a figure no word is nearest to takes the word
-  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput). Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family,
-  extended per metric by ``benchmark_scope.metric_specs``.
+  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput); a word
+  right after the figure ("2.5x lower latency") labels it alone; both ends of a range share
+  its words; a word that also names the traced metric (its name, label or vocabulary) fits.
+  Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family, extended per metric by
+  ``benchmark_scope.metric_specs``. A baseline written after a figure ("29x over FlexGen")
+  that is another metric's label baseline, not the figure's own, is a mislabel too.
 * ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
   author-reported evidence type, or the benchmark scope when it was not independently
   reproduced) sits in a paragraph with no attribution, read by the grammar of
@@ -183,6 +187,22 @@ def _range_spans(body: str, figures: list[Figure]) -> dict[int, tuple[int, int]]
     return spans
 
 
+#: Words between a figure and the noun it measures: "2.5x the throughput", "40% lower latency".
+_HEAD_GAP_RE = re.compile(
+    r"(?:\s*[×x])?\s+(?:(?:the|a|an|more|less|lower|higher|faster|slower|better|greater|"
+    r"fewer|smaller|larger|shorter|longer)\s+){0,2}", re.IGNORECASE)
+
+
+def _head_label(body: str, figure: tuple[int, int], hits: list[Hit]) -> Hit | None:
+    """The word the figure measures when it follows the figure right away ("2.5x lower
+    latency", "3x the throughput at equal cost"): that word alone labels it, whatever other
+    words of the clause say (the "cost" of a condition that follows is not the figure's)."""
+    gap = _HEAD_GAP_RE.match(body, figure[1])
+    if gap is None:
+        return None
+    return next((h for h in hits if h[0] == gap.end()), None)
+
+
 _WORD_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -240,6 +260,66 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
     return findings
 
 
+#: What names a baseline: "over FlexGen", "than vanilla vLLM", "versus x86 H100".
+_BASELINE_WORD = r"(?:over|than|versus|vs\.?|against|compared\s+(?:with|to)|relative\s+to)"
+#: The baseline after a figure: "29x over X", "40% lower TTFT than X" (a few words between).
+_BODY_BASELINE_RE = re.compile(
+    r"(?:\s*[×x])?(?:\s+[\w-]+){0,3}?\s+" + _BASELINE_WORD
+    + r"\s+(?P<b>[^,;:.()]+?)(?=\s+(?:and|or|on|at|with|for|in|while|when|using)\b|[,;:.()]|$)",
+    re.IGNORECASE)
+_LABEL_BASELINE_RE = re.compile(r"\b" + _BASELINE_WORD + r"\s+(?P<b>[^,;:()]+)", re.IGNORECASE)
+_BASELINE_STOP = frozenset({"the", "a", "an", "its", "their", "of", "with", "without", "any",
+                            "baseline", "system", "systems"})
+
+
+def _baseline_words(text: str) -> set[str]:
+    return {lemma(w) for w in re.findall(r"[\w-]+", text.lower())} - _BASELINE_STOP
+
+
+def _label_baselines(article: Article) -> dict[str, set[str]]:
+    """Metric -> the words of the baseline its spec's label names ("throughput multiple over
+    FlexGen": flexgen)."""
+    scope = article.benchmark_scope
+    out = {}
+    for name, spec in ((scope.metric_specs or {}) if scope else {}).items():
+        m = _LABEL_BASELINE_RE.search(spec.label)
+        if m and name in scope.reported_metrics:  # type: ignore[union-attr]
+            out[name] = _baseline_words(m.group("b"))
+    return out
+
+
+def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the baseline written after a figure ("29x over FlexGen") is
+    the baseline of another metric's label and not of any metric the figure traces to: the
+    figures of two baselines were swapped. An error when no word of the figure's own baseline
+    is there; a warning when the written baseline only fits another metric better."""
+    baselines = _label_baselines(article)
+    findings = []
+    for t in traced:
+        own = [baselines[m] for m in t.metrics if m in baselines]
+        if not own:
+            continue
+        m = _BODY_BASELINE_RE.match(article.body, t.figure.end)
+        if m is None:
+            continue
+        said = _baseline_words(m.group("b"))
+        own_fit = max(len(said & words) for words in own)
+        others = {name: len(said & words) for name, words in baselines.items()
+                  if name not in t.metrics}
+        best = max(others, key=lambda n: others[n], default=None)
+        if best is None or others[best] <= own_fit:
+            continue
+        severity = Severity.error if own_fit == 0 else Severity.warning
+        findings.append(body_span(
+            article, t.figure.start, m.end("b"), severity, "mislabeled-figure",
+            f"{t.figure.text!r} is stated against {m.group('b').strip()!r}, the baseline of "
+            f"{best}, but it traces to {', '.join(sorted(t.metrics))}, measured against "
+            "another baseline" + ("" if own_fit == 0 else
+                                  " (the baseline named fits both; the checker cannot be sure)"),
+            trace=tried(t)))
+    return findings
+
+
 def _self_labelled(t: TracedFigure) -> bool:
     """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
     spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
@@ -278,9 +358,10 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         if not hits:
             continue
         ranges = _range_spans(article.body, neighbours)
+        head = _head_label(article.body, ranges[t.figure.start], hits)
         labels = [(term, {f for f, words in vocab.items() if term in words})
-                  for _, _, term in _labels_of(t.figure, hits, neighbours,
-                                               ranges[t.figure.start])]
+                  for _, _, term in ([head] if head is not None else _labels_of(
+                      t.figure, hits, neighbours, ranges[t.figure.start]))]
         if any(named & own or _fits_own(article, term, t) for term, named in labels):
             continue
         term, named = labels[0]
@@ -743,5 +824,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
+            + _wrong_baseline(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))
