@@ -123,6 +123,10 @@ _PRESENT_RE = re.compile(
     r"(?P<gx>[^;.]+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
     r"|\bpresent\s+(?P<nx>it|them)\s+as\s+such,\s+never\s+as\s+(?P<ny>[^;.]+)",
     re.IGNORECASE)
+#: "do not call X Y" with no "as": X is a pronoun, a name or "the" and one word
+_CALL_RE = re.compile(
+    r"\b(?i:do\s+not|don't|never)\s+(?:call|label|term|dub)\s+(?P<x>it|them|[A-Z][\w-]*|"
+    r"the\s+[\w-]+)\s+(?P<y>[^;.]+?)(?:(?P<cond>\s+(?:without|unless|until|when|if)\b)|(?=[;.]|$))")
 _CREDIT_RE = re.compile(
     r"\b(?:do\s+not|don't|never)\s+(?:credit|attribute|ascribe)\s+(?P<x>.+?)\s+to\s+"
     r"(?P<y>[^;:.]+)", re.IGNORECASE)
@@ -193,6 +197,14 @@ def prose_rule(text: str) -> ProseRule | None:
                                      else _content(x))  # "them": the head's subject
         rule = ProseRule("present_as", values, subject, forbidden)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
+    if (m := _CALL_RE.search(text)) and not m.group("cond"):  # "do not call X Y": no "as";
+        x = m.group("x")  # with a condition ("without saying which ...") it stays unchecked
+        subject = _head_subject(text) if _PRONOUN_RE.fullmatch(x) else _content(x)
+        values = _values(x) or (head_values if _PRONOUN_RE.fullmatch(x) else [])
+        forbidden = _content(m.group("y"))
+        if forbidden and (values or subject):
+            return ProseRule("present_as", values, [] if values else subject, forbidden,
+                             any_term=True)
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
     if nots and head_values:
         forbidden = [w for y in nots for w in _content(y)]

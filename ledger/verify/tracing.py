@@ -46,6 +46,7 @@ from ..quantities import (
 )
 from ..report import Finding, Severity
 from .intervals import relative_intervals
+from .points import Gap, Gaps
 from .prose import enclosing, sentences
 from .text import body_span
 
@@ -160,6 +161,14 @@ class EvidenceDate:
 class EvidenceIndex:
     numbers: list[EvidenceNumber] = field(default_factory=list)
     dates: list[EvidenceDate] = field(default_factory=list)
+    _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
+
+    def percent_gaps(self) -> Gaps[Trace]:
+        """Differences of two percents stated in one piece of evidence (built once)."""
+        if self._gaps is None:
+            self._gaps = Gaps((ev.value, ev.trace) for ev in self.numbers
+                              if ev.quantity is not None and ev.quantity.kind is Kind.percent)
+        return self._gaps
 
     def add_text(self, text: str, trace: Trace) -> None:
         for fig, quantity in typed_figures(text):
@@ -376,6 +385,9 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
+        if not here and q.kind is Kind.points and (
+                gap := index.percent_gaps().find(value, q.decimals)) is not None:
+            here = [gap.where]  # "12 points apart": the gap between two stated percents
         if not here and not moved:
             # "three serving instances" for "three round-robin instances": the qualifier
             # differs, but the evidence counts no other "serving instances"; a count moved to
@@ -474,6 +486,15 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         return at(Severity.error, "percentage-points",
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
+    if q is not None and q.kind is Kind.percent and len(f.values) == 1 and (
+            gap := index.percent_gaps().find(f.values[0], f.decimals)) is not None:
+        relative = (f"; {_pct(gap.high)} is {_pct(_relative(gap))} more than {_pct(gap.low)}"
+                    if gap.low > 0 else "")
+        return at(Severity.error, "percentage-points",
+                  f"{f.text!r} traces to nothing as a percent, but it is the gap between "
+                  f"{_pct(gap.high)} and {_pct(gap.low)} ({gap.where.describe()}): a "
+                  f"difference of {_pct(gap.difference, ' percentage points')}, not a "
+                  f"change of {f.text}{relative}")
     noun_miss = by_verdict.get(Verdict.noun)
     people = {"person", "author"}
     miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
@@ -507,6 +528,14 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         severity = Severity.note if _ordinary(q) else Severity.warning
     return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+def _pct(value: Decimal, unit: str = "%") -> str:
+    return f"{format(value.normalize(), 'f')}{unit}"
+
+
+def _relative(gap: Gap[Trace]) -> Decimal:
+    return ((gap.high - gap.low) / gap.low * 100).quantize(Decimal("0.1"))
 
 
 def _ordinary(q: Quantity | None) -> bool:
