@@ -42,8 +42,6 @@ UNMET: dict[tuple[str, str], str] = {
                          "02:40 (arithmetic 0.45, mislabeled 0.33, unit-mismatch 0.53)",
     ("set-d", "warnings"): "set D on main at 02:40: 1.25 warnings per clean article",
     ("set-c", "recall"): "held-out set C, first run: recall 0.64 (65/102)",
-    ("set-b", "recall"): "set B: recall 0.88 (115/130); prose guardrails (0.69), moved counts "
-                         "and swapped labels (mislabeled 0.55)",
 }
 
 
