@@ -206,3 +206,91 @@ def test_a_contrast_opened_by_not_negates_to_its_end() -> None:
     assert _NEGATED_BEFORE.search("The 9x compares A with B, not with the tuned setup of the ")
     assert not _NEGATED_BEFORE.search("The 9x is not only fast, it beats the ")
     assert not _NEGATED_BEFORE.search("It was not slow, and the ")
+
+
+# --- denied claims and baselines -----------------------------------------------------------
+
+
+def test_a_denied_claim_is_parsed_into_verbs_objects_and_names() -> None:
+    from ledger.verify.denials import denials
+
+    found = denials("The tool does not shrink the index or let a server hold 9 million rows; "
+                    "never write that the server scans, caches or indexes the full table.")
+    verbs = [d.verbs for d in found]
+    assert ["shrink"] in verbs and ["hold"] in verbs and ["scans", "caches", "indexes"] in verbs
+    said = next(d for d in found if d.verbs == ["scans", "caches", "indexes"])
+    assert said.subject == ["server"] and "table" in said.objects
+    named = denials("The speedup applies to Falcon-7B only; never say Turbo sped up Qwen-2-7B's "
+                    "prefill.")
+    assert named and named[0].names == ["Qwen"]
+
+
+def test_a_sentence_that_makes_a_denied_claim_is_a_warning() -> None:
+    guard = {"text": "The pool holds recent rows only; never say Turbo extended Qwen-2-7B's "
+                     "usable context."}
+    found = _guardrail("The gain in usable context is a doubling for both Falcon and Qwen.\n",
+                       guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The gain in usable context is a doubling for Falcon and none for "
+                          "Qwen.\n", guard)
+    assert not _guardrail("Qwen-2-7B and Falcon-7B have a usable context of 8K.\n", guard)
+
+
+def test_a_claim_with_a_figure_needs_that_figure_and_a_common_word_in_a_name_is_no_hit() -> None:
+    guard = {"text": "Turbo does not let a server recall 9 million rows; never write that the "
+                     "server reads the whole stream."}
+    assert _guardrail("Now the server can recall all 9 million rows.\n", guard)
+    assert not _guardrail("Teams trying StreamingDB should check recall on the whole set.\n",
+                          guard)
+
+
+def test_a_denied_baseline_is_a_comparison_with_it() -> None:
+    guard = {"text": "Both gains are against a cold start; never state them against a warm "
+                     "pool or another scheme."}
+    found = _guardrail("Against a warm pool, the authors report 3x lower waits.\n", guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The 3x is against a cold start, not against a warm pool.\n", guard)
+    assert not _guardrail("A warm pool helps when the 3x gain is not needed.\n", guard)
+
+
+def test_call_without_as_is_read_and_a_conditional_one_stays_unchecked() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not call Turbo lossless or exact; quality was only sampled.")
+    assert rule is not None and rule.subject == ["Turbo"]
+    assert rule.forbidden == ["lossless", "exact"]
+    assert prose_rule("Do not call the pool faster without saying which requests it served.") \
+        is None
+
+
+def test_a_status_guardrail_needs_its_status_word() -> None:
+    guard = {"text": "Do not present the beta pool as Acme's current cache; the 2.0 release "
+                     "replaced it."}
+    assert not _guardrail("Acme added a cache pool in its beta release.\n", guard)
+    assert _guardrail("Acme's current cache is the beta pool.\n", guard)
+
+
+def test_the_articles_topic_counts_beside_a_distinctive_word_never_alone() -> None:
+    guard = {"text": "The $2.50 and $9.00 per hour are a cloud's list prices; never present them "
+                     "as the Mooncake Store's measured cost or saving."}
+    assert _guardrail("With Mooncake Store, an hour costs $2.50 instead of $9.00.\n", guard)
+    assert not _guardrail("Mooncake Store lists $2.50 and $9.00 per hour from a cloud.\n", guard)
+
+
+def test_a_means_before_the_word_credits_it_only_with_the_guardrails_figure() -> None:
+    guard = {"text": "Do not credit the 31x to a particular accelerator; the post does not say "
+                     "which ran it."}
+    assert _guardrail("On the Falcon accelerators, the wait fell by up to 31x.\n", guard)
+    assert not _guardrail("On the Falcon accelerators, the wait fell sharply.\n", guard)
+
+
+def test_a_sentence_that_refers_back_to_the_protected_figure_is_checked() -> None:
+    guard = {"text": "The 35% and 85% hit rates come from a reseller; always present them as "
+                     "such, never as an Acme measurement."}
+    body = ("A reseller says hit rates rose from 35% to 85%. The desk could not confirm it, so "
+            "the desk reports it as Acme's measured result.\n")
+    found = _guardrail(body, guard)
+    assert found and found[0].column is not None
+    assert found[0].column > body.index("The desk")
+    assert not _guardrail("A reseller says hit rates rose from 35% to 85%. The desk could not "
+                          "confirm it, so it is reported here as a reseller's figure.\n", guard)
