@@ -326,6 +326,53 @@ def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Findin
     return findings
 
 
+#: A parameter named right before its value: "a residual length of 128", "group size of 64".
+_NAMED_BEFORE_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+){1,3})of\s+(?:about\s+|roughly\s+|"
+                              r"around\s+|up\s+to\s+|~)?$")
+_PHRASE_STOP = frozenset({"a", "an", "the", "with", "and", "or", "its", "their", "at", "in",
+                          "on", "for", "to", "by", "from", "as", "is", "are", "was", "were",
+                          "has", "have", "had", "one", "each", "that", "this", "default",
+                          "set", "uses", "use", "keeps", "suggested", "suggests"})
+
+
+def _named_before(body: str, figure: Figure) -> set[str]:
+    """The content words of the name written right before a figure and "of" ("with a group
+    size of 128": group, size); empty when there is none."""
+    m = _NAMED_BEFORE_RE.search(body[max(0, figure.start - 60):figure.start])
+    if m is None:
+        return set()
+    kept: set[str] = set()
+    for word in reversed(m.group("p").lower().split()):  # back to the last stop word
+        if word in _PHRASE_STOP:
+            break
+        kept.add(lemma(word))
+    return kept
+
+
+def _wrong_parameter(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the name written before a figure ("a group size of 128") is,
+    word for word, another metric's name or label and fits none of the metrics the figure
+    traces to (128 is the residual length; the group size is 64). Only names of two words or
+    more: one word ("a speedup of 3x") fits too many metrics to be sure."""
+    scope = article.benchmark_scope
+    metrics = list(scope.reported_metrics) if scope is not None else []
+    findings = []
+    for t in traced:
+        if not t.metrics or t.figure.kind is FigureKind.date:
+            continue
+        said = _named_before(article.body, t.figure)
+        if len(said) < 2 or any(said <= _metric_words(article, m) for m in t.metrics):
+            continue
+        others = [m for m in metrics if m not in t.metrics and said <= _metric_words(article, m)]
+        if others:
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                f"{t.figure.text!r} is called {' '.join(sorted(said))!r}, the name of "
+                f"{', '.join(sorted(others))}, but it traces to {', '.join(sorted(t.metrics))}",
+                trace=tried(t)))
+    return findings
+
+
 def _self_labelled(t: TracedFigure) -> bool:
     """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
     spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
@@ -874,6 +921,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
-            + _wrong_baseline(article, traced)
+            + _wrong_baseline(article, traced) + _wrong_parameter(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))
