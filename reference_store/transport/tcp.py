@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import mmap
 import os
 import queue
 import socket
@@ -31,6 +30,13 @@ from reference_store.errors import (
     ProtocolError,
     RpcTimeout,
     StoreError,
+)
+from reference_store.transport.budget import (
+    DEFAULT_KEEP_SCRATCH,
+    DEFAULT_PAYLOAD_BUDGET,
+    PayloadBudget,
+    Scratch,
+    payload_buffer,
 )
 from reference_store.transport.protocol import (
     DEFAULT_MAX_PAYLOAD,
@@ -68,8 +74,6 @@ DEFAULT_IDLE_TIMEOUT_S = 3600.0
 _IOV_MAX = min(getattr(os, "sysconf", lambda _n: 1024)("SC_IOV_MAX") or 1024, 1024)
 _SCRATCH = 1 << 20
 _WAITALL = getattr(socket, "MSG_WAITALL", 0)
-_LAZY_MIN = 1 << 20  # payload buffers this large are mapped lazily (see payload_buffer)
-PayloadBuffer = bytearray | mmap.mmap
 _HASH_PIECE = 256 << 10
 SOCKET_BUFFER_BYTES = 0  # measured: fixed 1-4 MiB buffers gained nothing over autotuning on loopback
 
@@ -139,15 +143,6 @@ def _limit_wait(sock: socket.socket, deadline: float) -> None:
         kernel_timeouts(sock, recv_s=left)
     else:
         sock.settimeout(left)
-
-
-def payload_buffer(nbytes: int) -> PayloadBuffer:
-    """A writable buffer of ``nbytes`` whose memory is committed only as bytes arrive: an
-    announced size costs nothing until the peer really sends it (a ``bytearray`` zero-fills,
-    and so touches, every page at once)."""
-    if nbytes < _LAZY_MIN:
-        return bytearray(nbytes)
-    return mmap.mmap(-1, nbytes)
 
 
 def _recv_hashed(sock: socket.socket, views: Sequence[memoryview],
@@ -409,7 +404,7 @@ class _Work:
     header: Header
     meta: dict[str, Any]
     payload: memoryview
-    buf: PayloadBuffer
+    scratch: Scratch
     landing: Landing | None = None
     digest: int | None = None  # the payload's hash, when the reader computed it
 
@@ -509,7 +504,10 @@ class Server:
     deadline for the whole frame, not for each read), or the connection is closed. At most
     ``max_connections`` connections are served at once (each holds a thread, two when
     pipelined); more are closed as they arrive. Payload buffers take memory only as bytes
-    arrive, and a server with ``max_payload=0`` refuses every payload with an error frame.
+    arrive and count against ``payload_budget``, shared by all connections (see
+    :mod:`~reference_store.transport.budget`): a payload larger than the budget is refused with
+    an error frame, and a frame that finds no room before its deadline is dropped with its
+    connection. A server with ``max_payload=0`` refuses every payload with an error frame.
     A malformed frame is answered with a ProtocolError and the connection is closed, because
     the byte stream can no longer be trusted.
     """
@@ -517,9 +515,11 @@ class Server:
     def __init__(
         self, handler: Handler, *, host: str = "127.0.0.1", port: int = 0,
         max_payload: int = DEFAULT_MAX_PAYLOAD, frame_timeout: float = DEFAULT_FRAME_TIMEOUT_S,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = 512 << 20,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = DEFAULT_KEEP_SCRATCH,
         pipeline: bool = False, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        payload_budget: int = DEFAULT_PAYLOAD_BUDGET,
     ) -> None:
+        self.budget = PayloadBudget(payload_budget)
         self._max_connections = max_connections
         self._refused_at = 0.0
         self._handler = handler
@@ -605,6 +605,8 @@ class Server:
             with self._lock:
                 self._conns.discard(sock)
             sock.close()
+            if "_scratch" in ctx.state:
+                ctx.state.pop("_scratch").drop()
             try:
                 self._handler.disconnected(ctx)
             except Exception:  # a handler bug must not kill the server
@@ -624,7 +626,7 @@ class Server:
             header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
             meta_raw = bytearray(header.meta_len)
             recv_exact_into(sock, memoryview(meta_raw), deadline=deadline)
-            payload = self._payload_buffer(ctx, header.payload_len)
+            payload = self._payload_buffer(ctx, header, deadline)
             recv_exact_into(sock, payload, deadline=deadline)
             meta = decode_meta(meta_raw, header.meta_crc)
             _check_hash(header, [payload])
@@ -637,12 +639,14 @@ class Server:
             return False
         sock.settimeout(self._frame_timeout)
         self._dispatch(sock, ctx, header, meta, payload)
+        if "_scratch" in ctx.state:
+            ctx.state["_scratch"].done()
         return True
 
-    def _read_frame(self, sock: socket.socket, ctx: ServerContext, buf: PayloadBuffer,
+    def _read_frame(self, sock: socket.socket, ctx: ServerContext, scratch: Scratch,
                     ) -> _Work | None:
-        """Read one frame into ``buf`` (replaced when too small) or straight into the handler's
-        :class:`Landing`; None at EOF or timeout.
+        """Read one frame into ``scratch`` (grown when too small, within the in-flight budget)
+        or straight into the handler's :class:`Landing`; None at EOF or timeout.
 
         Raises:
             ProtocolError: malformed header or metadata (``exc.header`` is set when known).
@@ -667,10 +671,9 @@ class Server:
             landing = _landing(self._handler, ctx, header, meta)
             if landing is not None:
                 digest = _recv_landing(sock, landing, deadline)
-                return _Work(header, meta, memoryview(b""), buf, landing, digest)
-            if len(buf) < header.payload_len:
-                buf = payload_buffer(header.payload_len)
-            payload = memoryview(buf)[:header.payload_len]
+                return _Work(header, meta, memoryview(b""), scratch, landing, digest)
+            self._fit(scratch, header.payload_len, deadline)
+            payload = memoryview(scratch.buf)[:header.payload_len]
             recv_exact_into(sock, payload, _WAITALL, deadline)
         except (TimeoutError, BlockingIOError):
             logger.info("closing %s: frame not completed within %.1f s", sock.getpeername(),
@@ -679,7 +682,7 @@ class Server:
         except ProtocolError as exc:
             exc.header = header  # type: ignore[attr-defined]
             raise
-        return _Work(header, meta, payload, buf)
+        return _Work(header, meta, payload, scratch)
 
     def _serve_pipelined(self, sock: socket.socket, ctx: ServerContext) -> None:
         """Read frame k+1 while a worker checks and answers frame k (answers stay in order).
@@ -688,9 +691,10 @@ class Server:
         copy into its store overlaps with the next frame's transfer."""
         sock.settimeout(None)  # blocking, with the kernel keeping the timeouts
         kernel_timeouts(sock, send_s=self._frame_timeout)
-        free: queue.Queue[PayloadBuffer] = queue.Queue()
-        for _ in range(2):
-            free.put(bytearray(0))
+        scratches = [Scratch(self.budget, self._keep_scratch) for _ in range(2)]
+        free: queue.Queue[Scratch] = queue.Queue()
+        for scratch in scratches:
+            free.put(scratch)
         work: queue.Queue[_Work | None] = queue.Queue(maxsize=1)
         broken = threading.Event()
         worker = threading.Thread(target=self._work, args=(sock, ctx, work, free, broken),
@@ -710,10 +714,12 @@ class Server:
         finally:
             work.put(None)
             worker.join()
+            for scratch in scratches:
+                scratch.drop()
 
     def _work(self, sock: socket.socket, ctx: ServerContext,
               work: queue.Queue[_Work | None],
-              free: queue.Queue[PayloadBuffer], broken: threading.Event) -> None:
+              free: queue.Queue[Scratch], broken: threading.Event) -> None:
         while (item := work.get()) is not None:
             header, landing = item.header, item.landing
             try:
@@ -730,18 +736,29 @@ class Server:
             finally:
                 if landing is not None:
                     landing.abort()  # a no-op once finished
-                buf = item.buf
-                free.put(buf if len(buf) <= self._keep_scratch else bytearray(0))
+                item.scratch.done()
+                free.put(item.scratch)
 
-    def _payload_buffer(self, ctx: ServerContext, nbytes: int) -> memoryview:
-        """A per-connection buffer reused across requests (no fresh pages to fault in for every
-        large write). Handlers must copy what they keep: it is overwritten by the next request."""
-        scratch: PayloadBuffer | None = ctx.state.get("_scratch")
-        if scratch is None or len(scratch) < nbytes:
-            scratch = payload_buffer(nbytes)
-            if nbytes <= self._keep_scratch:
-                ctx.state["_scratch"] = scratch
-        return memoryview(scratch)[:nbytes]
+    def _payload_buffer(self, ctx: ServerContext, header: Header, deadline: float) -> memoryview:
+        """The connection's buffer (see :class:`Scratch`), at least the frame's payload long.
+        Handlers must copy what they keep: it is overwritten by the next request.
+
+        Raises:
+            ProtocolError: the payload is larger than the whole in-flight budget.
+            TimeoutError: no room in the budget before ``deadline``.
+        """
+        if not header.payload_len:
+            return memoryview(b"")
+        scratch: Scratch = ctx.state.setdefault("_scratch", Scratch(self.budget, self._keep_scratch))
+        self._fit(scratch, header.payload_len, deadline)
+        return memoryview(scratch.buf)[:header.payload_len]
+
+    def _fit(self, scratch: Scratch, nbytes: int, deadline: float) -> None:
+        if nbytes > self.budget.limit:
+            raise ProtocolError(f"a payload of {nbytes} bytes is larger than this server's "
+                                f"in-flight budget of {self.budget.limit} (field payload_len)")
+        if not scratch.fit(nbytes, deadline):
+            raise TimeoutError(f"no room in the in-flight budget for {nbytes} bytes")
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
