@@ -34,6 +34,7 @@ __all__ = [
     "NUMBER_WORDS",
     "Figure",
     "FigureKind",
+    "context_lengths",
     "extract_figures",
     "masked_spans",
     "quantize",
@@ -186,11 +187,13 @@ _RANGE_RE = re.compile(
 #: ``16x16GB`` (sixteen modules of 16 GB) is a count and a size, not a name: the size is read
 #: after the ``x``.
 _NUMBER_RE = re.compile(
-    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})(?P<mag>[KMB](?![\w/]))?"
+    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
+    rf"(?P<mag>[KMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
-#: ``25K tokens``: a magnitude letter written onto the number multiplies it.
-_MAGNITUDE = {"K": 3, "M": 6, "B": 9}
+#: ``25K tokens``, ``4 million tokens``: a magnitude letter or word after the number multiplies
+#: it (printed to the magnitude: ``4 million`` is 4,000,000 to the nearest million).
+_MAGNITUDE = {"K": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _WORD_RE = re.compile(
     rf"\b(?P<fw>(?:{_TEN}|{_SMALL}|hundred|thousand))fold\b"
     rf"|\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
@@ -219,6 +222,26 @@ def _decimal(text: str) -> tuple[Decimal, int]:
     clean = text.replace(",", "")
     decimals = len(clean.split(".", 1)[1]) if "." in clean else 0
     return Decimal(clean), decimals
+
+
+_CONTEXT_LENGTH_RE = re.compile(
+    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?P<mag>[KMB])(?=[ -](?:tokens?\s+)?(?:context|window)\b)")
+
+
+def context_lengths(text: str) -> list[Figure]:
+    """``128K context``, ``1M-token window``: lengths in tokens that :func:`extract_figures`
+    masks (in prose they are as often part of a model's name as a claim), for evidence text,
+    where a body's "128K tokens of context" should find them. Counts of tokens, scaled."""
+    out = []
+    for m in _CONTEXT_LENGTH_RE.finditer(text):
+        value, decimals = _decimal(m.group("n"))
+        shift = _MAGNITUDE[m.group("mag")]
+        value, decimals = value.scaleb(shift), decimals - shift
+        if value == value.to_integral_value():
+            value = value.quantize(Decimal(1))
+        out.append(Figure(m.group(), m.start(), m.end(), FigureKind.quantity, value, decimals,
+                          unit="tokens"))
+    return out
 
 
 def masked_spans(text: str) -> list[tuple[int, int]]:
@@ -350,7 +373,8 @@ def _numbers(text: str, claimed: _Claimed) -> Iterator[Figure]:
         except InvalidOperation:
             continue
         if m.group("mag"):  # 25K = 25000, printed to the nearest thousand
-            shift = _MAGNITUDE[m.group("mag")]
+            mag = m.group("mag")
+            shift = _MAGNITUDE[mag if len(mag) == 1 else mag[1:]]  # " million": one separator
             value, decimals = value.scaleb(shift), decimals - shift
             if value == value.to_integral_value():
                 value = value.quantize(Decimal(1))

@@ -6,15 +6,19 @@ quote marks and dashes, HTML tags and entities, and Markdown markup (emphasis, c
 markers, headings, link targets). When a quote is not found, :func:`closest_passage` gives the
 most similar passage of the text and its similarity (rapidfuzz's partial ratio, 0-100).
 
-:func:`ungrounded_figures` compares the figures of a claim with those of its quotes by kind and
+:func:`ground_figures` compares the figures of a claim with those of its quotes by kind and
 value (the typed quantities of :mod:`ledger.quantities`): ``3.8x``, ``3.8×`` and ``3.8 times``
-are one multiplier; ``60 GPUs`` and ``60 GB`` differ, and so do ``1 GB/s`` and ``1 Gb/s``.
+are one multiplier; ``60 GPUs`` and ``60 GB`` differ, and so do ``1 GB/s`` and ``1 Gb/s``. A
+figure no quote states is *contradicted* when a quote gives a figure of the same kind that the
+claim does not use (the quote covers that result with another value), and merely *unquoted*
+otherwise (a partial quote).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import html
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -24,7 +28,16 @@ from functools import lru_cache
 from .figures import Figure, FigureKind
 from .quantities import Kind, Quantity, Verdict, compare, typed_figures
 
-__all__ = ["Passage", "closest_passage", "contains", "normalize", "ungrounded_figures"]
+__all__ = [
+    "Passage",
+    "Ungrounded",
+    "closest_passage",
+    "contains",
+    "ground_figures",
+    "kind_key",
+    "normalize",
+    "ungrounded_figures",
+]
 
 _TRANSLATE = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
@@ -110,6 +123,17 @@ def _stated(claimed: Quantity, quoted: Quantity) -> bool:
         for value in claimed.values)
 
 
+def _used(said: Figure, quoted: Quantity, claimed: Sequence[tuple[Figure, Quantity]]) -> bool:
+    """Whether the claim uses the quote's figure: its date, or every one of its values (each
+    end of a range "2.2-3.3x"), is stated by some figure of the claim."""
+    if said.kind is FigureKind.date:
+        return said.date is not None and any(
+            f.kind is FigureKind.date and _date_matches(f, [said.date]) for f, _ in claimed)
+    return all(any(compare(q, value, ev, quoted, False) is Verdict.match
+                   for f, q in claimed if f.kind is not FigureKind.date for value in q.values)
+               for ev in quoted.values)
+
+
 def _grounded(figure: Figure, claimed: Quantity, quoted: Sequence[tuple[Figure, Quantity]],
               dates: Sequence[dt.date]) -> bool:
     if figure.kind is FigureKind.date:
@@ -121,13 +145,91 @@ def _grounded(figure: Figure, claimed: Quantity, quoted: Sequence[tuple[Figure, 
     return False
 
 
+def kind_key(q: Quantity) -> tuple[str, ...]:
+    """What a figure measures, for pairing a claim's figure with a quote's: percent and
+    percentage points are one kind (a mistyped "5 points" for "5%"), a count is counted by its
+    noun class (or noun), a size, rate or duration by its dimension (GB and GiB, Gb/s and GB/s
+    are one kind)."""
+    if q.kind in (Kind.percent, Kind.points):
+        return ("percent",)
+    if q.kind is Kind.count:
+        return ("count", q.noun_class or q.noun or "")
+    if q.unit is not None:
+        return (q.kind.value, q.unit.dimension)
+    return (q.kind.value,)
+
+
+@dataclass(frozen=True)
+class Ungrounded:
+    """A figure of a claim that none of its quotes states. ``contradicted_by`` is a figure of
+    the same kind that a quote states and that no figure of the claim uses: the figure the
+    claim most likely mistyped (``48x`` where the quote says ``46x``). None: the quotes state
+    no unused figure of its kind, so the figure is merely unquoted (a partial quote)."""
+
+    figure: Figure
+    quantity: Quantity
+    contradicted_by: tuple[Figure, Quantity] | None = None
+
+
+def _distance(a: Quantity, b: Quantity) -> float:
+    """How far apart two figures' first values are (log ratio; 0 when equal)."""
+    x, y = (abs(float(v.values[0])) if v.values else 0.0 for v in (a, b))  # dates: 0
+    if x == 0 or y == 0:
+        return abs(x - y)
+    return abs(math.log(x / y))
+
+
+def _pair(claim_side: list[tuple[Figure, Quantity]], quote_side: list[tuple[Figure, Quantity]]
+          ) -> dict[int, tuple[Figure, Quantity]]:
+    """One quote figure to each claim figure nearest in value, one to one (greedy by
+    distance); keyed by the claim figure's index in ``claim_side``."""
+    pairs = sorted(((_distance(c[1], q[1]), i, j) for i, c in enumerate(claim_side)
+                    for j, q in enumerate(quote_side)))
+    taken_c: set[int] = set()
+    taken_q: set[int] = set()
+    out: dict[int, tuple[Figure, Quantity]] = {}
+    for _, i, j in pairs:
+        if i in taken_c or j in taken_q:
+            continue
+        taken_c.add(i)
+        taken_q.add(j)
+        out[i] = quote_side[j]
+    return out
+
+
+def ground_figures(claim: str, quotes: Sequence[str],
+                   dates: Sequence[dt.date] = ()) -> list[Ungrounded]:
+    """The figures of ``claim`` that none of ``quotes`` states, each with the quote's figure it
+    most likely mistypes, if any (see :class:`Ungrounded`).
+
+    A claim figure is *contradicted* when a quote states a figure of the same kind
+    (:func:`kind_key`) that no figure of the claim uses: the quote covers that result and says
+    something else. Unused quote figures are paired with ungrounded claim figures of their kind
+    one to one, nearest value first, so a quote with one unused figure marks one claim figure,
+    not every figure of that kind the quote leaves out.
+    """
+    quoted = [pair for q in quotes for pair in typed_figures(_lower_multiplier(normalize(q)))]
+    claimed = typed_figures(claim)
+    missing = [(f, q) for f, q in claimed if not _grounded(f, q, quoted, dates)]
+    if not missing:
+        return []
+    unused = [(g, r) for g, r in quoted if not _used(g, r, claimed)]
+    out: dict[int, Ungrounded] = {}
+    for key in dict.fromkeys(kind_key(q) for _, q in missing):
+        mine = [(i, m) for i, m in enumerate(missing) if kind_key(m[1]) == key]
+        theirs = [u for u in unused if kind_key(u[1]) == key]
+        for k, partner in _pair([m for _, m in mine], theirs).items():
+            i, (f, q) = mine[k]
+            out[i] = Ungrounded(f, q, partner)
+    return [out.get(i) or Ungrounded(f, q) for i, (f, q) in enumerate(missing)]
+
+
 def ungrounded_figures(claim: str, quotes: Sequence[str],
                        dates: Sequence[dt.date] = ()) -> list[Figure]:
     """The figures of ``claim`` that none of ``quotes`` states, compared as typed quantities
     (:mod:`ledger.quantities`: kind, unit, noun); a date may also match one of ``dates``, the
-    source's own publication dates."""
-    quoted = [pair for q in quotes for pair in typed_figures(_lower_multiplier(normalize(q)))]
-    return [f for f, q in typed_figures(claim) if not _grounded(f, q, quoted, dates)]
+    source's own publication dates. :func:`ground_figures` also says which are contradicted."""
+    return [u.figure for u in ground_figures(claim, quotes, dates)]
 
 
 #: A capital X right after a number, as papers write multipliers ("2.2-3.3X", "5X"); a name such

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.verify.attribution import attributes, desk_claims
+from ledger.verify.attribution import attributes, desk_claims, desk_names
+
+DESK = desk_names("Peterson Compute Trading")
 
 
 @pytest.mark.parametrize("text", [
@@ -24,7 +26,7 @@ from ledger.verify.attribution import attributes, desk_claims
     "The test used a 7B model on 24 GB cards.",
 ])
 def test_attributed(text: str) -> None:
-    assert attributes(text)
+    assert attributes(text, desk=DESK)
 
 
 @pytest.mark.parametrize("text", [
@@ -34,7 +36,7 @@ def test_attributed(text: str) -> None:
     "The setup is small: six sessions on a two-core CPU.",
 ])
 def test_not_attributed(text: str) -> None:
-    assert not attributes(text, ("vLLM",))
+    assert not attributes(text, ("vLLM",), desk=DESK)
 
 
 def test_publisher_names_count_in_a_construction() -> None:
@@ -57,4 +59,31 @@ def test_naming_an_author_is_attribution() -> None:
     ("The authors measured 3.8 times the throughput.", False),
 ])
 def test_desk_claims(text: str, claims: bool) -> None:
-    assert bool(desk_claims(text)) is claims
+    assert bool(desk_claims(text, DESK)) is claims
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("In PCT's replication, the cache held 90% of hits.", True),
+    ("in our own trials the cache held 90% of hits.", True),
+    ("PCT's own vLLM rerun gives 2.1 times the throughput.", True),
+    ("Peterson Compute Trading reran the sweep and got 2.1x.", True),
+    ("PCT reproduced the sweep and got 2.1x.", True),
+    ("PCT checked these figures against the post in its own lab.", True),
+    ("PCT's reading of the 2.1x is cautious.", False),
+    ("PCT's arithmetic: 2 times 3 is 6.", False),
+    ("We note that the vendor ran it in its own lab at 2.1x.", False),
+    ("We noted that the vendor ran it in its own lab at 2.1x.", False),
+    ("PCT reran none of these runs.", False),
+    ("PCT's run-through of the post finds no setup details.", False),
+])
+def test_desk_claims_by_nouns_and_settings(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text, DESK)) is claims
+
+
+def test_desk_names_come_from_the_publisher() -> None:
+    desk = desk_names("Jones Daily Review")
+    assert desk == ("Jones Daily Review", "JDR")
+    assert desk_claims("JDR measured 3.8 times the throughput.", desk)
+    assert not desk_claims("PCT measured 3.8 times the throughput.", desk)
+    assert not attributes("JDR reports 3.8 times the throughput.", desk=desk)
+    assert attributes("PCT reports 3.8 times the throughput.", desk=desk)

@@ -214,7 +214,8 @@ def test_a_read_that_outlives_its_lease_stands_only_while_the_object_does(
     client.put("gone", b"g" * 1000)
     locs = client._locate(["slow", "gone"], lease=True)
     assert not any(isinstance(loc, Exception) for loc in locs)
-    wait_until(lambda: time.monotonic() > locs[0]["deadline"], what="lease end")  # type: ignore[index]
+    wait_until(lambda: time.monotonic() > locs[0].deadline,  # type: ignore[union-attr]
+               what="lease end")
     buf = bytearray(1000)
     assert client._read_located([locs[0]], [memoryview(buf)]) == [1000]
     assert buf == b"s" * 1000

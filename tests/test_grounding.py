@@ -137,3 +137,69 @@ def test_a_capital_x_in_a_quote_is_the_same_multiplier() -> None:
     quote = "The cache cut latency by 2.2-3.3X and lifted throughput 5X on the H100X2 rig."
     assert ungrounded_figures("latency fell 2.2-3.3x; throughput rose 5x", [quote]) == []
     assert [f.text for f in ungrounded_figures("throughput rose 6x", [quote])] == ["6x"]
+
+
+# --- severity by what the quotes say ---------------------------------------------------------
+
+
+def _ground(claim: str, *quotes: str) -> list[tuple[str, str | None]]:
+    from ledger.grounding import ground_figures
+
+    return [(u.figure.text, u.contradicted_by[0].text if u.contradicted_by else None)
+            for u in ground_figures(claim, list(quotes))]
+
+
+def test_a_partial_quote_leaves_figures_unquoted_not_contradicted() -> None:
+    claim = ("The team reports a 41% cut in queueing delay, 2.6x more sessions per node and "
+             "a 19 ms tail on 64 accelerators.")
+    quote = "Queueing delay fell by 41% in our runs."
+    assert _ground(claim, quote) == [("2.6x", None), ("19", None), ("64", None)]
+
+
+def test_a_quote_that_gives_another_value_of_the_same_kind_contradicts() -> None:
+    claim = "The cache lifts throughput 3.9x and cuts median latency 21x."
+    quote = "Throughput rose 3.7x while median latency fell 21x."
+    assert _ground(claim, quote) == [("3.9x", "3.7x")]
+
+
+def test_one_unused_quoted_figure_marks_only_the_nearest_claim_figure() -> None:
+    claim = "Speed-ups of 7x, 12x and 30x over the baselines."
+    quote = "The largest speed-up we saw was 31x."
+    assert _ground(claim, quote) == [("7x", None), ("12x", None), ("30x", "31x")]
+
+
+def test_an_unused_quoted_figure_of_another_kind_does_not_contradict() -> None:
+    claim = "Memory use fell 35% with the new allocator."
+    quote = "We ran the allocator on 16 hosts."
+    assert _ground(claim, quote) == [("35%", None)]
+
+
+def test_a_quoted_date_that_differs_contradicts_the_claims_date() -> None:
+    assert _ground("Released on March 9 after review.", "It shipped on March 8.") == [
+        ("March 9", "March 8")]
+
+
+def test_partial_quotes_give_one_note_per_fact_and_a_mistyped_figure_an_error(
+        tmp_path: Path) -> None:
+    def partial(doc: dict[str, Any]) -> None:
+        fact = _fact(doc, "F4")
+        fact["claim"] += " The pool also held 7 TB across 40 nodes."
+    _, result = verify_mutant(tmp_path, partial)
+    found = [f for f in result.findings if f.rule == "ungrounded-figure"]
+    assert [(f.severity.value, f.pointer) for f in found] == [("note", "/facts/3/claim")]
+    assert "'7'" in found[0].message and "'40'" in found[0].message
+    assert found[0].trace is not None and len(found[0].trace) == 2
+
+    def mistyped(doc: dict[str, Any]) -> None:
+        fact = _fact(doc, "F4")
+        fact["claim"] = fact["claim"].replace("3.8×", "3.6×")
+    _, result = verify_mutant(tmp_path, mistyped)
+    found = [f for f in result.findings if f.rule == "ungrounded-figure"]
+    assert [f.severity.value for f in found] == ["error"]
+    assert "'3.6×'" in found[0].message and "'3.8x'" in found[0].message
+
+
+def test_a_range_with_one_end_changed_is_contradicted_by_the_quoted_range() -> None:
+    claim = "Prefill got 1.4-2.9x faster and decode 1.1x."
+    quote = "prefill is 1.6-2.9x faster, decode 1.1x"
+    assert _ground(claim, quote) == [("1.4-2.9x", "1.6-2.9x")]

@@ -39,3 +39,137 @@ def test_a_year_after_a_name_is_a_year_not_a_count() -> None:
     index = _index("The program lists the design as an NSDI 2023 paper.")
     (body,) = extract_figures("The program lists it among NSDI 2023 papers.")
     assert trace_figure(body, index).traced
+
+
+def test_a_range_ending_in_times_is_two_multipliers() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    def kinds(text: str) -> list[Kind]:
+        return [q.kind for _, q in typed_figures(text)]
+
+    assert kinds("write bandwidth lifted 1.6 to 4 times over the old path") == [
+        Kind.multiplier, Kind.multiplier]
+    assert kinds("queueing delay fell by 2 to 6 times") == [Kind.multiplier, Kind.multiplier]
+    assert kinds("each sweep was repeated 2 to 4 times") == [Kind.count, Kind.count]
+    index = _index("The vendor reports write bandwidth 1.6-4x higher than the old path.")
+    for fig, q in typed_figures("write bandwidth lifted 1.6 to 4 times over the old path"):
+        assert trace_figure(fig, index, q).traced, fig.text
+
+
+def test_magnitude_words_and_letters_state_the_same_number() -> None:
+    from decimal import Decimal
+
+    values = {f.text: f.values[0] for f in extract_figures(
+        "a 3 million-row table, 2.5 billion parameters and 40K requests")}
+    assert values == {"3 million": Decimal(3_000_000), "2.5 billion": Decimal(2_500_000_000),
+                      "40K": Decimal(40_000)}
+    index = _index("The service handled 3 million requests a day.")
+    for text in ("It handled 3M requests a day.", "It handled 3,000,000 requests a day."):
+        (fig,) = extract_figures(text)
+        assert trace_figure(fig, index).traced, text
+    (wrong,) = extract_figures("It handled 3.5M requests a day.")
+    assert not trace_figure(wrong, index).traced
+
+
+def test_a_context_length_in_a_fact_is_evidence_for_a_count_of_tokens() -> None:
+    from ledger.quantities import typed_figures
+
+    index = _index("The model card advertises a 256K context on one GPU.")
+    ((fig, q),) = typed_figures("It reads 256K tokens of context on one GPU.")
+    assert trace_figure(fig, index, q).traced
+    assert extract_figures("the 256K context model") == []  # still masked in the body
+
+
+def test_a_metric_named_in_millions_states_its_value_in_millions() -> None:
+    import json
+
+    from verify_fixtures import load
+
+    from ledger.models import Article
+    from ledger.quantities import typed_figures
+    from ledger.verify.tracing import build_index
+
+    doc = load()
+    doc["benchmark_scope"]["reported_metrics"]["replayed_prompts_m"] = 2.5
+    index = build_index(Article.model_validate_json(json.dumps(doc)))
+    ((fig, q),) = typed_figures("The replay sent 2.5 million prompts.")
+    assert any(t.metric == "replayed_prompts_m" for t in trace_figure(fig, index, q).traces)
+    ((small, r),) = typed_figures("The replay sent 2.5M prompts.")
+    assert trace_figure(small, index, r).traced
+
+
+def test_a_count_of_others_agrees_with_a_count_of_any_noun() -> None:
+    from ledger.quantities import typed_figures
+
+    index = EvidenceIndex()
+    index.add_text("The report's nine authors are Ada Park and eight others.",
+                   Trace("inference", "/inferences/0/claim", inference_id="I1"))
+    ((fig, q),) = typed_figures("written by Ada Park and 8 co-authors")
+    assert trace_figure(fig, index, q).traced
+    ((gpus, r),) = typed_figures("run on 8 GPUs")
+    assert not trace_figure(gpus, index, r).traced  # the others are authors
+    loose = EvidenceIndex()
+    loose.add_text("Ada Park and eight others wrote it.", Trace("fact", "/facts/0/claim"))
+    assert trace_figure(fig, loose, q).traced  # others of nothing named: any count agrees
+
+
+def test_the_nx_before_a_verb_is_a_multiplier_named_again() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    def kind(text: str) -> Kind:
+        return typed_figures(text)[0][1].kind
+
+    assert kind("The 12x contrasts the new kernel with a naive one.") is Kind.multiplier
+    assert kind("The vendor's 12x assumes a warm cache.") is Kind.multiplier
+    assert kind("the 12x servers in the rack") is Kind.count
+    assert kind("12x accelerators per node") is Kind.count
+
+
+def test_decimal_points_are_points() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    ((_, q),) = typed_figures("the quantized model scores 3.75 points lower")
+    assert q.kind is Kind.points
+
+
+def _doc_with(claim: str, body_sentence: str):  # type: ignore[no-untyped-def]
+    from verify_fixtures import load
+
+    doc = load()
+    doc["inferences"].append({"id": "I9", "claim": claim, "basis_fact_ids": ["F1"],
+                              "label": "PCT analysis"})
+    close = "These are the authors' results, not PCT measurements."
+    doc["body"] = doc["body"].replace(close, close + " " + body_sentence, 1)
+    return doc
+
+
+def _rules_at(tmp_path, doc, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    import json
+
+    from verify_fixtures import span
+
+    from ledger.verify import verify_file
+    from ledger.verify.consistency import word_count
+
+    doc["editorial_word_count"] = word_count(doc["body"])
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    line, column, end = span(doc["body"], text)
+    return {f.rule: f.severity.value for f in verify_file(path).findings
+            if f.pointer == "/body" and f.line == line and f.column is not None
+            and f.end_column is not None and f.column < end and column < f.end_column}
+
+
+def test_a_percent_that_is_the_gap_between_two_percents_is_points(tmp_path) -> None:
+    doc = _doc_with("Hit rates of 62% and 74% bracket the replay.",
+                    "The two hit rates sit 12% apart.")
+    assert _rules_at(tmp_path, doc, "12%") == {"percentage-points": "error"}
+    doc = _doc_with("Hit rates of 62% and 74% bracket the replay.",
+                    "The two hit rates sit 12 percentage points apart.")
+    assert _rules_at(tmp_path, doc, "12 percentage points") == {}
+
+
+def test_a_score_difference_written_as_a_percent_is_points(tmp_path) -> None:
+    doc = _doc_with("On the recall suite the small model loses 7.25 points.",
+                    "On the recall suite the small model gives up 7.25%.")
+    assert _rules_at(tmp_path, doc, "7.25%").get("percentage-points") == "error"

@@ -9,10 +9,14 @@ A paragraph **attributes** its figures when one of its sentences (anywhere in it
 the sentence that closes it) has
 
 * an **agent with a reporting verb** in any tense: ``the post reports``, ``NVIDIA reported``,
-  ``Campi found``, ``Her team ran``, ``They say``, ``the authors have measured``. The agent is a
-  source noun (post, paper, page, documentation, README, team, authors, vendor...), a person
-  pronoun (he, she, they), a person's team (``her team``, ``their group``), or a capitalised
-  name that is not the desk's (PCT, we);
+  ``Campi found``, ``Her team ran``, ``They say``, ``the authors have measured``, ``the paper's
+  authors reported``, ``Widget's own researchers found``, also across a parenthetical (``The
+  maintainers, citing one trace, report``, ``A note on X, dated May 3, 2026, says``). The agent
+  is a source noun (post, paper, page, documentation, README, team, authors, vendor...), a
+  person pronoun (he, she, they), a person's team (``her team``, ``their group``), or a
+  capitalised name that is not the desk's (its publisher and the publisher's initials, "we");
+  ``it`` is an agent only with a verb that only a communicator does (``it reports``, ``it
+  says``), not ``it reaches``;
 * a **passive or prepositional** attribution: ``reported by``, ``according to``, ``as reported``,
   ``per the post``, ``quoted in``;
 * a **possessive** of an agent before what it produced: ``the post's figures``, ``DeepSeek's two
@@ -20,9 +24,13 @@ the sentence that closes it) has
 * an **attribution word**: ``author-reported``, ``self-reported``, ``vendor-reported``, ``the
   authors``, or the benchmark scope's ``reported_by``.
 
-:func:`desk_claims` finds the opposite: the desk presenting a figure as its own measurement
-(``PCT measured``, ``we tested``, ``our benchmarks show``), unless negated (``not PCT
-measurements``, ``PCT did not run them``).
+:func:`desk_claims` finds the opposite: the desk presenting a figure as its own measurement,
+by a verb (``PCT measured``, ``we tested``, ``PCT reran``), a possessive or a noun of its own
+work (``our benchmarks show``, ``PCT's own LongBench run``, ``in PCT's reproduction``), or a
+sentence opened by the desk that places the work in its own setting (``PCT confirmed these in
+its own lab``), unless negated (``not PCT measurements``, ``PCT did not run them``). The desk's
+names come from the article's publisher (:func:`desk_names`: "Peterson Compute Trading" and
+"PCT"), with "we", "our" and "the desk".
 """
 
 from __future__ import annotations
@@ -30,7 +38,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["DESK_NEGATED_RE", "REPORTING_VERBS", "attributes", "desk_claims"]
+__all__ = [
+    "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
+]
 
 #: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
 REPORTING_VERBS: dict[str, tuple[str, ...]] = {
@@ -43,7 +53,7 @@ REPORTING_VERBS: dict[str, tuple[str, ...]] = {
     "count": (), "time": (), "compute": (), "calculate": (), "tell": ("told",),
     "explain": (), "mention": (), "highlight": (), "summarise": (), "summarize": (),
     "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
-    "name": (), "raise": (), "rank": (), "plot": (), "chart": (),
+    "name": (), "raise": (), "rank": (), "plot": (), "chart": (), "recall": (),
 }
 
 
@@ -70,24 +80,39 @@ _SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|pa
                 r"write-?up|survey|maintainers|developers|engineers|researchers|operators?|"
                 r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
                 r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
-                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|"
+                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|note|"
                 r"document)")
-_DESK = r"(?:PCT|We|we|Our|our|The\s+desk|the\s+desk|This\s+desk|this\s+desk)"
-_NOT_NAMES = (r"(?!(?:PCT|We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
+_NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
               r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"
               r"There|Here|Across|After|Before|Without|Under|Over|From|By|Unlike|Like)\b)")
 _NAME = rf"{_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+{_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
 _PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colleagues|" \
           r"co-?authors|company|firm|employer))"
-_PLURAL_AGENT = (r"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+\s+){0,2}"
-                 r"(?:authors|maintainers|developers|engineers|researchers|operators|"
-                 r"co-?authors))")
+_GROUP = r"(?:authors|maintainers|developers|engineers|researchers|operators|co-?authors)"
+#: "They", "the authors", "the paper's authors", "Splitwise's own researchers".
+_PLURAL_AGENT = (rf"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
+                 rf"{_GROUP}|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?{_GROUP})")
+#: Verbs that only a communicator does: "it reports" has a source for its subject, while "it
+#: reaches" may be the product.
+_SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wrote|notes|noted|"
+         r"lists|listed|describes|described|publishes|published|announces|announced|quotes|"
+         r"quoted|cites|cited|mentions|mentioned|explains|explained|"
+         r"tells|told|recalls|recalled|puts\s+it|put\s+it)")
 _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}" \
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
+#: A parenthetical between an agent and its verb, of up to two comma-separated parts:
+#: ", citing one trace, ", ", dated May 3, 2026, ".
+_ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
-               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b")
+               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
+               rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
+               # a parenthetical between the agent and its verb: "A summary on X, dated May
+               # 3, says", "The authors, citing a trace, report"
+               rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
+               rf"|\b(?:{_AGENT}|(?:[Aa]n?)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}"
+               rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")
 _PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|described|quoted|"
             r"documented|announced|presented|cited|run|benchmarked|tested)\s+(?:by|in)\b"
             r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)")
@@ -112,18 +137,63 @@ _ATTRIBUTION_RE = re.compile(
     "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS,
                                   _PERSON_DOCUMENT, _TEST_USED)))
 _NEGATION = r"(?:not|never|no|nor|did\s+not|does\s+not|didn't|doesn't|has\s+not|have\s+not)"
-_DESK_CLAIM_RE = re.compile(
-    rf"\b{_DESK}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?"
-    r"(?:measured|measures|tested|tests|ran|runs|benchmarked|benchmarks|found|finds|observed|"
-    r"observes|recorded|records|saw|sees|clocked|achieved|reproduced|reproduces|got|obtained|"
-    r"measurements?|testing|tests?|benchmarks|runs|results|offloaded|deployed|replayed|"
-    r"timed|profiled|evaluated|evaluation|experiments?|trials?|numbers|data)\b"
-    rf"|\b(?:in|by|from)\s+(?:our|{_DESK})(?:'s)?\s+(?:own\s+)?(?:tests?|testing|runs?|"
-    r"measurements?|benchmarks?|lab|experiments?)\b")
-DESK_NEGATED_RE = re.compile(rf"\b{_NEGATION}\s+{_DESK}\b|\b{_DESK}\s+(?:{_NEGATION})\b"
-                              r"|\b(?:not|never|no)\s+(?:\w+\s+){0,2}(?:PCT|desk|our)\b"
-                              rf"|\b{_DESK}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b",
-                              re.IGNORECASE)
+#: What the desk did that produces a figure of its own: verbs, and nouns after its possessive
+#: ("PCT's own run", "our reproduction").
+_DESK_WORK = (r"(?:measured|measures|tested|tests|ran|runs|reran|reruns|benchmarked|benchmarks|"
+              r"found|finds|observed|observes|recorded|records|saw|sees|clocked|achieved|"
+              r"reproduced|reproduces|replicated|replicates|got|obtained|measurements?|testing|"
+              r"tests?|runs?|reruns?|results|offloaded|deployed|replayed|timed|profiled|"
+              r"profiling|evaluated|evaluation|experiments?|trials?|numbers|data|"
+              r"reproductions?|replications?|benchmark)(?![\w-])")
+_DESK_SETTING = (r"(?:tests?|testing|runs?|reruns?|measurements?|benchmarks?|lab|experiments?|"
+                 r"reproductions?|replications?|trials?|cluster|hardware|evaluations?)(?![\w-])")
+#: The rest of one clause (no subordinate clause that could bring another subject: "We noted
+#: that the vendor ran it in its own lab").
+_OWN_CLAUSE = r"(?:(?!\b(?:that|which|who|whether|how|when|while|after|because)\b)[^.;,])*?"
+#: The desk's generic names; its own name comes from the article's publisher (desk_names).
+_DESK_GENERIC = (r"We", r"we", r"Our", r"our", r"The\s+desk", r"the\s+desk", r"This\s+desk",
+                 r"this\s+desk")
+
+
+def desk_names(publisher: str) -> tuple[str, ...]:
+    """The names the desk goes by: the article's publisher and its initials ("Jones Daily
+    Review", "JDR")."""
+    words = [w for w in re.findall(r"[A-Za-z][\w&-]*", publisher) if w[0].isupper()]
+    names = [publisher.strip()]
+    if len(words) >= 2:
+        names.append("".join(w[0] for w in words))
+    return tuple(n for n in names if n)
+
+
+@lru_cache(maxsize=64)
+def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The desk-claim and desk-negation patterns for a desk's names."""
+    named = [re.escape(n).replace("\\ ", r"\s+") for n in sorted(desk, key=len, reverse=True)]
+    d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
+    claim = re.compile(
+        rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
+        rf"|\b(?i:in|by|from)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
+        rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
+        rf"{_DESK_SETTING}")
+    negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
+                         rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
+                         rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b",
+                         re.IGNORECASE)
+    return claim, negated
+
+
+def reported_clause(before: str) -> bool:
+    """``before`` (the text up to a clause) ends in a reporting verb, so the clause is what
+    someone reports ("the post says [the gateway lifts ...]")."""
+    return bool(_REPORTED_CLAUSE_RE.search(before))
+
+
+_REPORTED_CLAUSE_RE = re.compile(rf"\b(?:{_VERB_INFLECTED})(?:\s+that)?\s*$")
+
+
+def desk_negated(sentence: str, desk: tuple[str, ...] = ()) -> bool:
+    """The sentence says what the desk did *not* do or find ("PCT reran none of them")."""
+    return bool(_desk_res(desk)[1].search(sentence))
 
 
 @lru_cache(maxsize=256)
@@ -138,14 +208,20 @@ def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
         rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b")
 
 
-def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] = ()) -> bool:
-    """True when ``text`` (a paragraph) attributes its figures to someone other than the desk.
+def _is_desk(agent: str, desk: tuple[str, ...]) -> bool:
+    return any(re.match(rf"{re.escape(n)}(?![\w-])", agent) for n in desk)
+
+
+def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] = (),
+               desk: tuple[str, ...] = ()) -> bool:
+    """True when ``text`` (a paragraph) attributes its figures to someone other than the desk
+    (``desk``: its names, from :func:`desk_names`).
 
     ``names`` are the article's own agents (source publishers, the benchmark scope's
     ``reported_by``): they count as agents even when not capitalised (``vLLM``), in the
     constructions above. ``authors`` are the sources' authors: naming one is attribution.
     """
-    if _ATTRIBUTION_RE.search(text):
+    if any(not _is_desk(m.group(), desk) for m in _ATTRIBUTION_RE.finditer(text)):
         return True
     extra = _extra_pattern(names)
     if extra and extra.search(text):
@@ -153,9 +229,11 @@ def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] 
     return any(re.search(rf"\b{re.escape(a)}\b", text) for a in authors if len(a) > 2)
 
 
-def desk_claims(sentence: str) -> re.Match[str] | None:
-    """The words by which ``sentence`` presents a figure as the desk's own measurement."""
-    m = _DESK_CLAIM_RE.search(sentence)
-    if m is None or DESK_NEGATED_RE.search(sentence):
+def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | None:
+    """The words by which ``sentence`` presents a figure as the desk's own measurement
+    (``desk``: the desk's names besides "we" and "the desk", from :func:`desk_names`)."""
+    claim, negated = _desk_res(desk)
+    m = claim.search(sentence)
+    if m is None or negated.search(sentence):
         return None
     return m

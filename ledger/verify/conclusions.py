@@ -6,7 +6,10 @@ What is detected, and only this, because it can be detected reliably: a sentence
 conclusion verb and ``that`` (shows, proves, demonstrates, establishes, confirms, means), or
 the verb after a demonstrative subject without ``that`` ("This proves EFA beats ...", "which
 proves ..."), whose conclusion uses a sweeping word (overstated, obsolete, always, never,
-cheapest, will replace, any, as fast as, ...); or a judgement drawn with "so" ("so the gains are
+cheapest, will replace, any, as fast as, ...); a clause with a conclusion adverb (therefore,
+thus, hence, consequently: "X is therefore always cheaper", "Y is thus unusable for any
+workload") that uses such a word; a judgement after the verb with any subject ("the FAQ's
+figure shows the README overstated it"); or a judgement drawn with "so" ("so the gains are
 mostly marketing"); when no inference or fact of the article uses that word. Whether the facts *support* a
 conclusion is an editor's judgement, so the finding is a warning that says so.
 """
@@ -30,6 +33,13 @@ _CONCLUDES_RE = re.compile(
     rf"\b{_VERB}\s+that\s+(?P<claim>.+?)\s*[.!?]?$"
     rf"|\b(?:this|that|which|these|it|figures|numbers|results)\s+{_VERB}\s+(?!that\b)"
     rf"(?P<bare>.+?)\s*[.!?]?$", re.IGNORECASE)
+#: "X therefore makes Y unnecessary", "X is thus always cheaper": a conclusion adverb; the claim
+#: is the clause around it, sweeping when it says always, any, never, unnecessary...
+_THEREFORE_RE = re.compile(r"\b(?:therefore|thus|hence|consequently|accordingly)\b",
+                           re.IGNORECASE)
+#: "the FAQ's figure shows the README overstated it": any subject, no "that"; only a judgement
+#: counts here ("the chart shows 40% more hits on every node" reports, it does not judge).
+_JUDGED_RE = re.compile(rf"\b{_VERB}\s+(?!that\b)(?P<judged>.+?)\s*[.!?]?$", re.IGNORECASE)
 #: "..., so X's gains are mostly marketing": a judgement drawn with "so" (judgement words only;
 #: a universal after "so" is usually a caveat: "so shorter prompts may gain less").
 _SO_RE = re.compile(r"(?:^|[,;]\s*|\s)so\s+(?P<claim>[^,;.]+)", re.IGNORECASE)
@@ -37,12 +47,14 @@ _SO_RE = re.compile(r"(?:^|[,;]\s*|\s)so\s+(?P<claim>[^,;.]+)", re.IGNORECASE)
 JUDGEMENT_WORDS = (
     "overstated", "overstates", "overstate", "exaggerated", "exaggerates", "inflated", "misled",
     "wrong", "false", "obsolete", "broken", "useless", "marketing", "hype", "meaningless",
-    "pointless", "lied", "dishonest",
+    "pointless", "lied", "dishonest", "unnecessary", "unusable", "unneeded", "irrelevant",
+    "worthless", "redundant",
 )
 SWEEPING_WORDS = (
     *JUDGEMENT_WORDS, "always", "never", "cheapest", "fastest", "best", "worst",
     "replace", "replaces", "will", "guarantees", "guaranteed", "universally", "every", "any",
     "no longer", "all", "only", "must", "halves", "linearly", "as fast as", "beats",
+    "at least", "impossible", "none", "nothing",
 )
 _SWEEPING_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in SWEEPING_WORDS) + r")\b",
                           re.IGNORECASE)
@@ -83,6 +95,19 @@ def _conclusion(text: str) -> tuple[int, str, str] | None:
         word = _SWEEPING_RE.search(m.group(group))
         if word is not None:
             return m.start(group), m.group(group), word.group()
+    for m in _THEREFORE_RE.finditer(text):
+        start = max(text.rfind(c, 0, m.start()) for c in ";:") + 1
+        start += len(text[start:]) - len(text[start:].lstrip())
+        stop = min([i for i in (text.find(c, m.end()) for c in ";:") if i >= 0] + [len(text)])
+        claim = text[start:stop].rstrip(" .!?")
+        word = _SWEEPING_RE.search(claim)
+        if word is not None:
+            return start, claim, word.group()
+    m = _JUDGED_RE.search(text)
+    if m is not None:
+        word = _JUDGEMENT_RE.search(m.group("judged"))
+        if word is not None:
+            return m.start("judged"), m.group("judged"), word.group()
     for m in _SO_RE.finditer(text):
         word = _JUDGEMENT_RE.search(m.group("claim"))
         if word is not None:

@@ -7,8 +7,22 @@ Always (no snapshot needed):
   existed; quotes are optional for old articles) gets the same finding as a ``note`` saying its
   facts are not grounded in quotes;
 * ``quote-source-not-cited`` (error): a quote names a source the fact does not cite;
-* ``ungrounded-figure`` (error): a figure of the claim appears in none of its quotes (nor, for
-  a date, among the source's own dates).
+* ``ungrounded-figure``: a figure of the claim appears in none of its quotes (nor, for a date,
+  among the source's own dates). Its severity follows what the quotes say
+  (:func:`ledger.grounding.ground_figures`):
+
+  - **error** when a quote states a figure of the same kind (a multiplier, a percent, a size,
+    a count of the same thing) that no figure of the claim uses: the quote covers that result
+    and gives another value, so the claim or the quote is mistyped (``48x`` against a quoted
+    ``46x``). Unused quoted figures pair one to one with the claim's, nearest value first;
+  - **note**, one per fact listing the figures, when the quotes state no unused figure of their
+    kind: the quote is partial. Desks routinely quote the sentence behind a fact's headline
+    figure and not the formula, the setup or the other results (a fact with four results and
+    a quote of one); such a figure is not evidence of a mistake, and the body's figures are
+    still traced to the claim. It is a note rather than a warning because partial quotes are
+    normal on correct articles: a warning per partially quoted fact would spend most of the
+    warning budget (at most one warning per clean article on average, all rules together) on
+    articles with nothing wrong, and a warning that is always there is not read.
 
 With snapshots of the sources (``ledger verify --db`` or ``--sources DIR``), from
 :func:`grounding_check`:
@@ -30,7 +44,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ExtractError
 from ..figures import extract_figures
-from ..grounding import closest_passage, contains, normalize, ungrounded_figures
+from ..grounding import Ungrounded, closest_passage, contains, ground_figures, normalize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article, Fact, Source
 from ..readable import PageMeta
 from ..report import Finding, Severity
@@ -86,13 +100,43 @@ def _fact_findings(article: Article, i: int, fact: Fact) -> list[Finding]:
                 f"(source_ids: {', '.join(fact.source_ids)})", f"{base}/quotes/{j}/source_id"))
     sources = {s.id: s for s in article.sources}
     dates = [d for sid in fact.source_ids for d in _source_dates(sources.get(sid))]
-    for figure in ungrounded_figures(fact.claim, [q.text for q in quotes], dates):
-        findings.append(Finding(
-            Severity.error, "ungrounded-figure",
-            f"fact {fact.id}: {figure.text!r} appears in none of its quotes "
-            f"({len(quotes)} quote(s) from {', '.join(sorted({q.source_id for q in quotes}))})",
-            f"{base}/claim"))
+    missing = ground_figures(fact.claim, [q.text for q in quotes], dates)
+    quoted_from = f"{len(quotes)} quote(s) from {', '.join(sorted({q.source_id for q in quotes}))}"
+    for u in missing:
+        if u.contradicted_by is not None:
+            findings.append(_contradicted(fact, u, quoted_from, f"{base}/claim"))
+    unquoted = [u for u in missing if u.contradicted_by is None]
+    if unquoted:
+        findings.append(_unquoted_figures(fact, unquoted, quoted_from, f"{base}/claim"))
     return findings
+
+
+def _contradicted(fact: Fact, u: Ungrounded, quoted_from: str, pointer: str) -> Finding:
+    assert u.contradicted_by is not None
+    said, said_q = u.contradicted_by
+    trace = ({"figure": u.figure.text, **{"figure_" + k: v for k, v in u.quantity.to_dict().items()}},
+             {"quote_figure": said.text, "verdict": "value",
+              **{"quote_" + k: v for k, v in said_q.to_dict().items()}})
+    return Finding(
+        Severity.error, "ungrounded-figure",
+        f"fact {fact.id}: {u.figure.text!r} appears in none of its quotes ({quoted_from}), "
+        f"which state {said.text!r} ({said_q.describe()}), a figure of the same kind the claim "
+        f"does not use: one of the two is mistyped", pointer, trace=trace)
+
+
+def _unquoted_figures(fact: Fact, unquoted: list[Ungrounded], quoted_from: str, pointer: str
+                      ) -> Finding:
+    texts = ", ".join(repr(u.figure.text) for u in unquoted[:12])
+    more = f" and {len(unquoted) - 12} more" if len(unquoted) > 12 else ""
+    trace = tuple({"figure": u.figure.text, **{"figure_" + k: v for k, v in
+                                               u.quantity.to_dict().items()}}
+                  for u in unquoted[:12])
+    return Finding(
+        Severity.note, "ungrounded-figure",
+        f"fact {fact.id}: {len(unquoted)} figure(s) appear in none of its quotes ({quoted_from}):"
+        f" {texts}{more}; the quotes state no other figure of their kind, so the quote is "
+        f"partial, not contradicted; quote the passage that gives them to have them checked",
+        pointer, trace=trace)
 
 
 def _is_unquoted(fact: Fact) -> bool:

@@ -34,9 +34,11 @@ from ..models import (
 )
 from ..quantities import parse_unit
 from ..report import Finding, Severity
+from .denials import check_denial, denials
 from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
 from .meaning import check_prose_rule, find_lemmas, prose_rule
-from .prose import clauses, enclosing, find_terms, group_in, paragraphs, sentences
+from .ownlabel import names_noun, own_label, range_start
+from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -45,8 +47,13 @@ __all__ = ["check_guardrails", "guardrail_rules", "rule_from_prose"]
 _LABEL_RE = re.compile(
     r"^\s*Do not (?:label|call|describe|present|report) (?P<fig>.+?) as (?P<labels>[^;.]+)",
     re.IGNORECASE)
+#: "Do not merge A and B [into one claim | as one result] [or present ...]": B ends where the
+#: joining phrase or the next instruction starts.
 _CONFLATE_RE = re.compile(
-    r"^\s*Do not (?:conflate|mix|merge|combine) (?P<a>.+?) (?:with|and) (?P<b>[^;.]+)",
+    r"^\s*Do not (?:conflate|mix|merge|combine|join|add|sum) (?P<a>.+?) (?:with|and|to) "
+    r"(?P<b>.+?)(?=\s+(?:into|as\s+(?:one|a\s+single)|together)\b|,?\s+(?:or|and|nor)\s+"
+    r"(?:do\s+not\s+|never\s+)?(?:present|describe|call|label|treat|report|add|sum|credit|"
+    r"attribute|state|say|write)\b|\s*[;.,]|\s*$)",
     re.IGNORECASE)
 _STATUS_RE = re.compile(
     r"^\s*Do not (?:repeat|present|report|describe) (?P<stale>.+?) as current (?P<what>[^;.]+)"
@@ -57,6 +64,7 @@ _DISTINCT_RE = re.compile(r"^\s*(?P<items>.+?)\s+are\s+(?:distinct|different|sep
 _LIST_SPLIT_RE = re.compile(r",(?!\s*\d)\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+")
 _STOPWORDS = {"the", "a", "an", "of", "experiment", "experiments", "run", "runs", "test",
               "tests", "result", "results", "benchmark", "its", "their", "this", "that"}
+_CONJUNCTION_RE = re.compile(r"\b(?:and|or|but|while|whereas)\b|[;:]", re.IGNORECASE)
 _TODAY_RE = re.compile(r"\b(?:today'?s?|current|this)\b", re.IGNORECASE)
 
 
@@ -92,7 +100,7 @@ def _resolve_date(text: str, article: Article) -> dt.date | None:
 
 
 def _terms(text: str) -> list[str]:
-    words = [w.strip(".,;:'\"()") for w in text.split()]
+    words = [re.sub(r"(?:'s|’s)$", "", w.strip(".,;:'\"()")) for w in text.split()]
     return [w for w in words if w and w.lower() not in _STOPWORDS
             and not any(c.isdigit() for c in w)]
 
@@ -141,18 +149,27 @@ def _values(text: str) -> list[Decimal]:
     return [v for f in extract_figures(text) if f.kind is not FigureKind.date for v in f.values]
 
 
-def _violation(article: Article, start: int, end: int, index: int, message: str) -> Finding:
-    return body_span(article, start, end, Severity.error, "guardrail",
+def _violation(article: Article, start: int, end: int, index: int, message: str,
+               severity: Severity = Severity.error) -> Finding:
+    return body_span(article, start, end, severity, "guardrail",
                      f"guardrail {index + 1} ({article.corrections[index].text[:60]!r}...): "
                      f"{message}")
 
 
 def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFigure],
                index: int) -> list[Finding]:
-    """A forbidden word in the figure's clause (or sentence) that is nearer to this figure
-    than to any other figure there labels it: "46-fold TTFT and cost" breaks the rule, while
-    "3.8 times the throughput and 46-fold lower TTFT" does not (throughput is 3.8's word)."""
-    spans = clauses(article.body) if rule.scope == "clause" else sentences(article.body)
+    """A forbidden word that labels the protected figure breaks the rule.
+
+    Sure (an error): the word is in the figure's own label, the phrase it carries ("20% lower
+    power", "the 5x is a throughput result"; :func:`.ownlabel.own_label`), or the figure carries
+    no words and the word is nearer to it than to any other figure of its clause (or sentence):
+    "throughput rose 1.9x" breaks the rule, while "3.8 times the throughput and 46-fold lower
+    TTFT" does not (throughput is 3.8's word). A word in another figure's own label is that
+    figure's ("6x in the prefix stage and 8x in decoding"). When the figure carries its own
+    label and the word sits elsewhere in the clause ("a 10x speedup ... with accuracy
+    maintained"), the checker cannot be sure it labels the figure: a note."""
+    body = article.body
+    spans = clauses(body) if rule.scope == "clause" else sentences(body)
     by_span = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
                        lambda f: (f.start, f.end))
     findings = []
@@ -161,17 +178,57 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
         if span is None:
             continue
         neighbours = by_span.get(span.start, [])
-        for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
-            if _names_another_metric(article, rule, t, term, span.text):
-                continue  # "67% lower model cost": the figure's other metric, named rightly
-            candidates = [f for f in neighbours if f.start < start
-                          or not _self_named(article.body, f)] or neighbours
-            if _nearest_figure(start, end, candidates) is t.figure:
-                findings.append(_violation(  # from the figure to the word that breaks it
-                    article, min(t.figure.start, start), max(t.figure.end, end), index,
-                    f"{t.figure.text!r} is labelled {term!r}, which this guardrail forbids"))
-                break
+        labels = {(f.start, f.end): own_label(body, f, span.end) for f in neighbours}
+        found = _labelled(rule, article, t, span, neighbours, labels)
+        if found is not None:
+            start, end, term, sure = found
+            findings.append(_violation(  # from the figure to the word that breaks it
+                article, min(t.figure.start, start), max(t.figure.end, end), index,
+                f"{t.figure.text!r} is labelled {term!r}, which this guardrail forbids"
+                if sure else f"{t.figure.text!r} carries its own label "
+                f"{_label_text(body, labels, t.figure)!r}; {term!r} in its clause may label "
+                "it, which this guardrail forbids (the checker cannot be sure)",
+                Severity.error if sure else Severity.note))
     return findings
+
+
+def _label_text(body: str, labels: dict[tuple[int, int], tuple[int, int] | None],
+                fig: Figure) -> str:
+    own = labels.get((fig.start, fig.end))
+    return body[own[0]:own[1]] if own else ""
+
+
+def _labelled(rule: ForbiddenLabelRule, article: Article, t: TracedFigure, span: Span,
+              neighbours: list[Figure], labels: dict[tuple[int, int], tuple[int, int] | None]
+              ) -> tuple[int, int, str, bool] | None:
+    """``(start, end, term, sure)`` of the first forbidden word that labels ``t``'s figure."""
+    body, fig = article.body, t.figure
+    own = labels.get((fig.start, fig.end))
+    before = [f for f in neighbours if f.end <= fig.start]
+    first = range_start(body, fig, before[-1] if before else None)
+    # a range written "2.8 to 5 times" stands as one figure: its first number is no rival
+    rivals = [f for f in neighbours if f is fig or not first <= f.start < fig.start]
+    unsure = None
+    for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
+        if _names_another_metric(article, rule, t, term, span.text):
+            continue  # "67% lower model cost": the figure's other metric, named rightly
+        if own is not None and own[0] <= start and end <= own[1]:
+            return start, end, term, True
+        if any(lab is not None and lab[0] <= start and end <= lab[1] for key, lab
+               in labels.items() if key != (fig.start, fig.end)):
+            continue  # another figure's own words
+        candidates = [f for f in rivals if f.start < start
+                      or not _self_named(body, f)] or rivals
+        # a word after "and", "but", "while" starts the next conjunct: it names what follows
+        # ("3.3 times and TTFT improved 5 times"), not the figure before the conjunction
+        candidates = [f for f in candidates if f.end > start
+                      or not _CONJUNCTION_RE.search(body[f.end:start])] or candidates
+        if _nearest_figure(start, end, candidates, fig, first) is not fig:
+            continue
+        if not names_noun(body, own):
+            return start, end, term, True
+        unsure = unsure or (start, end, term, False)
+    return unsure
 
 
 def _names_another_metric(article: Article, rule: ForbiddenLabelRule, t: TracedFigure,
@@ -216,9 +273,13 @@ def _self_named(body: str, fig: Figure) -> bool:
     return body[fig.end:fig.end + 1] == "-" or parse_unit(body, fig.end) is not None
 
 
-def _nearest_figure(start: int, end: int, figures: list[Figure]) -> Figure | None:
+def _nearest_figure(start: int, end: int, figures: list[Figure], fig: Figure | None = None,
+                    fig_start: int | None = None) -> Figure | None:
+    """The figure nearest to the word at ``[start, end)``; ``fig`` is measured from
+    ``fig_start`` (the start of the range it ends)."""
     def distance(f: Figure) -> tuple[int, int]:
-        gap = max(start - f.end, f.start - end, 0)
+        f_start = fig_start if f is fig and fig_start is not None else f.start
+        gap = max(start - f.end, f_start - end, 0)
         return gap, 0 if f.end <= start else 1  # ties: the figure before the word wins
     return min(figures, key=distance, default=None)
 
@@ -322,11 +383,18 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
     findings = []
     for index, correction, rule in guardrail_rules(article):
         prose = prose_rule(correction.text) if correction.rule is None else None
-        if prose is not None:  # read by meaning too, beside any phrasing read exactly
+        denied = denials(correction.text) if correction.rule is None else []
+        if prose is not None or denied:  # read by meaning too, beside any phrasing read exactly
             found = _apply(rule, article, traced, index) if rule is not None else []
-            taken = {(f.line, f.column) for f in found}
-            findings += found + [f for f in check_prose_rule(prose, article, traced, index)
-                                 if (f.line, f.column) not in taken]
+            if prose is not None:
+                found += check_prose_rule(prose, article, traced, index)
+            for denial in denied:
+                found += check_denial(denial, article, traced, index)
+            taken: set[tuple[int | None, int | None]] = set()
+            for f in found:  # one finding per place
+                if (f.line, f.column) not in taken:
+                    taken.add((f.line, f.column))
+                    findings.append(f)
             continue
         if rule is None:
             findings.append(Finding(

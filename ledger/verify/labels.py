@@ -4,19 +4,31 @@
   is described, in its clause, by the vocabulary of a different metric. A word describes the
   figure it is nearest to ("3.8 times the throughput and a 46-fold reduction in median time to
   first token": 3.8 is throughput, 46 is TTFT); a figure no word is nearest to takes the word
-  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput). Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family,
-  extended per metric by ``benchmark_scope.metric_specs``.
+  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput); a word
+  right after the figure ("2.5x lower latency") labels it alone; both ends of a range share
+  its words; a word that also names the traced metric (its name, label or vocabulary) fits.
+  Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family, extended per metric by
+  ``benchmark_scope.metric_specs``. A baseline written after a figure ("29x over FlexGen")
+  that is another metric's label baseline, not the figure's own, is a mislabel too.
 * ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
   author-reported evidence type, or the benchmark scope when it was not independently
   reproduced) sits in a paragraph with no attribution, read by the grammar of
   :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
-  "according to", the article's publishers, authors and ``reported_by``).
+  "according to", the article's publishers, authors and ``reported_by``). A secondary report of
+  an author's figure counts as author-reported evidence too: its teller must be named. In a
+  paragraph that credits its figures, a sentence that states an author's figure in the desk's
+  own voice as what the product does, in the present tense ("the gateway lifts hit rates from
+  about 25%"), and credits no one is a warning; not when the clause is what someone reports
+  ("the post says the gateway lifts ..."). In the desk's analysis paragraph, a figure credited
+  earlier in the article is the desk's input, not a new claim.
 * ``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it as
   the desk's own measurement ("PCT measured", "we tested").
 * ``conflated-experiments``: one sentence joins figures of two different experiments (the
   scope's main run and its ``separate_scaling_experiment``, or the ``experiment`` of each metric
   spec) without words that keep them apart ("a separate scaling experiment", "a different
-  deployment", "whereas", "unlike", ...).
+  deployment", "whereas", "unlike", "cannot be compared", "do not agree", ...). Two figures
+  are no join when one fact states them as one result (the source's own combination: "with
+  20% of tokens kept, up to 29x"), and a range is an experiment's only when both its ends are.
 """
 
 from __future__ import annotations
@@ -26,19 +38,20 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
-from ..models import Article
+from ..models import Article, EvidenceType
 from ..quantities import (
     Kind,
     Quantity,
     Verdict,
     compare,
+    lemma,
     metric_quantity,
     noun_class,
     parse_unit,
     typed_figures,
 )
 from ..report import Finding, Severity
-from .attribution import REPORTING_VERBS, attributes, desk_claims
+from .attribution import REPORTING_VERBS, attributes, desk_claims, desk_names, reported_clause
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure, tried
@@ -95,8 +108,14 @@ _STAT_RE = re.compile(r"\b(?:" + "|".join(sorted({w for ws in STATISTICS.values(
                       re.IGNORECASE)
 SEPARATION_RE = re.compile(
     r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
-    r"(?:experiment|run|test|benchmark|study|measurement|deployment)s?\b"
-    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same)\b"
+    r"(?:experiment|run|test|benchmark|study|measurement|deployment|evaluation|paper|thing)"
+    r"s?\b"
+    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same|separately|alternatives?|"
+    r"disagree|differ|differs)\b"
+    # a sentence that says two results do not go together keeps them apart: "the two ratios
+    # do not agree", "cannot be compared", "are not additive"
+    r"|\b(?:not|cannot|can't|never)\s+(?:be\s+)?(?:agree|compar|rank|combin|add|merg|join|"
+    r"sum|stack|multipl)\w*"
     # an explicit comparison keeps two results apart: "the paper's 6.4x sits 28% above the
     # blog's 5x"
     r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
@@ -133,16 +152,81 @@ def _gap(a_start: int, a_end: int, b_start: int, b_end: int) -> int:
     return max(a_start - b_end, b_start - a_end, 0)
 
 
-def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure]) -> list[Hit]:
+def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure],
+               whole: tuple[int, int]) -> list[Hit]:
     """The words that describe ``figure``: those nearer to it than to any other figure of the
-    clause; when none are, the word nearest to it (ties: the word after the figure)."""
+    clause; when none are, those of the other end of its range (``whole``: "time to first token
+    cut by 2.2 to 3.3 times": 3.3 too is time to first token); else the word nearest to it
+    (ties: the word after the figure)."""
     def nearest_figure(hit: Hit) -> Figure:
         return min(figures, key=lambda f: (_gap(hit[0], hit[1], f.start, f.end), f.start))
     own = [h for h in hits if nearest_figure(h) is figure]
     if own:
         return own
-    return [min(hits, key=lambda h: (_gap(h[0], h[1], figure.start, figure.end),
-                                     0 if h[0] >= figure.end else 1))]
+    ranged = [h for h in hits if whole[0] <= nearest_figure(h).start < whole[1]]
+    if ranged:
+        return ranged
+    return [min(hits, key=lambda h: (_gap(h[0], h[1], whole[0], whole[1]),
+                                     0 if h[0] >= whole[1] else 1))]
+
+
+#: What joins the two ends of one range: "2.2 to 3.3 times", "14x-24x", "from 30 through 40".
+_RANGE_JOIN_RE = re.compile(r"\s*(?:to|through|-|–|—)\s*")
+
+
+def _range_spans(body: str, figures: list[Figure]) -> dict[int, tuple[int, int]]:
+    """Each figure's span for labelling, by its start: a figure that is one end of a range
+    written as two figures ("2.2 to 3.3 times", "2.2x to 3.3x") takes the span of the whole
+    range, so both ends are described by the same words."""
+    spans = {f.start: (f.start, f.end) for f in figures}
+    ordered = sorted(figures, key=lambda f: f.start)
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        unit = parse_unit(body, a.end)
+        gap_start = unit[1] if unit is not None else a.end
+        if body[gap_start:gap_start + 1] in ("x", "×") and b.text.endswith(("x", "×")):
+            gap_start += 1  # "2.2x to 3.3x"
+        if gap_start <= b.start and _RANGE_JOIN_RE.fullmatch(body[gap_start:b.start]):
+            joined = (spans[a.start][0], b.end)
+            for f in ordered:
+                if joined[0] <= f.start < joined[1]:
+                    spans[f.start] = joined
+    return spans
+
+
+#: Words between a figure and the noun it measures: "2.5x the throughput", "40% lower latency".
+_HEAD_GAP_RE = re.compile(
+    r"(?:\s*[×x])?\s+(?:(?:the|a|an|more|less|lower|higher|faster|slower|better|greater|"
+    r"fewer|smaller|larger|shorter|longer)\s+){0,2}", re.IGNORECASE)
+
+
+def _head_label(body: str, figure: tuple[int, int], hits: list[Hit]) -> Hit | None:
+    """The word the figure measures when it follows the figure right away ("2.5x lower
+    latency", "3x the throughput at equal cost"): that word alone labels it, whatever other
+    words of the clause say (the "cost" of a condition that follows is not the figure's)."""
+    gap = _HEAD_GAP_RE.match(body, figure[1])
+    if gap is None:
+        return None
+    return next((h for h in hits if h[0] == gap.end()), None)
+
+
+_WORD_RE = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def _metric_words(article: Article, metric: str) -> set[str]:
+    """The words a metric is known by: its name, its spec's label and vocabulary (lemmas)."""
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary) if spec else ())])
+    return {lemma(w) for w in _WORD_RE.findall(text.lower())}
+
+
+def _fits_own(article: Article, term: str, t: TracedFigure) -> bool:
+    """The word also names the figure's own metric: every word of it is in that metric's name,
+    label or vocabulary ("Llama-2's 4,096-token window" for a metric labelled "Llama-2
+    pre-training context window", though "window" is another metric's vocabulary word too).
+    A label that fits the traced evidence as well as another is no mislabel."""
+    words = {lemma(w) for w in _WORD_RE.findall(term.lower())}
+    return bool(words) and any(words <= _metric_words(article, m) for m in t.metrics)
 
 
 def _statistic(text: str) -> set[str]:
@@ -179,6 +263,66 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
                 f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
                 f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure",
                 trace=tried(t)))
+    return findings
+
+
+#: What names a baseline: "over FlexGen", "than vanilla vLLM", "versus x86 H100".
+_BASELINE_WORD = r"(?:over|than|versus|vs\.?|against|compared\s+(?:with|to)|relative\s+to)"
+#: The baseline after a figure: "29x over X", "40% lower TTFT than X" (a few words between).
+_BODY_BASELINE_RE = re.compile(
+    r"(?:\s*[×x])?(?:\s+[\w-]+){0,3}?\s+" + _BASELINE_WORD
+    + r"\s+(?P<b>[^,;:.()]+?)(?=\s+(?:and|or|on|at|with|for|in|while|when|using)\b|[,;:.()]|$)",
+    re.IGNORECASE)
+_LABEL_BASELINE_RE = re.compile(r"\b" + _BASELINE_WORD + r"\s+(?P<b>[^,;:()]+)", re.IGNORECASE)
+_BASELINE_STOP = frozenset({"the", "a", "an", "its", "their", "of", "with", "without", "any",
+                            "baseline", "system", "systems"})
+
+
+def _baseline_words(text: str) -> set[str]:
+    return {lemma(w) for w in re.findall(r"[\w-]+", text.lower())} - _BASELINE_STOP
+
+
+def _label_baselines(article: Article) -> dict[str, set[str]]:
+    """Metric -> the words of the baseline its spec's label names ("throughput multiple over
+    FlexGen": flexgen)."""
+    scope = article.benchmark_scope
+    out = {}
+    for name, spec in ((scope.metric_specs or {}) if scope else {}).items():
+        m = _LABEL_BASELINE_RE.search(spec.label)
+        if m and name in scope.reported_metrics:  # type: ignore[union-attr]
+            out[name] = _baseline_words(m.group("b"))
+    return out
+
+
+def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the baseline written after a figure ("29x over FlexGen") is
+    the baseline of another metric's label and not of any metric the figure traces to: the
+    figures of two baselines were swapped. An error when no word of the figure's own baseline
+    is there; a warning when the written baseline only fits another metric better."""
+    baselines = _label_baselines(article)
+    findings = []
+    for t in traced:
+        own = [baselines[m] for m in t.metrics if m in baselines]
+        if not own:
+            continue
+        m = _BODY_BASELINE_RE.match(article.body, t.figure.end)
+        if m is None:
+            continue
+        said = _baseline_words(m.group("b"))
+        own_fit = max(len(said & words) for words in own)
+        others = {name: len(said & words) for name, words in baselines.items()
+                  if name not in t.metrics}
+        best = max(others, key=lambda n: others[n], default=None)
+        if best is None or others[best] <= own_fit:
+            continue
+        severity = Severity.error if own_fit == 0 else Severity.warning
+        findings.append(body_span(
+            article, t.figure.start, m.end("b"), severity, "mislabeled-figure",
+            f"{t.figure.text!r} is stated against {m.group('b').strip()!r}, the baseline of "
+            f"{best}, but it traces to {', '.join(sorted(t.metrics))}, measured against "
+            "another baseline" + ("" if own_fit == 0 else
+                                  " (the baseline named fits both; the checker cannot be sure)"),
+            trace=tried(t)))
     return findings
 
 
@@ -219,9 +363,12 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
                 if not _noun_of_another(h, t.figure, neighbours, article.body)]
         if not hits:
             continue
+        ranges = _range_spans(article.body, neighbours)
+        head = _head_label(article.body, ranges[t.figure.start], hits)
         labels = [(term, {f for f, words in vocab.items() if term in words})
-                  for _, _, term in _labels_of(t.figure, hits, neighbours)]
-        if any(named & own for _, named in labels):
+                  for _, _, term in ([head] if head is not None else _labels_of(
+                      t.figure, hits, neighbours, ranges[t.figure.start]))]
+        if any(named & own or _fits_own(article, term, t) for term, named in labels):
             continue
         term, named = labels[0]
         message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
@@ -236,21 +383,32 @@ _REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?
                           re.IGNORECASE)
 
 
-_DESK_WORDS = re.compile(r"\b(?:PCT|we|our|the desk)\b")
+def _desk_words(article: Article) -> re.Pattern[str]:
+    """The desk's names in a paragraph: its publisher, the publisher's initials, we, the desk."""
+    names = "|".join(re.escape(n) for n in desk_names(article.publisher))
+    return re.compile(rf"\b(?:{names}|we|our|the desk)\b")
 
 
-def _sources_author_reported(t: TracedFigure) -> bool:
-    """Every trace to a source's evidence is author-reported (the desk's own inferences that
-    restate the figure set aside)."""
+def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
+    """Every trace to a source's evidence is someone's report that needs its owner named: an
+    author-reported fact, metric or scope, or a secondary report of it (a third party's
+    account needs its teller named as much). The desk's own inferences that restate the figure
+    are set aside. A figure that the same publisher's documentation also states is not counted:
+    documentation states design parameters, which need no credit."""
     sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
-    return bool(sourced) and all(tr.author_reported for tr in sourced)
+    if not any(tr.author_reported for tr in sourced):
+        return False
+    secondary = {f.id for f in article.facts
+                 if f.evidence_type is EvidenceType.secondary_reporting}
+    return all(tr.author_reported or tr.fact_id in secondary for tr in sourced)
 
 
 def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
     """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
     its own arithmetic; there a restated author figure is the desk's input, not a report."""
     paras = paragraphs(article.body)
-    out = {p.start for p in paras if _DESK_WORDS.search(p.text)}
+    desk = _desk_words(article)
+    out = {p.start for p in paras if desk.search(p.text)}
     for t in traced:
         if t.traces and all(tr.origin in ("inference", "computation", "assumption")
                             for tr in t.traces):
@@ -278,7 +436,8 @@ def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
-    attributed = {p.start: attributes(p.text, names, authors) for p in paras}
+    desk = desk_names(article.publisher)
+    attributed = {p.start: attributes(p.text, names, authors, desk) for p in paras}
     for prev, here in zip(paras, paras[1:], strict=False):
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
@@ -293,9 +452,10 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         key = _figure_key(t)
         if attributed[para.start]:
             seen.add(key)
-            if _sources_author_reported(t) and _claimed_as_result(article.body, t.figure):
+            if _sources_author_reported(t, article) and _claimed_as_result(article.body, t.figure):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
-                if sentence is not None and not attributes(sentence.text, names, authors):
+                if sentence is not None and not attributes(sentence.text, names, authors,
+                                                                 desk):
                     findings.append(body_span(
                         article, t.figure.start, t.figure.end, Severity.warning,
                         "unattributed-figure",
@@ -304,10 +464,13 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                         "figures, this sentence credits none (the checker cannot be sure)",
                         trace=tried(t)))
             continue
-        reported = t.author_reported or (_sources_author_reported(t) and (
-            para.start not in analysis or _claimed_as_result(article.body, t.figure)))
+        claimed = _claimed_as_result(article.body, t.figure)
+        reported = t.author_reported or (_sources_author_reported(t, article) and (
+            para.start not in analysis or claimed))
         if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
             continue  # "the 13x": a figure whose owner the reader was already given
+        if key in seen and para.start in analysis and not claimed:
+            continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
         spelled = t.figure.spelled
         findings.append(body_span(
@@ -324,18 +487,33 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
 _REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
 
 
-#: A figure stated as what the product does, in the present tense, right after its verb:
-#: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x".
+#: Verbs by which a product does something to a figure, in the present tense (a past tense
+#: narrates an experiment that a neighbouring sentence has already credited: "The post
+#: describes a test. Transfers reached 230 GB/s").
+_RESULT_VERBS = (
+    r"(?:serves|moves|cuts|delivers|reaches|achieves|sustains|handles|boosts|raises|lowers|"
+    r"reduces|lifts|improves|increases|accelerates|turns\s+away|rejects|saves|attains|yields|"
+    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up)")
+#: A figure stated as what the product does, right after its verb or a few words into the
+#: verb's clause: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x",
+#: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
+#: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"\b[A-Z][\w-]*\s+(?:[a-z]+\s+){0,2}(?:serves|moves|cuts|delivers|reaches|achieves|"
-    r"sustains|handles|boosts|raises|lowers|reduces)\s+(?:[A-Za-z]+\s+){0,2}?"
-    r"(?:by\s+|to\s+|at\s+)?(?:about\s+|up\s+to\s+)?$")
+    r"(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,5}}?"
+    r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
+    r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
 
 def _claimed_as_result(body: str, fig: Figure) -> bool:
     """In the desk's analysis paragraph, an author's figure is the desk's input, unless a
     sentence states it afresh as what the product does, in the present tense."""
-    return bool(_RESULT_CLAIM_RE.search(body[max(0, fig.start - 60):fig.start]))
+    start = max(0, fig.start - 90)
+    before = body[start:fig.start]
+    cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
+    clause = before[cut + 1:] if cut >= 0 else before
+    m = _RESULT_CLAIM_RE.search(clause)
+    return m is not None and not reported_clause(clause[:m.start()])
 
 
 def _refers_back_to(body: str, fig: Figure) -> bool:
@@ -427,21 +605,75 @@ def _incidental_count(quantity: Quantity) -> bool:
         quantity.kind is Kind.count and (quantity.noun is None or noun_class(quantity.noun) is None))
 
 
+Mark = tuple[int, int, Experiment]
+
+
 def _sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
-                     use_terms: bool) -> list[tuple[int, int, Experiment]]:
+                     use_terms: bool) -> list[Mark]:
     marks = []
-    for fig, quantity in typed_figures(sentence.text):
-        if _incidental_count(quantity):
-            continue
+    typed = typed_figures(sentence.text)
+    owner: dict[int, Experiment | None] = {}
+    for fig, quantity in typed:
         owners = [e for e in experiments if e.owns(fig, quantity)]
-        if len(owners) == 1:
-            marks.append((sentence.start + fig.start, sentence.start + fig.end, owners[0]))
+        owner[fig.start] = owners[0] if len(owners) == 1 else None
+    ranges = _range_spans(sentence.text, [f for f, _ in typed])
+    for fig, quantity in typed:
+        exp = owner[fig.start]
+        if exp is None or _incidental_count(quantity):
+            continue
+        whole = ranges[fig.start]
+        if any(owner[f.start] is not exp for f, _ in typed if whole[0] <= f.start < whole[1]):
+            continue  # "14x to 24x": a range is an experiment's only when both ends are
+        marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
         for exp in experiments:
             for start, end, term in find_terms(sentence.text, exp.terms, sentence.start):
                 if not _verb_use(article.body, start, end, term):
                     marks.append((start, end, exp))
     return sorted(marks, key=lambda m: m[0])
+
+
+def _states(numbers: list[Figure], fig: Figure) -> bool:
+    """One of ``numbers`` (a source's figures) states ``fig`` at its printed precision."""
+    return any(quantize(v, fig.decimals) == fv and abs(v - fv) <= abs(fv) / 50
+               for n in numbers for v in n.values for fv in fig.values)
+
+
+#: A comma that starts the next result of a list: ", 28-30% lower for ...", ", and up to 5x ...".
+_NEXT_RESULT_RE = re.compile(r",\s+(?:(?:and|or|but|while|whereas)\s+)?(?:[a-z]+\s+){0,2}")
+
+
+def _result_groups(text: str) -> list[str]:
+    """A fact cut into the results it lists: at ';' and ':', and at a comma whose next words
+    start with a figure after words ("... on a serving benchmark, 28-30% lower for long
+    prompts"); not inside a run of bare values ("by up to 29x, 29x and 3x": one statement)."""
+    figures = [f for f in extract_figures(text) if f.kind is not FigureKind.date]
+    starts = {f.start for f in figures}
+    ends = {f.end for f in figures}
+    cuts = [(m.start(), m.end()) for m in re.finditer(r"\s*[;:]\s*", text)]
+    for m in _NEXT_RESULT_RE.finditer(text):
+        if m.end() in starts and m.start() not in ends:
+            cuts.append((m.start(), m.end()))
+    groups, start = [], 0
+    for cut_start, cut_end in sorted(cuts):
+        if cut_start >= start:
+            groups.append(text[start:cut_start])
+            start = cut_end
+    return [*groups, text[start:]]
+
+
+def _facts_figures(article: Article) -> list[list[Figure]]:
+    """The figures of each result each fact states (see :func:`_result_groups`)."""
+    return [[f for f in extract_figures(group) if f.kind is not FigureKind.date]
+            for fact in article.facts for group in _result_groups(fact.claim)]
+
+
+def _stated_together(facts: list[list[Figure]], a: Figure | None, b: Figure | None) -> bool:
+    """One fact gives both figures as one result (see :func:`_result_groups`): the sentence
+    restates a combination the source made itself ("with 20% of tokens kept, throughput rose up
+    to 9x" from a fact that says so), not a join of two experiments."""
+    return a is not None and b is not None and any(
+        _states(numbers, a) and _states(numbers, b) for numbers in facts)
 
 
 def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset[int]:
@@ -545,15 +777,20 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     out: list[tuple[int, int, Experiment, Experiment]] = []
     if len(experiments) < 2:
         return out
+    facts = _facts_figures(article)
     for sentence in sentences(article.body):
         if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
         marks = _sentence_owners(article, sentence, experiments, use_terms)
         figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        written = {(sentence.start + f.start, sentence.start + f.end): f
+                   for f in extract_figures(sentence.text)}
         items = _list_items(sentence)
         for i, (start, end, exp) in enumerate(marks):
             earlier = [m for m in marks[:i] if m[2] is not exp
-                       and not _listed_apart(items, m, (start, end, exp), experiments)]
+                       and not _listed_apart(items, m, (start, end, exp), experiments)
+                       and not _stated_together(facts, written.get((m[0], m[1])),
+                                                written.get((start, end)))]
             if not earlier:
                 continue
             if (start, end) in figures:
@@ -602,7 +839,7 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
             continue  # the desk's own measurements are in this paragraph
         sources = sorted({s for t in figures for tr in t.traces for s in tr.source_ids})
         for sentence in sentences(para.text):
-            claim = desk_claims(sentence.text)
+            claim = desk_claims(sentence.text, desk_names(article.publisher))
             if claim is None:
                 continue
             start = para.start + sentence.start + claim.start()
@@ -618,5 +855,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
+            + _wrong_baseline(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

@@ -12,15 +12,31 @@ constructions the desk uses to say whose document or result it cites:
   reporting verb (``AMD reports that``), also across a parenthetical opening the sentence
   (``AMD, in a blog post, reports``).
 
+* a possessive before a product (``NVIDIA's Dynamo framework``, ``Jane Roe's widget package``):
+  the product's owner, who may differ from the owner of the source that documents it. Accepted
+  when the name publishes a source whose title or URL names the product; an error when the
+  cited source documents the product and the name owns another of the article's sources; else
+  a warning.
+
+People named as the cited work's authors ("CacheBlend, by Jane Roe and eight co-authors", "a
+post by Jane Roe", read by :mod:`ledger.verify.persons`) must be its listed authors (same
+surname, compatible first name), its publisher, or named by a fact citing it. An error when the
+article's data settles it (the person is another source's author; or the cited sources list
+authors and no one named is among them); a warning when the cited sources list no authors,
+when others named alongside are authors (the list may be partial), when the cited source is
+secondary (it may name the authors of the work it reports on), or when the construction names
+another work ("KIVI, a paper by ...").
+
 A name after the sentence's subject, where that subject is the cited source's own publisher or
 author, is what the source discusses ("StorageMath faults a WEKA post"), not an owner.
 
-The citation is the sentence's own ``[S#]`` markers, else the first markers after it in the
-paragraph. A document owner must be the publisher, an author, or the site (URL host) of a cited
+The citation is the sentence's own ``[S#]`` markers, else the first group of markers after it
+in the paragraph (``[S3] [S4]`` cite together). A document owner must be the publisher, an author, or the site (URL host) of a cited
 source, or the benchmark scope's ``reported_by``; a result's owner may also be a party the
 cited source quotes (named in a fact that cites it). A name that is a whole word of the cited
-source's title also counts for a team ("the SGLang team" for "SGLang HiCache: ..."), not
-for a document ("NVIDIA's post" is not a post titled "Workato + NVIDIA ..."). Sentences in which
+source's title also counts for a team ("the SGLang team" for "SGLang HiCache: ...") and for a
+document named after it ("the Widget usage guide" for "Widget Usage Guide"), not for a
+possessive ("NVIDIA's post" is not a post titled "Workato + NVIDIA ..."). Sentences in which
 the desk says what it did *not* find ("PCT did not find that figure in X's post") are skipped.
 """
 
@@ -31,7 +47,8 @@ from urllib.parse import urlparse
 
 from ..models import Article, Source
 from ..report import Finding, Severity
-from .attribution import DESK_NEGATED_RE, REPORTING_VERBS
+from .attribution import REPORTING_VERBS, desk_names, desk_negated
+from .persons import Authorship, authorships, same_person
 from .prose import paragraphs, sentences
 from .text import body_span
 
@@ -39,12 +56,17 @@ __all__ = ["check_owners", "owners_in"]
 
 _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|page|deck|README|"
         r"article|announcement|site|website|newsletter|team|slides|talk|repository|repo|"
-        r"instalment|installment|press\s+release|whitepaper|notes|index|engineers|authors)")
+        r"instalment|installment|press\s+release|whitepaper|notes|index|engineers|authors|"
+        r"FAQ|changelog|wiki|handbook|manual|tutorial|cookbook|model\s+card|specification)")
+#: What a product's owner makes: "NAME's widget package" names the product's owner, who need
+#: not be the owner of a source that documents it.
+_PRODUCT = (r"(?:package|library|framework|toolkit|tool|implementation|codebase|plugin|"
+            r"extension|fork|port|SDK|CLI|connector|integration)")
 #: After a possessive only: "AWS's design document" has an owner, "the EFA document" a topic.
 _OWNED_DOC = rf"(?:{_DOC}|document|preprint)"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
            r"report|study|analysis)")
-_SKIP = frozenset({"PCT", "They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
+_SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
                    "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
                    "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
 _NOT_SKIP = rf"(?!(?:{'|'.join(sorted(_SKIP))})\b)"
@@ -55,8 +77,11 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
                      if f != v} | {"says", "said", "found", "wrote", "shows", "showed"},
                     key=len, reverse=True)
 _PATTERNS = [
+    ("product", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<product>(?:[\w.+-]+\s+){{0,2}}?)"
+                           rf"{_PRODUCT}s?\b")),
     ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_OWNED_DOC}\b")),
-    ("doc", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?{_DOC}\b")),
+    ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
+                         rf"{_DOC}\b")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
     ("person", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
@@ -71,11 +96,14 @@ _PATTERNS = [
     ("result", re.compile(rf"^\s*{_NAME},\s+[^,\[]{{1,80}},\s+(?:{'|'.join(_INFLECTED)})\b")),
 ]
 _CITE_RE = re.compile(r"\[(S\d+)\]")
+#: A group of markers cites together: "[S3] [S4]", "[S3][S4]", "[S3], [S4]".
+_RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
 
 
 def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
-    """``(start, end, name, construction, person)`` for each owner named in ``sentence``
-    (``person``: the person a possessive owner is given, else empty)."""
+    """``(start, end, name, construction, detail)`` for each owner named in ``sentence``
+    (``detail``: the person a possessive owner is given, or the words naming a product, else
+    empty)."""
     out: list[tuple[int, int, str, str, str]] = []
     taken: set[int] = set()
     for construction, pattern in _PATTERNS:
@@ -88,8 +116,10 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             if sentence[end:end + 2] in ("'s", "’s"):
                 end += 2
             taken.add(m.start("name"))
-            person = m.group("person") if construction == "person" else ""
-            if construction == "doc" and re.search(r"\b(?:team|authors|engineers)$", m.group()):
+            person = (m.group("person") if construction == "person" else
+                      m.group("product").strip() if construction == "product" else "")
+            if construction in ("doc", "named") and re.search(
+                    r"\b(?:team|authors|engineers)$", m.group()):
                 construction = "team"
             out.append((m.start("name"), end, name, construction, person))
     return out
@@ -144,7 +174,7 @@ def _accepted(article: Article, cited: list[str], construction: str) -> list[str
         if src is None:
             continue
         names += [src.publisher, *(src.authors or []), *sorted(_site_words(src))]
-        if construction not in ("doc", "team"):
+        if construction not in ("doc", "named", "team"):
             names += [_PLACE_RE.sub(" ", f.claim) for f in article.facts if sid in f.source_ids]
     return names
 
@@ -188,33 +218,148 @@ def _citations(body: str, para_start: int, para_text: str, start: int, end: int)
     after = _CITE_RE.search(para_text, end - para_start)
     if after is None:
         return []
-    run = re.compile(r"(?:\[(S\d+)\])+").match(para_text, after.start())
+    run = _RUN_RE.match(para_text, after.start())
     return _CITE_RE.findall(run.group()) if run else [after.group(1)]
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case words of a title or URL, keeping "_", "-", "." inside a word."""
+    return set(re.findall(r"[a-z0-9][\w.+-]*[a-z0-9]|[a-z0-9]", text.lower()))
+
+
+def _owns(article: Article, name: str) -> list[Source]:
+    """The article's sources whose publisher, authors or site ``name`` matches."""
+    return [src for src in article.sources if _matches(
+        name, [src.publisher, *(src.authors or []), *sorted(_site_words(src))])]
+
+
+def _product_owner(article: Article, name: str, product: str, cited: list[str]
+                   ) -> tuple[Severity, str] | None:
+    """Who owns the product in "NAME's widget package": ``None`` when NAME publishes a source
+    that documents it (its title or URL names the product); an error when the cited source
+    documents the product and NAME owns another of the article's sources; else a warning."""
+    words = _words(product) - {"own", "open-source", "new", "official", "python", "the"}
+    if any(words & (_words(src.title) | _words(src.url)) for src in _owns(article, name)):
+        return None
+    documented = [src.id for src in article.sources if src.id in cited
+                  and words & (_words(src.title) | _words(src.url))]
+    others = [src.id for src in _owns(article, name) if src.id not in cited]
+    if documented and others:
+        return Severity.error, (
+            f"; {', '.join(documented)} documents {product!r}, and {name!r} owns "
+            f"{', '.join(others)} instead")
+    return Severity.warning, (
+        f"; {name!r} may own the product {product or 'named'!s} without owning the source "
+        "that documents it (the checker cannot tell)")
+
+
+def _owner_trace(article: Article, cited: list[str]) -> list[dict[str, object]]:
+    return [{"origin": "source", "pointer": f"/sources/{i}", "value": src.id,
+             "publisher": src.publisher, "authors": list(src.authors or []),
+             "site": sorted(_site_words(src)),
+             "verdict": "cited" if src.id in cited else "not cited"}
+            for i, src in enumerate(article.sources)]
+
+
+def _person_verdict(article: Article, name: str, cited: list[str]) -> tuple[bool, list[str]]:
+    """Whether ``name`` may be an author of the cited sources (a listed author, the publisher,
+    the site, or a person a fact citing them names), and the other sources it is an author of."""
+    by_id = {src.id: src for src in article.sources}
+    srcs = [by_id[sid] for sid in cited if sid in by_id]
+    if any(same_person(name, a) for src in srcs for a in src.authors or []) or _matches(
+            name, [n for src in srcs for n in (src.publisher, *sorted(_site_words(src)))]):
+        return True, []
+    key = _norm(name)
+    if any(key in _norm(f.claim) for f in article.facts if set(f.source_ids) & set(cited)):
+        return True, []
+    return False, [src.id for src in article.sources if src.id not in cited
+                   and any(same_person(name, a) for a in src.authors or [])]
+
+
+def _authorship_findings(article: Article, text: str, offset: int, cited: list[str],
+                         subject: int) -> list[Finding]:
+    """``misattributed-source`` for a person named as an author of the cited work who is not
+    one: an error when the article's own sources show it (the cited sources list their authors
+    and the person is another source's author, or the named work is the cited one, or no one
+    named is), else a warning saying what could not be decided."""
+    by_id = {src.id: src for src in article.sources}
+    listed = [a for sid in cited if sid in by_id for a in by_id[sid].authors or []]
+    findings = []
+    for au in authorships(text):
+        verdicts = [(s, e, name, *_person_verdict(article, name, cited))
+                    for s, e, name in au.names if s < subject]
+        anyone = any(ok for *_, ok, _ in verdicts)
+        for s, e, name, ok, elsewhere in verdicts:
+            if ok:
+                continue
+            sure, why = _authorship_confidence(article, au, cited, listed, anyone, elsewhere)
+            findings.append(body_span(
+                article, offset + s, offset + e, Severity.error if sure else Severity.warning,
+                "misattributed-source",
+                f"{name!r} is named as an author of what [{'], ['.join(cited)}] says, but is "
+                f"not among its authors ({', '.join(listed) or 'none listed'}); {why}",
+                trace=_owner_trace(article, cited)))
+    return findings
+
+
+def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
+                           listed: list[str], anyone: bool, elsewhere: list[str]
+                           ) -> tuple[bool, str]:
+    if elsewhere:
+        return True, f"the article lists this person as an author of {', '.join(elsewhere)}"
+    if not listed:
+        return False, ("the cited source lists no authors, so the checker cannot tell "
+                       "whether this person wrote it")
+    if anyone:
+        return False, ("others named with this person are its authors; the source's list "
+                       "of authors may be partial")
+    secondary = [src.id for src in article.sources
+                 if src.id in cited and src.authors and not src.primary]
+    if secondary:
+        return False, (f"{', '.join(secondary)} is a secondary source; the people named may be "
+                       "the authors of the work it reports on")
+    if au.work and not _title_match(au.work, article, cited):
+        return False, (f"{au.work!r} may be another work than the cited one, written by "
+                       "this person")
+    return True, "no one named here is among the cited source's authors"
 
 
 def check_owners(article: Article) -> list[Finding]:
     """``misattributed-source`` for each owner that is not the cited source's."""
     findings = []
     body = article.body
+    desk = desk_names(article.publisher)
+    desk_keys = {_norm(n) for n in desk}
     for para in paragraphs(body):
         for sentence in sentences(para.text):
             start, end = para.start + sentence.start, para.start + sentence.end
             cited = _citations(body, para.start, para.text, start, end)
-            if not cited or DESK_NEGATED_RE.search(sentence.text):
+            if not cited or desk_negated(sentence.text, desk):
                 continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
             subject = _owner_as_subject(article, sentence.text, cited)
-            for s, e, name, construction, person in owners_in(sentence.text):
-                if s >= subject:
+            for s, e, name, construction, detail in owners_in(sentence.text):
+                if s >= subject or _norm(name) in desk_keys:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
+                person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if _matches(name, _accepted(article, sources, construction)) or (
-                        construction == "team" and _title_match(name, article, sources)):
+                        construction in ("team", "named")
+                        and _title_match(name, article, sources)):
                     continue
+                severity, why = Severity.error, ""
+                if construction == "product":
+                    verdict = _product_owner(article, name, detail, sources)
+                    if verdict is None:
+                        continue
+                    severity, why = verdict
                 publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
                                        if src.id in sources)
                 findings.append(body_span(
-                    article, start + s, start + e, Severity.error, "misattributed-source",
+                    article, start + s, start + e, severity, "misattributed-source",
                     f"{name!r} is named as the owner of what [{'], ['.join(sources)}] says, but "
                     f"it is neither the publisher nor an author of the cited source(s) "
-                    f"({publishers})"))
+                    f"({publishers}){why}", trace=_owner_trace(article, sources)))
+            if sentence.text[subject:subject + 2] in ("'s", "’s"):
+                subject = len(sentence.text)  # "X's answer, in a post by Y": Y wrote X's post
+            findings += _authorship_findings(article, sentence.text, start, cited, subject)
     return findings

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..figures import Figure, FigureKind
+from ..figures import Figure, FigureKind, context_lengths
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
 from ..quantities import (
     NOUN_CLASSES,
@@ -46,6 +46,7 @@ from ..quantities import (
 )
 from ..report import Finding, Severity
 from .intervals import relative_intervals
+from .points import Gap, Gaps
 from .prose import enclosing, sentences
 from .text import body_span
 
@@ -160,6 +161,14 @@ class EvidenceDate:
 class EvidenceIndex:
     numbers: list[EvidenceNumber] = field(default_factory=list)
     dates: list[EvidenceDate] = field(default_factory=list)
+    _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
+
+    def percent_gaps(self) -> Gaps[Trace]:
+        """Differences of two percents stated in one piece of evidence (built once)."""
+        if self._gaps is None:
+            self._gaps = Gaps((ev.value, ev.trace) for ev in self.numbers
+                              if ev.quantity is not None and ev.quantity.kind is Kind.percent)
+        return self._gaps
 
     def add_text(self, text: str, trace: Trace) -> None:
         for fig, quantity in typed_figures(text):
@@ -170,6 +179,9 @@ class EvidenceIndex:
             for value in fig.values:
                 self.add_number(value, trace, percent=quantity.kind in (
                     Kind.percent, Kind.points), quantity=quantity)
+        for fig in context_lengths(text):  # "a 1M context": a million tokens
+            for value in fig.values:
+                self.add_number(value, trace, quantity=Quantity(Kind.count, noun="token"))
 
     def add_number(self, value: float | Decimal, trace: Trace, *, percent: bool = False,
                    quantity: Quantity | None = None) -> None:
@@ -207,10 +219,23 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
     specs = scope.metric_specs or {}
     for name, value in scope.reported_metrics.items():
         quantity = metric_quantity(name, specs[name].kind if name in specs else None)
-        index.add_number(value, Trace("metric", f"/benchmark_scope/reported_metrics/{name}",
-                                      metric=name, author_reported=authors),
-                         percent=_is_percent_metric(name), quantity=quantity)
+        trace = Trace("metric", f"/benchmark_scope/reported_metrics/{name}", metric=name,
+                      author_reported=authors)
+        index.add_number(value, trace, percent=_is_percent_metric(name), quantity=quantity)
+        if (shift := _metric_magnitude(name)) and quantity is None:  # "context_tokens_m": 1
+            index.add_number(Decimal(str(value)).scaleb(shift), trace)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
+
+
+#: A metric name that ends in a magnitude states its value in thousands or millions:
+#: ``window_tokens_k: 16`` is 16,000 tokens, ``context_tokens_m: 1`` one million.
+_MAGNITUDE_NAMES = {"k": 3, "thousand": 3, "thousands": 3, "m": 6, "million": 6,
+                    "millions": 6, "bn": 9, "billion": 9, "billions": 9}
+
+
+def _metric_magnitude(name: str) -> int:
+    parts = name.lower().split("_")
+    return _MAGNITUDE_NAMES.get(parts[-1], 0) if len(parts) > 1 else 0
 
 
 def _add_inferences(index: EvidenceIndex, article: Article) -> None:
@@ -346,17 +371,24 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
-        # or the desk's own arithmetic that happens to round to it
+        # or the desk's own arithmetic that happens to round to it; so does a source counting
+        # the number as other things of the noun, when the figure's words name a count the
+        # sources give separately ("1020 sink tokens": 1020 recent tokens, 4 sink tokens)
+        moved = _names_another_count(q, index)
         decisive = any(m.verdict is Verdict.points or (
             (m.verdict is Verdict.unit or (
                 m.verdict is Verdict.noun and q.noun_class is not None
-                and m.quantity is not None and m.quantity.noun_class is not None))
+                and m.quantity is not None and m.quantity.noun_class is not None)
+             or (m.verdict is Verdict.modifier and moved))
             and m.trace.origin not in ("inference", "computation", "assumption"))
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
-        if not here and not _names_another_count(q, index):
+        if not here and q.kind is Kind.points and (
+                gap := index.percent_gaps().find(value, q.decimals)) is not None:
+            here = [gap.where]  # "12 points apart": the gap between two stated percents
+        if not here and not moved:
             # "three serving instances" for "three round-robin instances": the qualifier
             # differs, but the evidence counts no other "serving instances"; a count moved to
             # another noun ("500 storage nodes" for 500 client nodes) names a thing the
@@ -454,6 +486,15 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         return at(Severity.error, "percentage-points",
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
+    if q is not None and q.kind is Kind.percent and len(f.values) == 1 and (
+            gap := index.percent_gaps().find(f.values[0], f.decimals)) is not None:
+        relative = (f"; {_pct(gap.high)} is {_pct(_relative(gap))} more than {_pct(gap.low)}"
+                    if gap.low > 0 else "")
+        return at(Severity.error, "percentage-points",
+                  f"{f.text!r} traces to nothing as a percent, but it is the gap between "
+                  f"{_pct(gap.high)} and {_pct(gap.low)} ({gap.where.describe()}): a "
+                  f"difference of {_pct(gap.difference, ' percentage points')}, not a "
+                  f"change of {f.text}{relative}")
     noun_miss = by_verdict.get(Verdict.noun)
     people = {"person", "author"}
     miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
@@ -475,8 +516,9 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
     if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
-        kind = miss.quantity.describe() if miss.quantity else "unknown"
-        message += (f"; {miss.trace.describe()} has the same number as a {kind}, "
+        kind = (f"a {miss.quantity.describe()}" if miss.quantity
+                else "a value of unknown kind whose name does not say what it counts")
+        message += (f"; {miss.trace.describe()} has the same number as {kind}, "
                     "which is not the same quantity")
     small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
@@ -486,6 +528,14 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         severity = Severity.note if _ordinary(q) else Severity.warning
     return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+def _pct(value: Decimal, unit: str = "%") -> str:
+    return f"{format(value.normalize(), 'f')}{unit}"
+
+
+def _relative(gap: Gap[Trace]) -> Decimal:
+    return ((gap.high - gap.low) / gap.low * 100).quantize(Decimal("0.1"))
 
 
 def _ordinary(q: Quantity | None) -> bool:

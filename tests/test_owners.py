@@ -1,0 +1,133 @@
+"""``misattributed-source``: people named as a cited work's authors, owners of products, and
+markers that cite together; on mutated copies of the desk's article (sentences written here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from verify_fixtures import replace_body, span, verify_mutant
+
+from ledger.report import FileResult
+from ledger.verify.persons import authorships, is_person_name, same_person
+
+Doc = dict[str, Any]
+S4_OPEN = "In a May 6, 2026 vLLM report, the authors tested"
+S3_OPEN = "MooncakeStoreConnector extends reuse beyond one instance."
+
+
+def owner_findings(result: FileResult, doc: Doc, text: str) -> list[str]:
+    line, column, end = span(doc["body"], text)
+    return [f.severity.value for f in result.findings if f.rule == "misattributed-source"
+            and f.line == line and f.column is not None and f.end_column is not None
+            and f.column < end and column < f.end_column]
+
+
+def test_listed_authors_pass(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_OPEN, "In a May 6, 2026 report by Yifan Qiao, Trong Le and three colleagues, "
+        "the authors tested"))
+    assert not [f for f in result.findings if f.rule == "misattributed-source"], result.findings
+
+
+def test_author_of_another_source_is_an_error(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_OPEN, "In a May 6, 2026 report by Ruoyu Qin and four colleagues, the authors "
+        "tested"))
+    assert owner_findings(result, doc, "Ruoyu Qin") == ["error"]
+
+
+def test_unknown_person_is_an_error_when_the_source_lists_its_authors(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_OPEN, "In a May 6, 2026 post by Wei Qiao, the authors tested"))
+    assert owner_findings(result, doc, "Wei Qiao") == ["error"]  # not Yifan Qiao
+
+
+def test_partial_list_is_a_warning(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_OPEN, "In a May 6, 2026 report by Yifan Qiao, Maria Lopez and colleagues, the "
+        "authors tested"))
+    assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
+    assert owner_findings(result, doc, "Yifan Qiao") == []
+
+
+def test_source_without_authors_is_a_warning(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S3_OPEN, "MooncakeStoreConnector, from Maria Lopez and colleagues, extends reuse "
+        "beyond one instance."))
+    assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
+
+
+def test_faq_owner(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S3_OPEN, "Intel's FAQ says MooncakeStoreConnector extends reuse beyond one instance."))
+    assert owner_findings(result, doc, "Intel's") == ["error"]
+
+
+@pytest.mark.parametrize(("sentence", "owner", "expected"), [
+    # kvcache-ai publishes S6, whose title names Mooncake: it owns the product
+    ("kvcache-ai's Mooncake integration extends reuse beyond one instance.", "kvcache-ai", []),
+    # vLLM publishes the cited guide
+    ("vLLM's MooncakeStoreConnector plugin extends reuse beyond one instance.", "vLLM's", []),
+    # arXiv publishes S1, while the cited S3 documents the connector
+    ("arXiv's MooncakeStoreConnector plugin extends reuse beyond one instance.", "arXiv's",
+     ["error"]),
+    # a company that owns no source: it may still own the product
+    ("Intel's MooncakeStoreConnector plugin extends reuse beyond one instance.", "Intel's",
+     ["warning"]),
+])
+def test_product_owner(tmp_path: Path, sentence: str, owner: str, expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    assert owner_findings(result, doc, owner) == expected, result.findings
+
+
+def test_markers_separated_by_a_space_cite_together(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        replace_body(doc, "That puts memory placement", "arXiv lists the paper. That puts memory "
+                     "placement")
+        replace_body(doc, "alongside accelerator performance in the serving design. [S1]",
+                     "alongside accelerator performance in the serving design. [S2] [S1]")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert owner_findings(result, doc, "arXiv") == [], result.findings
+
+
+@pytest.mark.parametrize(("name", "author", "same"), [
+    ("Joey Gonzalez", "Joseph E. Gonzalez", True),
+    ("Inigo Goiri", "Íñigo Goiri", True),
+    ("Gonzalez", "Joseph E. Gonzalez", True),
+    ("Hao Zhang", "Qizheng Zhang", False),
+    ("Hao Zhang", "Hao Li", False),
+])
+def test_same_person(name: str, author: str, same: bool) -> None:
+    assert same_person(name, author) is same
+
+
+def test_authorship_constructions() -> None:
+    found = authorships("Frobnicator, by Jane Roe, Ian Poe and six co-authors, is fast.")
+    assert [n for _, _, n in found[0].names] == ["Jane Roe", "Ian Poe"]
+    assert found[0].work == "Frobnicator"
+    assert [n for _, _, n in authorships("It was described in a post by Ada Byron.")[0].names] \
+        == ["Ada Byron"]
+    assert authorships("Requests served by Widget Cloud rose.") == []
+    assert not is_person_name("Microsoft Research") and not is_person_name("NVIDIA Dynamo")
+
+
+def test_secondary_source_naming_the_works_authors_is_a_warning(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["sources"][3]["primary"] = False
+        replace_body(doc, S4_OPEN, "In a May 6, 2026 report by Maria Lopez, the authors tested")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
+
+
+@pytest.mark.parametrize(("sentence", "owner", "expected"), [
+    # a document named after the product its cited title names
+    ("The MooncakeStoreConnector usage guide says reuse extends beyond one instance.",
+     "MooncakeStoreConnector", []),
+    ("The Intel usage guide says reuse extends beyond one instance.", "Intel", ["error"]),
+])
+def test_document_named_after_a_product(tmp_path: Path, sentence: str, owner: str,
+                                        expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    assert owner_findings(result, doc, owner) == expected, result.findings

@@ -1,0 +1,263 @@
+"""Guardrails read by structure: the protected figure's own label, the parts of a prose
+guardrail, and sentences that keep two experiments apart (sentences written for these tests)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from verify_fixtures import load
+
+from ledger.figures import extract_figures
+from ledger.models import Article
+from ledger.report import Finding, Severity
+from ledger.verify.consistency import word_count
+from ledger.verify.guardrails import check_guardrails
+from ledger.verify.ownlabel import names_noun, own_label
+from ledger.verify.tracing import trace_figures
+
+
+def _article(body: str, guardrails: list[dict[str, Any]],
+             specs: dict[str, Any] | None = None) -> Article:
+    doc = copy.deepcopy(load())
+    doc["body"] = body
+    if specs is not None:
+        doc["benchmark_scope"]["metric_specs"] = specs
+    doc["editorial_word_count"] = word_count(body)
+    doc["corrections"] = [{"status": "prepublication_guardrail", **g} for g in guardrails]
+    return Article.model_validate_json(json.dumps(doc))
+
+
+def _guardrail(body: str, *guardrails: dict[str, Any]) -> list[Finding]:
+    article = _article(body, list(guardrails))
+    return [f for f in check_guardrails(article, trace_figures(article))
+            if f.rule == "guardrail"]
+
+
+def _errors(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity is Severity.error]
+
+
+def _label(text: str, figure: str) -> str | None:
+    fig = next(f for f in extract_figures(text) if f.text == figure)
+    span = own_label(text, fig)
+    return text[span[0]:span[1]] if span else None
+
+
+def _forbid(value: float, *words: str) -> dict[str, Any]:
+    return {"text": "A guardrail with a rule.",
+            "rule": {"kind": "forbidden_label", "value": value, "forbidden": list(words),
+                     "scope": "clause"}}
+
+
+# --- a figure's own label ------------------------------------------------------------------
+
+
+def test_a_figure_is_named_by_the_phrase_it_carries() -> None:
+    text = "nodes gave 3.1x the bandwidth at 15% lower power, and 9x in the decode phase"
+    assert _label(text, "3.1x") == "the bandwidth"
+    assert _label(text, "15%") == "lower power"
+    assert _label(text, "9x") == "in the decode phase"
+    assert _label("the 7x is a bandwidth figure", "7x") == "a bandwidth figure"
+    assert _label("the 12% gain is a power saving per rack", "12%") == "gain is a power saving per rack"
+    assert _label("energy use fell by 4.5x.", "4.5x") is None
+
+
+def test_a_comparative_alone_names_nothing() -> None:
+    text = "a queue 6.5x longer than before"
+    fig = extract_figures(text)[0]
+    assert _label(text, "6.5x") == "longer"
+    assert not names_noun(text, own_label(text, fig))
+
+
+def test_a_word_of_a_neighbouring_figure_is_not_the_protected_figures_label() -> None:
+    body = ("Operators saw up to 3.1x the bandwidth at 15% lower power, according to the "
+            "vendor.\n")
+    assert not _errors(_guardrail(body, _forbid(15, "bandwidth", "latency")))
+    body2 = "Operators saw delay down 4x in the warm phase and 7x in the cold phase.\n"
+    assert not _errors(_guardrail(body2, _forbid(7, "warm phase")))
+
+
+def test_a_forbidden_word_in_the_figures_own_label_is_an_error() -> None:
+    body = "Operators saw up to 3.1x the bandwidth at 15% lower latency, the vendor says.\n"
+    found = _errors(_guardrail(body, _forbid(15, "bandwidth", "latency")))
+    assert found and "'latency'" in found[0].message
+
+
+def test_a_word_elsewhere_when_the_figure_names_itself_is_only_a_note() -> None:
+    body = "The vendor promises a 12x gain for decoding on one card with quality kept.\n"
+    found = _guardrail(body, _forbid(12, "quality"))
+    assert found and all(f.severity is Severity.note for f in found)
+
+
+def test_a_label_before_a_comparative_or_a_bare_figure_is_still_read() -> None:
+    assert _errors(_guardrail("It offers a context window 6.5x larger than before.\n",
+                              _forbid(6.5, "context window")))
+    assert _errors(_guardrail("Power draw fell by 4.5x in the trial.\n", _forbid(4.5, "power")))
+
+
+def test_a_spelled_range_is_one_figure_and_a_label_after_and_names_what_follows() -> None:
+    body = ("They report power cut by 1.5 to 2.5 times and power cut by 3.5 to 6 times, with "
+            "the same hardware.\n")
+    found = _errors(_guardrail(body, _forbid(6, "power")))
+    assert found
+    col = body.index("3.5") + 1
+    assert found[0].column is not None and found[0].end_column is not None
+    assert found[0].column <= col < found[0].end_column
+
+
+# --- parts of a prose guardrail ------------------------------------------------------------
+
+
+def test_a_join_guardrail_names_two_experiments_and_stops_at_the_next_instruction() -> None:
+    from ledger.models import SeparateExperimentsRule
+    from ledger.verify.guardrails import rule_from_prose
+
+    article = _article("Nothing here.\n", [])
+    rule = rule_from_prose("Do not combine the vendor's 4x and the lab's 9x as one result or "
+                           "describe either as the usual gain; both are peaks.", article)
+    assert isinstance(rule, SeparateExperimentsRule)
+    assert [e.name for e in rule.experiments] == ["the vendor's 4x", "the lab's 9x"]
+    assert [e.terms for e in rule.experiments] == [["vendor"], ["lab"]]
+    rule = rule_from_prose("Do not merge the trial's 3x with the pilot's 5x into one claim.",
+                           article)
+    assert isinstance(rule, SeparateExperimentsRule)
+    assert rule.experiments[1].name == "the pilot's 5x"
+
+
+def test_either_in_a_prose_guardrail_stands_for_the_figures_named_before_it() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not combine the vendor's 4x and the lab's 9x as one result or "
+                      "describe either as the usual gain.")
+    assert rule is not None and sorted(rule.values) == [(4,), (9,)]
+
+
+def test_the_word_for_what_the_figure_is_does_not_break_a_guardrail_on_its_modifier() -> None:
+    guard = {"text": "Do not present the 46x as the typical speedup; it is a peak."}
+    specs = {"median_ttft_speedup": {"label": "median TTFT speedup", "kind": "multiplier",
+                                     "vocabulary": ["speedup"]}}
+
+    def found(body: str) -> list[Finding]:
+        article = _article(body, [guard], specs)
+        return [f for f in check_guardrails(article, trace_figures(article))
+                if f.rule == "guardrail"]
+
+    assert not found("The operators quote a 46x speedup on one rack.\n")
+    hits = found("The operators quote a 46x speedup as the typical gain.\n")
+    assert hits and hits[0].severity is Severity.warning
+
+
+# --- unsupported conclusions ---------------------------------------------------------------
+
+
+def test_a_conclusion_adverb_with_a_universal_is_a_conclusion() -> None:
+    from ledger.verify.conclusions import _conclusion
+
+    found = _conclusion("Tiering is therefore always faster than a single pool.")
+    assert found is not None and found[2] == "always"
+    found = _conclusion("The new codec is thus unusable for every interactive service.")
+    assert found is not None and found[1].startswith("The new codec")
+    found = _conclusion("Offloading hence makes a second cache tier unnecessary.")
+    assert found is not None and found[2] == "unnecessary"
+    assert _conclusion("The scheduler therefore places each phase on its own machine.") is None
+
+
+def test_a_judgement_after_shows_needs_no_that_and_no_demonstrative() -> None:
+    from ledger.verify.conclusions import _conclusion
+
+    found = _conclusion("The lab's 2x shows the vendor exaggerated its gain.")
+    assert found is not None and found[2] == "exaggerated"
+    assert _conclusion("The trace shows two tiers on every host.") is None
+
+
+# --- prose guardrails by meaning -----------------------------------------------------------
+
+
+def test_multi_word_synonyms_match() -> None:
+    from ledger.verify.meaning import find_lemmas
+
+    assert find_lemmas("the codec on its own halves the rate", ["alone"])
+    assert find_lemmas("it serves both more users and longer prompts", ["together"])
+
+
+def test_a_cause_claimed_as_the_only_one_in_new_words_breaks_a_credit_guardrail() -> None:
+    guard = {"text": "The 40% drop needs both the new scheduler and the cache; never attribute "
+                     "it to the cache alone."}
+    body = "The cache by itself cuts waiting by 40% on the busiest hour.\n"
+    found = _guardrail(body, guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The scheduler with the cache cuts waiting by 40% at peak.\n", guard)
+
+
+def test_extend_to_is_a_generalisation_and_them_is_the_heads_subject() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("The latency figures were taken on Falcon; do not extend them to Qwen or "
+                      "Gemma, which served only for quality.")
+    assert rule is not None and rule.subject == ["latency"]
+    assert rule.forbidden == ["Qwen", "Gemma"]
+
+
+def test_a_contrast_opened_by_not_negates_to_its_end() -> None:
+    from ledger.verify.meaning import _NEGATED_BEFORE
+
+    assert _NEGATED_BEFORE.search("The 9x compares A with B, not with the tuned setup of the ")
+    assert not _NEGATED_BEFORE.search("The 9x is not only fast, it beats the ")
+    assert not _NEGATED_BEFORE.search("It was not slow, and the ")
+
+
+# --- denied claims and baselines -----------------------------------------------------------
+
+
+def test_a_denied_claim_is_parsed_into_verbs_objects_and_names() -> None:
+    from ledger.verify.denials import denials
+
+    found = denials("The tool does not shrink the index or let a server hold 9 million rows; "
+                    "never write that the server scans, caches or indexes the full table.")
+    verbs = [d.verbs for d in found]
+    assert ["shrink"] in verbs and ["hold"] in verbs and ["scans", "caches", "indexes"] in verbs
+    said = next(d for d in found if d.verbs == ["scans", "caches", "indexes"])
+    assert said.subject == ["server"] and "table" in said.objects
+    named = denials("The speedup applies to Falcon-7B only; never say Turbo sped up Qwen-2-7B's "
+                    "prefill.")
+    assert named and named[0].names == ["Qwen"]
+
+
+def test_a_sentence_that_makes_a_denied_claim_is_a_warning() -> None:
+    guard = {"text": "The pool holds recent rows only; never say Turbo extended Qwen-2-7B's "
+                     "usable context."}
+    found = _guardrail("The gain in usable context is a doubling for both Falcon and Qwen.\n",
+                       guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The gain in usable context is a doubling for Falcon and none for "
+                          "Qwen.\n", guard)
+    assert not _guardrail("Qwen-2-7B and Falcon-7B have a usable context of 8K.\n", guard)
+
+
+def test_a_claim_with_a_figure_needs_that_figure_and_a_common_word_in_a_name_is_no_hit() -> None:
+    guard = {"text": "Turbo does not let a server recall 9 million rows; never write that the "
+                     "server reads the whole stream."}
+    assert _guardrail("Now the server can recall all 9 million rows.\n", guard)
+    assert not _guardrail("Teams trying StreamingDB should check recall on the whole set.\n",
+                          guard)
+
+
+def test_a_denied_baseline_is_a_comparison_with_it() -> None:
+    guard = {"text": "Both gains are against a cold start; never state them against a warm "
+                     "pool or another scheme."}
+    found = _guardrail("Against a warm pool, the authors report 3x lower waits.\n", guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The 3x is against a cold start, not against a warm pool.\n", guard)
+    assert not _guardrail("A warm pool helps when the 3x gain is not needed.\n", guard)
+
+
+def test_call_without_as_is_read_and_a_conditional_one_stays_unchecked() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not call Turbo lossless or exact; quality was only sampled.")
+    assert rule is not None and rule.subject == ["Turbo"]
+    assert rule.forbidden == ["lossless", "exact"]
+    assert prose_rule("Do not call the pool faster without saying which requests it served.") \
+        is None
