@@ -12,12 +12,15 @@ for the next one) only while it is small and the budget is less than half used.
 
 from __future__ import annotations
 
+import logging
 import mmap
 import threading
 import time
 
 __all__ = ["DEFAULT_KEEP_SCRATCH", "DEFAULT_PAYLOAD_BUDGET", "PayloadBudget", "PayloadBuffer",
            "Scratch", "payload_buffer"]
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_PAYLOAD_BUDGET = 512 << 20  # bytes of payload buffers a server holds at once
 DEFAULT_KEEP_SCRATCH = 16 << 20     # a buffer this small is kept for the connection's next frame
@@ -96,5 +99,10 @@ class Scratch:
 
     def drop(self) -> None:
         """Free the buffer and its share of the budget (idempotent)."""
+        if isinstance(self.buf, mmap.mmap):
+            try:
+                self.buf.close()  # unmapped now, not whenever the collector gets to it
+            except BufferError:  # a view still points into it: freed with that view
+                logger.debug("scratch buffer still viewed; freed later")
         self._budget.release(self.size)
         self.buf, self.size = bytearray(0), 0

@@ -640,6 +640,7 @@ class Server:
             return False
         sock.settimeout(self._frame_timeout)
         self._dispatch(sock, ctx, header, meta, payload)
+        del payload  # the buffer's last view: it can be freed now
         if "_scratch" in ctx.state:
             ctx.state["_scratch"].done()
         return True
@@ -737,6 +738,7 @@ class Server:
             finally:
                 if landing is not None:
                     landing.abort()  # a no-op once finished
+                item.payload = memoryview(b"")  # the buffer's last view: it can be freed now
                 item.scratch.done()
                 free.put(item.scratch)
 
