@@ -241,3 +241,19 @@ def test_a_pair_reordered_with_its_names_is_no_swap(tmp_path: Path) -> None:
         _, result = verify_mutant(tmp_path, lambda d, s=sentence: (
             _pair_fact(d), add_sentence(d, s)))
         assert swaps(result) == [], (sentence, result.findings)
+
+
+def _parameters(doc: Doc) -> None:
+    add_metric(doc, "page_size_tokens", 32, "page size in tokens", ["tokens"], "count")
+    add_metric(doc, "eviction_batch_pages", 96, "eviction batch in pages", ["pages"], "count")
+    add_fact(doc, "The allocator uses a page size of 32 tokens and an eviction batch of 96 "
+                  "pages.")
+
+
+def test_a_value_given_the_name_of_another_parameter(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
+        d, "The allocator works with an eviction batch of 32 by default.")))
+    assert rules_at(result, doc, "32").get("mislabeled-figure") == "error", result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
+        d, "The allocator works with a page size of 32 by default.")))
+    assert "mislabeled-figure" not in rules_at(result, doc, "32"), result.findings

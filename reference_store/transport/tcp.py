@@ -195,13 +195,25 @@ def _frame_buffers(
     return [header, meta_bytes, *payload]
 
 
-def _read_head(sock: socket.socket, max_payload: int) -> tuple[Header, dict[str, Any]]:
-    raw = bytearray(HEADER_SIZE)
-    recv_exact_into(sock, memoryview(raw))
-    header = decode_header(raw, max_payload=max_payload)
-    meta_raw = bytearray(header.meta_len)
-    recv_exact_into(sock, memoryview(meta_raw))
-    return header, decode_meta(meta_raw, header.meta_crc)
+def _read_head(sock: socket.socket, max_payload: int, *, first: bytes = b"",
+               deadline: float | None = None) -> tuple[Header, dict[str, Any]]:
+    """Read and check a frame's header and metadata, both sides' one way to do it (``first``:
+    the frame's first bytes, already read; the payload is left for the caller to place).
+
+    Raises:
+        ProtocolError: malformed header or metadata (``exc.header`` set once it was read).
+        ConnectionLost, OSError: as :func:`recv_exact_into`.
+    """
+    rest = bytearray(HEADER_SIZE - len(first))
+    recv_exact_into(sock, memoryview(rest), _WAITALL, deadline)
+    header = decode_header(first + bytes(rest), max_payload=max_payload)
+    try:
+        meta_raw = bytearray(header.meta_len)
+        recv_exact_into(sock, memoryview(meta_raw), _WAITALL, deadline)
+        return header, decode_meta(meta_raw, header.meta_crc)
+    except ProtocolError as exc:
+        exc.header = header  # type: ignore[attr-defined]
+        raise
 
 
 def _check_hash(header: Header, views: Sequence[memoryview]) -> None:
@@ -410,6 +422,15 @@ class _Work:
     digest: int | None = None  # the payload's hash, when the reader computed it
 
 
+def _done(item: _Work) -> None:
+    """A frame is answered: undo its landing if it did not finish, and let its buffer be kept
+    or given back (its last view dropped first, so that the memory is really freed)."""
+    if item.landing is not None:
+        item.landing.abort()  # a no-op once finished
+    item.payload = memoryview(b"")
+    item.scratch.done()
+
+
 def _linger(sock: socket.socket, limit: int = 1 << 20, timeout: float = 1.0) -> None:
     """Half-close, then drain what the peer still sends, so that closing with unread bytes
     does not reset the connection and destroy the error reply before the peer reads it."""
@@ -477,7 +498,7 @@ class Handler(Protocol):
 
 def _landing(handler: Any, ctx: ServerContext, header: Header,
              meta: dict[str, Any]) -> Landing | None:
-    """The handler's :class:`Landing` for this frame (pipelined servers only), when it has a
+    """The handler's :class:`Landing` for this frame, when it has a
     ``land(ctx, op, meta, payload_len)`` method that returns one whose buffers fit exactly."""
     land = getattr(handler, "land", None)
     if land is None or header.is_response or not header.payload_len:
@@ -593,65 +614,34 @@ class Server:
                            addr[0], self._max_connections)
 
     def _serve(self, sock: socket.socket, ctx: ServerContext) -> None:
+        sock.settimeout(None)  # blocking, with the kernel keeping the timeouts
+        kernel_timeouts(sock, send_s=self._frame_timeout)
         try:
             if self._pipeline:
                 self._serve_pipelined(sock, ctx)
-                return
-            while not self._stop.is_set():
-                if not self._serve_one(sock, ctx):
-                    return
+            else:
+                self._serve_in_turn(sock, ctx)
         except (OSError, ConnectionLost) as exc:
             logger.debug("connection from %s ended: %s", ctx.peer, exc)
         finally:
             with self._lock:
                 self._conns.discard(sock)
             sock.close()
-            if "_scratch" in ctx.state:
-                ctx.state.pop("_scratch").drop()
             try:
                 self._handler.disconnected(ctx)
             except Exception:  # a handler bug must not kill the server
                 logger.exception("disconnect handler failed for %s", ctx.peer)
 
-    def _serve_one(self, sock: socket.socket, ctx: ServerContext) -> bool:
-        sock.settimeout(self._idle_timeout)
-        first = bytearray(1)
-        if sock.recv_into(first, 1) == 0:
-            return False
-        sock.settimeout(self._frame_timeout)
-        deadline = time.monotonic() + self._frame_timeout
-        header: Header | None = None
-        try:
-            rest = bytearray(HEADER_SIZE - 1)
-            recv_exact_into(sock, memoryview(rest), deadline=deadline)
-            header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
-            meta_raw = bytearray(header.meta_len)
-            recv_exact_into(sock, memoryview(meta_raw), deadline=deadline)
-            payload = self._payload_buffer(ctx, header, deadline)
-            recv_exact_into(sock, payload, deadline=deadline)
-            meta = decode_meta(meta_raw, header.meta_crc)
-            _check_hash(header, [payload])
-        except TimeoutError:
-            logger.info("closing %s: frame not completed within %.1f s", ctx.peer, self._frame_timeout)
-            return False
-        except (ProtocolError, ChecksumMismatch) as exc:
-            self._reply_error(sock, header, exc)
-            _linger(sock)
-            return False
-        sock.settimeout(self._frame_timeout)
-        self._dispatch(sock, ctx, header, meta, payload)
-        del payload  # the buffer's last view: it can be freed now
-        if "_scratch" in ctx.state:
-            ctx.state["_scratch"].done()
-        return True
-
     def _read_frame(self, sock: socket.socket, ctx: ServerContext, scratch: Scratch,
                     ) -> _Work | None:
-        """Read one frame into ``scratch`` (grown when too small, within the in-flight budget)
-        or straight into the handler's :class:`Landing`; None at EOF or timeout.
+        """The server's one frame reader: read a frame into ``scratch`` (grown when too small,
+        within the in-flight budget) or straight into the handler's :class:`Landing`; None at
+        EOF, after ``idle_timeout`` without a frame, or when the frame misses its deadline
+        (waiting for room in the budget included).
 
         Raises:
-            ProtocolError: malformed header or metadata (``exc.header`` is set when known).
+            ProtocolError: malformed header or metadata, or a payload larger than the whole
+                in-flight budget (``exc.header`` is set when known).
         """
         kernel_timeouts(sock, recv_s=self._idle_timeout)
         first = bytearray(1)
@@ -662,37 +652,61 @@ class Server:
             return None
         kernel_timeouts(sock, recv_s=self._frame_timeout)
         deadline = time.monotonic() + self._frame_timeout
-        header: Header | None = None
         try:
-            rest = bytearray(HEADER_SIZE - 1)
-            recv_exact_into(sock, memoryview(rest), _WAITALL, deadline)
-            header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
-            meta_raw = bytearray(header.meta_len)
-            recv_exact_into(sock, memoryview(meta_raw), _WAITALL, deadline)
-            meta = decode_meta(meta_raw, header.meta_crc)
+            header, meta = _read_head(sock, self._max_payload, first=bytes(first),
+                                      deadline=deadline)
             landing = _landing(self._handler, ctx, header, meta)
             if landing is not None:
                 digest = _recv_landing(sock, landing, deadline)
                 return _Work(header, meta, memoryview(b""), scratch, landing, digest)
-            self._fit(scratch, header.payload_len, deadline)
+            self._fit(scratch, header, deadline)
             payload = memoryview(scratch.buf)[:header.payload_len]
             recv_exact_into(sock, payload, _WAITALL, deadline)
         except (TimeoutError, BlockingIOError):
-            logger.info("closing %s: frame not completed within %.1f s", sock.getpeername(),
+            logger.info("closing %s: frame not completed within %.1f s", ctx.peer,
                         self._frame_timeout)
             return None
-        except ProtocolError as exc:
-            exc.header = header  # type: ignore[attr-defined]
-            raise
         return _Work(header, meta, payload, scratch)
+
+    def _fit(self, scratch: Scratch, header: Header, deadline: float) -> None:
+        """Room for the frame's payload in ``scratch``, from the in-flight budget.
+
+        Raises:
+            ProtocolError: the payload is larger than the whole budget.
+            TimeoutError: no room came before ``deadline``.
+        """
+        if header.payload_len > self.budget.limit:
+            exc = ProtocolError(f"a payload of {header.payload_len} bytes is larger than this "
+                                f"server's in-flight budget of {self.budget.limit} bytes "
+                                "(field payload_len)")
+            exc.header = header  # type: ignore[attr-defined]
+            raise exc
+        if not scratch.fit(header.payload_len, deadline):
+            raise TimeoutError(f"no room in the in-flight budget for {header.payload_len} bytes")
+
+    def _serve_in_turn(self, sock: socket.socket, ctx: ServerContext) -> None:
+        """Read a frame, answer it, then read the next (one payload buffer, reused)."""
+        scratch = Scratch(self.budget, self._keep_scratch)
+        try:
+            while not self._stop.is_set():
+                item = self._read_frame(sock, ctx, scratch)
+                if item is None:
+                    return
+                try:
+                    self._answer_frame(sock, ctx, item)
+                finally:
+                    _done(item)
+        except ProtocolError as exc:
+            self._reply_error(sock, getattr(exc, "header", None), exc)
+            _linger(sock)
+        finally:
+            scratch.drop()
 
     def _serve_pipelined(self, sock: socket.socket, ctx: ServerContext) -> None:
         """Read frame k+1 while a worker checks and answers frame k (answers stay in order).
 
         Two payload buffers alternate between the reader and the worker, so that the node's
         copy into its store overlaps with the next frame's transfer."""
-        sock.settimeout(None)  # blocking, with the kernel keeping the timeouts
-        kernel_timeouts(sock, send_s=self._frame_timeout)
         scratches = [Scratch(self.budget, self._keep_scratch) for _ in range(2)]
         free: queue.Queue[Scratch] = queue.Queue()
         for scratch in scratches:
@@ -723,45 +737,32 @@ class Server:
               work: queue.Queue[_Work | None],
               free: queue.Queue[Scratch], broken: threading.Event) -> None:
         while (item := work.get()) is not None:
-            header, landing = item.header, item.landing
             try:
                 if not broken.is_set():
-                    if item.digest is None:
-                        _check_hash(header, [item.payload])
-                    elif header.hashed and item.digest != header.payload_hash:
-                        raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
-                    self._dispatch(sock, ctx, header, item.meta, item.payload, landing)
-            except ChecksumMismatch as exc:  # the stream is intact: answer and go on
-                self._reply_error(sock, header, exc)
+                    self._answer_frame(sock, ctx, item)
             except OSError:
                 broken.set()
             finally:
-                if landing is not None:
-                    landing.abort()  # a no-op once finished
-                item.payload = memoryview(b"")  # the buffer's last view: it can be freed now
-                item.scratch.done()
+                _done(item)
                 free.put(item.scratch)
 
-    def _payload_buffer(self, ctx: ServerContext, header: Header, deadline: float) -> memoryview:
-        """The connection's buffer (see :class:`Scratch`), at least the frame's payload long.
-        Handlers must copy what they keep: it is overwritten by the next request.
+    def _answer_frame(self, sock: socket.socket, ctx: ServerContext, item: _Work) -> None:
+        """Check a read frame's payload hash and answer it. A bad hash is answered with
+        ChecksumMismatch and the connection goes on: the stream itself is intact.
 
         Raises:
-            ProtocolError: the payload is larger than the whole in-flight budget.
-            TimeoutError: no room in the budget before ``deadline``.
+            OSError: the answer could not be sent.
         """
-        if not header.payload_len:
-            return memoryview(b"")
-        scratch: Scratch = ctx.state.setdefault("_scratch", Scratch(self.budget, self._keep_scratch))
-        self._fit(scratch, header.payload_len, deadline)
-        return memoryview(scratch.buf)[:header.payload_len]
-
-    def _fit(self, scratch: Scratch, nbytes: int, deadline: float) -> None:
-        if nbytes > self.budget.limit:
-            raise ProtocolError(f"a payload of {nbytes} bytes is larger than this server's "
-                                f"in-flight budget of {self.budget.limit} (field payload_len)")
-        if not scratch.fit(nbytes, deadline):
-            raise TimeoutError(f"no room in the in-flight budget for {nbytes} bytes")
+        header = item.header
+        try:
+            if item.digest is None:
+                _check_hash(header, [item.payload])
+            elif header.hashed and item.digest != header.payload_hash:
+                raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
+        except ChecksumMismatch as exc:
+            self._reply_error(sock, header, exc)
+            return
+        self._dispatch(sock, ctx, header, item.meta, item.payload, item.landing)
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
