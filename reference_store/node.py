@@ -46,6 +46,7 @@ from reference_store.errors import (
 from reference_store.node_objects import NodeObjects
 from reference_store.tenants import ClusterKey
 from reference_store.transport import messages as m
+from reference_store.transport.budget import DEFAULT_PAYLOAD_BUDGET
 from reference_store.transport.local import (
     LOCAL_PREFIX,
     LocalConnection,
@@ -71,7 +72,9 @@ class NodeConfig(StrictModel):
     """Node settings. ``advertise_host`` is the host clients use to reach this node.
 
     ``master`` is ``HOST:PORT``. Sizes take ints or strings (``memory_bytes="2GiB"``);
-    ``disk_bytes`` needs ``disk_dir``. ``share_memory`` offers the host arena to clients on this
+    ``disk_bytes`` needs ``disk_dir``. ``payload_budget_bytes`` bounds the payload buffers all
+    connections hold at once (writes received straight into the arena take none; see
+    :mod:`reference_store.transport.budget`). ``share_memory`` offers the host arena to clients on this
     machine (``shm`` segment); ``transfer_engine`` offers it through Mooncake's Transfer Engine
     (``te`` segment).
 
@@ -92,6 +95,7 @@ class NodeConfig(StrictModel):
     node_id: str | None = None
     frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
     max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, gt=0)
+    payload_budget_bytes: Size = Field(default=DEFAULT_PAYLOAD_BUDGET, ge=0)
     prefault: bool = True
     cluster_key_file: str | None = None
     cluster_key: SecretStr | None = None
@@ -206,7 +210,8 @@ class Node:
         else:
             self._server = Server(self, host=self.config.host, port=self.config.port,
                                   frame_timeout=self.config.frame_timeout_s, pipeline=True,
-                                  max_connections=self.config.max_connections).start()
+                                  max_connections=self.config.max_connections,
+                                  payload_budget=self.config.payload_budget_bytes).start()
         self._link = threading.Thread(target=self._master_link, name="node-master-link",
                                       daemon=True)
         self._link.start()
