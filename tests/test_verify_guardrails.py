@@ -307,7 +307,7 @@ def test_a_pronoun_stands_for_the_heads_results_and_up_to_is_read() -> None:
     from ledger.verify.meaning import _result_values
 
     assert _result_values("The up-to-40x compares it with others on one 24GB GPU") == [(40,)]
-    assert _result_values("The 128k-token capacity needs an 80GB card") == [(128,), (80,)]
+    assert _result_values("The 40GB limit needs an 80GB card") == [(40,), (80,)]
 
 
 def test_a_baseline_of_another_work_named_in_the_sentence_is_not_the_guarded_ones() -> None:
