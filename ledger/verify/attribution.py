@@ -281,7 +281,19 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
     """The words by which ``sentence`` presents a figure as the desk's own measurement
     (``desk``: the desk's names besides "we" and "the desk", from :func:`desk_names`)."""
     claim, negated = _desk_res(desk)
-    m = claim.search(sentence)
-    if m is None or negated.search(sentence):
+    if negated.search(sentence):
         return None
-    return m
+    quoted = [q.span() for q in _QUOTED_RE.finditer(sentence)]
+    for m in claim.finditer(sentence):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # 'the authors write "we measured 2x"': the authors' words, not the desk's
+        if _ARITHMETIC_RUN_RE.match(sentence, m.end()) and m.group().split()[-1] in (
+                "ran", "runs", "run", "reran", "reruns"):
+            continue  # "PCT ran the numbers": arithmetic, not a measurement
+        return m
+    return None
+
+
+_QUOTED_RE = re.compile(r"“[^”]*”|\"[^\"]*\"")
+_ARITHMETIC_RUN_RE = re.compile(r"\s+(?:the\s+|its\s+|our\s+|some\s+)?(?:numbers|arithmetic|"
+                                r"maths?|sums|calculations?|figures\s+through)\b")
