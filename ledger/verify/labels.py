@@ -640,13 +640,13 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     desk = desk_names(article.publisher)
-    attributed = {p.start: attributes(p.text, names, authors, desk) for p in paras}
+    product = f"{article.subject} {article.title}"
+    attributed = {p.start: attributes(p.text, names, authors, desk, product) for p in paras}
     for prev, here in zip(paras, paras[1:], strict=False):
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
     analysis = _analysis_paragraphs(article, traced)
-    product = f"{article.subject} {article.title}"
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
     for t in sorted(traced, key=lambda t: t.figure.start):
@@ -660,7 +660,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                     article.body, t.figure, product):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
                 if sentence is not None and not attributes(sentence.text, names, authors,
-                                                                 desk):
+                                                                 desk, product):
                     findings.append(body_span(
                         article, t.figure.start, t.figure.end, Severity.warning,
                         "unattributed-figure",
@@ -698,15 +698,16 @@ _REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|wit
 _RESULT_VERBS = (
     r"(?:serves|moves|cuts|delivers|reaches|achieves|sustains|handles|boosts|raises|lowers|"
     r"reduces|lifts|improves|increases|accelerates|turns\s+away|rejects|saves|attains|yields|"
-    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up)")
+    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up|keeps|makes|gives|brings|"
+    r"enables|allows|offers|provides|runs|processes|supports)")
 #: A figure stated as what the product does, right after its verb or a few words into the
 #: verb's clause: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x",
 #: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
 #: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"(?P<subject>(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+"
-    r"(?:[\w-]+\s+){0,3}?)"
-    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,5}}?"
+    r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
+    r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
