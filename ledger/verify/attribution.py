@@ -105,7 +105,7 @@ _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_S
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
-_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|"
+_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|document|"
              r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
              r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart)")
 #: What a document does to the figures it carries.
@@ -113,7 +113,8 @@ _CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|inc
                  r"contains|contained|carries|carried|repeats|repeated|restates|restated|"
                  r"updates|updated|revises|revised|drops|dropped|omits|omitted|changes|changed|"
                  r"puts|gives|gave|cuts|lowers|lowered|raises|raised|quotes|prints|printed|"
-                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read)")
+                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read|compares|compared|"
+                 r"ranks|ranked|plots|plotted|charts|charted)")
 #: A parenthetical between an agent and its verb, of up to two comma-separated parts:
 #: ", citing one trace, ", ", dated May 3, 2026, ".
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
