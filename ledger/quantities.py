@@ -113,6 +113,9 @@ def _build_units() -> dict[str, Unit]:
     for word, sym in words.items():
         units[word] = units[sym]
         units[word.rstrip("s")] = units[sym]
+    for p in ("K", "M", "G", "T"):  # "an 8Gbit die", "25 Gbit/s"
+        for suffix in ("", *(f"/{t}" for t in _TIME)):
+            units[f"{p}bit{suffix}"] = units[f"{p}b{suffix}"]
     for word in ("bit", "bits"):  # "1 byte = 8 bits"
         units[word] = Unit("bit", "bytes", Decimal(1) / 8, "bit-dec")
     for name, dim in (("tokens", "tokens/s"), ("tok", "tokens/s"), ("token", "tokens/s"),

@@ -337,6 +337,15 @@ def _names_another_count(q: Quantity, index: EvidenceIndex) -> bool:
                for ev in index.numbers)
 
 
+def _same_number_other_unit(miss: Miss, value: Decimal) -> bool:
+    """The desk's own text states the figure's very number under another unit ("524,288
+    bytes" in an inference claim, the body's "524,288 bits"): the unit changed, whatever an
+    untyped computation result with that number says. Only the exact number: the desk's
+    arithmetic rounding to the figure is not a statement of it."""
+    return (miss.verdict is Verdict.unit and miss.trace.origin in ("inference", "assumption")
+            and miss.value == value)
+
+
 def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None
                  ) -> TracedFigure:
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
@@ -368,6 +377,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 m.verdict is Verdict.noun and q.noun_class is not None
                 and m.quantity is not None and m.quantity.noun_class is not None))
             and m.trace.origin not in ("inference", "computation", "assumption"))
+            or _same_number_other_unit(m, value)
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
