@@ -345,6 +345,22 @@ _X_COUNT_RE = re.compile(r"\s?(?!(?:faster|slower|times|less|more|lower|higher|g
                          r"(?=[A-Z][A-Za-z]*\d|\d|[A-Za-z]{3,}s\b)")
 
 
+_DETERMINER_BEFORE_RE = re.compile(r"(?:\b(?:the|this|that|its|their|our|his|her)|'s)\s+$",
+                                   re.I)
+
+
+def _refers_to_result(text: str, fig: Figure) -> bool:
+    """"The 30x compares two backends": a result named by a determiner, then a verb. A
+    lower-case word ending in s after "the Nx" that counts no known kind of thing is a verb,
+    not the thing counted ("the 16x H200 GPUs", "the 8x nodes" stay counts)."""
+    m = _WORD_RE.match(text, fig.end)
+    if m is None or not m.group("w").islower():
+        return False
+    if noun_class(lemma(m.group("w"))) is not None:
+        return False
+    return _DETERMINER_BEFORE_RE.search(text[max(0, fig.start - 12):fig.start]) is not None
+
+
 def _is_frequency(text: str, fig: Figure) -> bool:
     """``ran three times`` counts repetitions; ``three times the throughput`` is a multiplier."""
     if not fig.text.endswith("times") or fig.decimals:
@@ -369,7 +385,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
     if fig.kind is FigureKind.multiplier:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
-        if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×"):
+        if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×") and (
+                not _refers_to_result(text, fig)):
             noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them
             if (m := _WORD_RE.match(text, fig.end)) is not None and m.start("w") == fig.end:
                 noun, modifiers = lemma(m.group("w")), ()  # "an 8xH100 node": eight H100s
@@ -544,8 +561,14 @@ def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Ve
     return Verdict.unit if _eq(ev_value, value, d) else Verdict.value
 
 
+#: Nouns that stand for whatever the sentence counts ("Ada and ten others", "two more"): a
+#: count of them agrees with a count of any noun.
+_ANAPHORIC = frozenset({"other", "more", "one", "rest", "remainder"})
+
+
 def _counts(fig: Quantity, ev: Quantity) -> Verdict:
-    if fig.noun == ev.noun or fig.noun is None or ev.noun is None:
+    if fig.noun == ev.noun or fig.noun is None or ev.noun is None or (
+            fig.noun in _ANAPHORIC or ev.noun in _ANAPHORIC):
         return _modifiers(fig, ev)
     a, b = fig.noun_class, ev.noun_class
     if a is not None and a == b:
@@ -585,11 +608,29 @@ def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
             out[i] = (f, Quantity(Kind.multiplier, q.values, f.decimals, spelled=q.spelled))
             out[i + 1] = (g, Quantity(Kind.multiplier, r.values, g.decimals, spelled=r.spelled))
             continue
+        if r.kind is Kind.count and r.noun in _ANAPHORIC and not r.modifiers:
+            out[i + 1] = (g, _resolve_others(text, out[:i + 1], g, r))
         if q.kind is Kind.number and r.kind not in (Kind.number, Kind.date, Kind.year) and (
                 _JOIN_RE.fullmatch(text[f.end:g.start]) is not None):
             out[i] = (f, Quantity(r.kind, q.values, f.decimals, r.unit, r.noun, r.modifiers,
                                   r.direction, q.spelled))
     return tuple(out)
+
+
+def _resolve_others(text: str, before: list[tuple[Figure, Quantity]], g: Figure, q: Quantity
+                    ) -> Quantity:
+    """"nine authors: Ada Park and eight others" counts authors: a count of "others" takes the
+    noun of the nearest count before it in the same sentence, within a few figures (left
+    unresolved, it agrees with a count of anything)."""
+    for f, p in reversed(before[-6:]):
+        if g.start - f.end > 300 or _SENTENCE_END_RE.search(text, f.end, g.start):
+            break
+        if p.kind is Kind.count and p.noun and p.noun not in _ANAPHORIC:
+            return Quantity(Kind.count, q.values, q.decimals, noun=p.noun, spelled=q.spelled)
+    return q
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?]\s")
 
 
 def _multiplier_range(text: str, f: Figure, q: Quantity, g: Figure, r: Quantity) -> bool:

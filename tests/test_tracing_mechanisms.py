@@ -96,3 +96,30 @@ def test_a_metric_named_in_millions_states_its_value_in_millions() -> None:
     assert any(t.metric == "replayed_prompts_m" for t in trace_figure(fig, index, q).traces)
     ((small, r),) = typed_figures("The replay sent 2.5M prompts.")
     assert trace_figure(small, index, r).traced
+
+
+def test_a_count_of_others_agrees_with_a_count_of_any_noun() -> None:
+    from ledger.quantities import typed_figures
+
+    index = EvidenceIndex()
+    index.add_text("The report's nine authors are Ada Park and eight others.",
+                   Trace("inference", "/inferences/0/claim", inference_id="I1"))
+    ((fig, q),) = typed_figures("written by Ada Park and 8 co-authors")
+    assert trace_figure(fig, index, q).traced
+    ((gpus, r),) = typed_figures("run on 8 GPUs")
+    assert not trace_figure(gpus, index, r).traced  # the others are authors
+    loose = EvidenceIndex()
+    loose.add_text("Ada Park and eight others wrote it.", Trace("fact", "/facts/0/claim"))
+    assert trace_figure(fig, loose, q).traced  # others of nothing named: any count agrees
+
+
+def test_the_nx_before_a_verb_is_a_multiplier_named_again() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    def kind(text: str) -> Kind:
+        return typed_figures(text)[0][1].kind
+
+    assert kind("The 12x contrasts the new kernel with a naive one.") is Kind.multiplier
+    assert kind("The vendor's 12x assumes a warm cache.") is Kind.multiplier
+    assert kind("the 12x servers in the rack") is Kind.count
+    assert kind("12x accelerators per node") is Kind.count

@@ -501,8 +501,9 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
     if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
-        kind = miss.quantity.describe() if miss.quantity else "unknown"
-        message += (f"; {miss.trace.describe()} has the same number as a {kind}, "
+        kind = (f"a {miss.quantity.describe()}" if miss.quantity
+                else "a value of unknown kind whose name does not say what it counts")
+        message += (f"; {miss.trace.describe()} has the same number as {kind}, "
                     "which is not the same quantity")
     small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
