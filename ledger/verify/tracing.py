@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..figures import Figure, FigureKind, context_lengths
+from ..figures import Figure, FigureKind, context_lengths, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
 from ..quantities import (
     NOUN_CLASSES,
@@ -41,6 +41,7 @@ from ..quantities import (
     Verdict,
     compare,
     metric_quantity,
+    sibling_units,
     typed_figures,
     unit_quantity,
 )
@@ -468,11 +469,13 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                          trace=trace)
 
     if (miss := by_verdict.get(Verdict.unit)) is not None:
-        assert q is not None and miss.quantity is not None and miss.quantity.unit
+        assert q is not None and miss.quantity is not None
         return at(Severity.error, "unit-mismatch",
-                  f"{f.text!r} is written in {q.unit.symbol if q.unit else '?'} but the "
-                  f"evidence states {format(miss.value, 'f')} {miss.quantity.unit.symbol} "
+                  f"{f.text!r} is written in {_unit_words(q)} but the evidence states "
+                  f"{format(miss.value.normalize(), 'f')} {_unit_words(miss.quantity)} "
                   f"({miss.trace.describe()}); the number agrees, the unit does not")
+    if (miss := by_verdict.get(Verdict.converted)) is not None:
+        return _converted_finding(t, miss, at)
     if (miss := by_verdict.get(Verdict.points)) is not None:
         assert q is not None and miss.quantity is not None
         said, meant = (("percentage points", "percent") if q.kind is Kind.points
@@ -513,6 +516,31 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         severity = Severity.note if _ordinary(q) else Severity.warning
     return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+def _unit_words(q: Quantity) -> str:
+    """``GiB``, ``tokens``: how a finding names a quantity's unit."""
+    if q.unit is not None:
+        return q.unit.symbol
+    return f"{q.noun}s" if q.kind is Kind.count and q.noun else q.describe()
+
+
+def _converted_finding(t: TracedFigure, miss: Miss, at: Callable[..., Finding]) -> Finding:
+    """The figure is the evidence converted to a sibling unit (GB to GiB, GB/s to Gb/s) but
+    written under the evidence's own unit: the conversion was done and the unit not changed
+    with it. An error: :func:`~ledger.quantities.compare` gives this verdict only for a figure
+    of at least three significant digits that traces to nothing else, where a coincidence is
+    unlikely."""
+    q, ev = t.quantity, miss.quantity
+    assert q is not None and q.unit is not None and ev is not None and ev.unit is not None
+    value = t.figure.values[0]
+    sibling = next((s for s in sibling_units(q.unit) if s.factor is not None and ev.unit.factor
+                    and quantize(miss.value * ev.unit.factor / s.factor, q.decimals) == value),
+                   None)
+    return at(Severity.error, "unit-mismatch",
+              f"{t.figure.text!r} is the evidence's {format(miss.value.normalize(), 'f')} "
+              f"{ev.unit.symbol} ({miss.trace.describe()}) converted to "
+              f"{sibling.symbol if sibling else 'another unit'}, but written in {q.unit.symbol}")
 
 
 def _ordinary(q: Quantity | None) -> bool:
