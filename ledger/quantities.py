@@ -415,12 +415,13 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(kind, unit=unit[0], **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.year:
         return Quantity(Kind.year, **base)  # type: ignore[arg-type]
-    if all(v == v.to_integral_value() for v in values) and values:
+    if values:
         noun, modifiers = _noun_phrase(text, fig.end)
         if _POINT_RE.match(text, fig.end):
             noun, modifiers = "point", ()  # "a 60-point cut": the unit, not a modifier of "cut"
-        if noun == "point" and not modifiers:  # "a 40-point rise", "50 points": percentage points
+        if noun == "point" and not modifiers:  # "a 40-point rise", "20.64 points": points
             return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
+    if all(v == v.to_integral_value() for v in values) and values:
         if noun is not None and (fig.kind in (FigureKind.noun_count, FigureKind.quantity)
                                  or noun_class(noun) or fig.spelled):
             if fig.kind is not FigureKind.number or noun_class(noun) or _plural(text, fig.end):

@@ -26,7 +26,8 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import numpy as np
 
@@ -42,9 +43,9 @@ from reference_store.errors import (
     RpcTimeout,
     StoreError,
     TransferError,
-    error_from_code,
 )
 from reference_store.master import PIN_HARD, PIN_NONE, PIN_SOFT
+from reference_store.transport import messages as m
 from reference_store.transport.protocol import Op
 from reference_store.transport.segment import SegmentPeer, attach_shm
 from reference_store.transport.tcp import DEFAULT_TIMEOUT_S, Connection
@@ -66,7 +67,7 @@ DEFAULT_ONE_SIDED_MIN_BYTES = 64 << 10
 DEFAULT_NODE_TIMEOUT_S = 2.0
 NODE_MIN_RATE = 100 << 20  # bytes/s a node must at least sustain within one frame
 _RETRY_WHEN_STARTING = (Op.LOCATE, Op.EXISTS, Op.PUT_START)
-_Located = dict[str, Any]
+R = TypeVar("R", bound=m.Message)
 _Segment = tuple[str, SegmentPeer]  # (node id, the client's handle on its arena)
 
 
@@ -164,40 +165,41 @@ class StoreClient:
     def _connect_master(self) -> Connection:
         conn = Connection(self.master_address, timeout=self.timeout)
         try:
-            hello = conn.call(Op.HELLO, {"tenant": self.tenant, "token": self._token})
+            hello = m.call(conn, m.Hello(tenant=self.tenant, token=self._token), m.HelloReply)
         except StoreError:
             conn.close()
             raise
-        self.lease_ttl_s = float(hello.meta.get("lease_ttl_s", 0.0))
+        self.lease_ttl_s = hello.lease_ttl_s
         self._master = conn
         return conn
 
-    def _call_master(self, op: Op, meta: dict[str, Any]) -> dict[str, Any]:
+    def _call_master(self, request: m.Request, reply: type[R]) -> R:
         """One master call; reconnects once if the connection was lost (e.g. master restart)."""
         if self._closed:
             raise NotReady("the client is closed")
         deadline = time.monotonic() + self.timeout
         while True:
             try:
-                return self._call_master_once(op, meta)
+                return self._call_master_once(request, reply)
             except NotReady:  # a master that has just started: its nodes are registering
-                if self._closed or op not in _RETRY_WHEN_STARTING or time.monotonic() > deadline:
+                if (self._closed or request.op not in _RETRY_WHEN_STARTING
+                        or time.monotonic() > deadline):
                     raise
                 time.sleep(0.05)
 
-    def _call_master_once(self, op: Op, meta: dict[str, Any]) -> dict[str, Any]:
+    def _call_master_once(self, request: m.Request, reply: type[R]) -> R:
         with self._lock:
             conn = self._master if self._master is not None and not self._master.closed else None
             if conn is None:
                 conn = self._connect_master()
         try:
-            return conn.call(op, meta).meta
+            return m.call(conn, request, reply)
         except ConnectionLost:
             with self._lock:
                 if self._master is conn:
                     self._master = None
                 conn = self._connect_master()
-            return conn.call(op, meta).meta
+            return m.call(conn, request, reply)
 
     def _node(self, address: str, stream: int = 0) -> Connection:
         """Connection number ``stream`` to a node (several let the node copy one frame while
@@ -214,10 +216,10 @@ class StoreClient:
                 self._nodes[slot] = conn
             return conn
 
-    def _await(self, conn: Connection, pending: Any) -> dict[str, Any]:
+    def _await(self, conn: Connection, pending: Any, reply: type[R]) -> R:
         """:func:`_answer`, noting a node that failed it."""
         try:
-            return _answer(conn, pending)
+            return _answer(conn, pending, reply)
         except StoreError as exc:
             if _transient(exc):
                 self._node_failed(conn, exc)
@@ -289,21 +291,21 @@ class StoreClient:
             if address in self._segments:
                 return self._segments[address]
         try:
-            reply = self._node(address).call(Op.NODE_SEGMENTS, {}).meta
+            reply = m.call(self._node(address), m.Segments(), m.SegmentsReply)
         except StoreError as exc:
             logger.info("node %s: no segment list (%s); streaming", address, exc)
             return None
-        found = self._attach(reply.get("segments", []))
+        found = self._attach(reply.segments)
         if found is None and self.data_path != "auto":
             raise TransferError(f"node {address} offers no {self.data_path} segment this "
                                 f"process can reach (it offers "
-                                f"{[s.get('kind') for s in reply.get('segments', [])]})")
-        seg = (str(reply.get("node_id", "")), found) if found is not None else None
+                                f"{[s.get('kind') for s in reply.segments]})")
+        seg = (reply.node_id, found) if found is not None else None
         with self._lock:
             self._segments.setdefault(address, seg)
             return self._segments[address]
 
-    def _attach(self, offers: list[dict[str, Any]]) -> SegmentPeer | None:
+    def _attach(self, offers: list[dict[str, str | int]]) -> SegmentPeer | None:
         for desc in offers:
             kind = desc.get("kind")
             if kind == "shm" and self.data_path in ("auto", "shm"):
@@ -368,23 +370,23 @@ class StoreClient:
         """Put ``todo``; returns the objects to place again because a node failed (none when
         ``last``). The master hears which nodes failed, and places elsewhere."""
         since = time.monotonic()
-        results = self._call_master(Op.PUT_START, {
-            "keys": [keys[i] for i in todo], "sizes": [views[i].nbytes for i in todo],
-            "upsert": upsert, "replicas": replicas, "pin": pin})["results"]
-        started = dict(zip(todo, results))
+        results = self._call_master(m.PutStart(
+            keys=[keys[i] for i in todo], sizes=[views[i].nbytes for i in todo],
+            upsert=upsert, replicas=replicas, pin=pin), m.PutStartReply).results
+        started = dict(zip(todo, results, strict=True))
         plan: dict[str, list[int]] = defaultdict(list)
         for i, res in started.items():
             errors[i] = None
-            if res["code"]:
-                errors[i] = error_from_code(res["code"], res.get("error", ""))
-            elif not res.get("exists"):
-                if len(res["nodes"]) < replicas:
+            if res.code:
+                errors[i] = m.item_error(res.code, res.error, keys[i])
+            elif not res.exists:
+                if len(res.nodes) < replicas:
                     logger.warning("object %r stored with %d of %d replicas (too few live nodes)",
-                                   keys[i], len(res["nodes"]), replicas)
-                for address in res["nodes"]:
+                                   keys[i], len(res.nodes), replicas)
+                for address in res.nodes:
                     plan[address].append(i)
         failed = self._write_all(plan, started, keys, views, pin, errors)
-        begun = [i for i, r in started.items() if not r["code"] and not r.get("exists")]
+        begun = [i for i, r in started.items() if not r.code and not r.exists]
         bad_nodes = self._failed_since(since)
         self._finish(keys, [i for i in begun if i not in failed], [i for i in begun if i in failed],
                      errors, bad_nodes)
@@ -396,12 +398,12 @@ class StoreClient:
             return []
         return [i for i in begun if i in failed and _transient(errors[i])]
 
-    def _write_all(self, plan: dict[str, list[int]], started: dict[int, dict[str, Any]],
+    def _write_all(self, plan: dict[str, list[int]], started: dict[int, m.PutSlot],
                    keys: Sequence[str], views: list[memoryview], pin: int,
                    errors: list[StoreError | None]) -> set[int]:
-        records = {i: {"object_id": started[i]["object_id"], "ns": started[i]["ns"],
-                       "tenant": started[i]["tenant"], "key": keys[i], "size": views[i].nbytes,
-                       "pin": pin, "grant": started[i].get("grant", "")}
+        records = {i: m.WriteRecord(object_id=started[i].object_id, ns=started[i].ns,
+                                    tenant=started[i].tenant, key=keys[i],
+                                    size=views[i].nbytes, pin=pin, grant=started[i].grant)
                    for idxs in plan.values() for i in idxs}
         failed: set[int] = set()
         streamed: dict[str, list[int]] = {}
@@ -419,7 +421,7 @@ class StoreClient:
         return failed
 
     def _write_one_sided(self, address: str, seg: _Segment, idxs: list[int],
-                         records: dict[int, dict[str, Any]], views: list[memoryview],
+                         records: dict[int, m.WriteRecord], views: list[memoryview],
                          failed: set[int],
                          errors: list[StoreError | None]) -> list[int]:
         """Reserve, write into the node's arena, commit, a chunk of about ``frame_bytes`` at a
@@ -437,45 +439,46 @@ class StoreClient:
 
         # every chunk's reservation is asked for up front: the node works through them while
         # this thread copies the chunks whose answers are in
-        reserved = [_submit(conn, Op.NODE_RESERVE, {"objects": [records[i] for i in chunk]})
+        reserved = [_submit(conn, m.Reserve(objects=[records[i] for i in chunk]))
                     for chunk in chunks]
         for k, chunk in enumerate(chunks):
             try:
-                reply = self._await(conn, reserved[k])
+                reply = self._await(conn, reserved[k], m.ReserveReply)
             except StoreError as exc:
                 self._mark(chunk, exc, failed, errors)
                 continue
             direct, offsets = [], []
-            for i, code, off in zip(chunk, reply["codes"], reply["offsets"]):
-                if code:
-                    self._mark([i], error_from_code(code, "node reserve failed"), failed, errors)
+            item_errors = m.item_errors(reply, [_key_of(records, i) for i in chunk])
+            for i, error, off in zip(chunk, item_errors, reply.offsets, strict=True):
+                if error is not None:
+                    self._mark([i], error, failed, errors)
                 elif off < 0:
                     rest.append(i)
                 else:
                     direct.append(i)
                     offsets.append(off)
-            ids = [records[i]["object_id"] for i in direct]
-            if reply.get("node_id") != node_id:  # restarted with a new arena: look again
+            ids = [records[i].object_id for i in direct]
+            if reply.node_id != node_id:  # restarted with a new arena: look again
                 self._forget_segment(address, seg)
-                commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": [], "abort": ids}), []))
+                commits.append((_submit(conn, m.Commit(ids=[], abort=ids)), []))
                 rest.extend(direct)
                 continue
             try:
                 peer.write(offsets, [views[i] for i in direct])
             except StoreError as exc:
                 self._mark(direct, exc, failed, errors)
-                commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": [], "abort": ids}), []))
+                commits.append((_submit(conn, m.Commit(ids=[], abort=ids)), []))
                 continue
-            commits.append((_submit(conn, Op.NODE_COMMIT, {"ids": ids, "abort": []}), direct))
+            commits.append((_submit(conn, m.Commit(ids=ids)), direct))
         for pending, direct in commits:
             try:
-                codes = self._await(conn, pending)["codes"]
+                done = self._await(conn, pending, m.CodesReply)
             except StoreError as exc:
                 self._mark(direct, exc, failed, errors)
                 continue
-            for i, code in zip(direct, codes):
-                if code:
-                    self._mark([i], error_from_code(code, "node commit failed"), failed, errors)
+            for i, error in zip(direct, m.item_errors(done, [_key_of(records, i) for i in direct])):
+                if error is not None:
+                    self._mark([i], error, failed, errors)
         return rest
 
     def _split_small(self, idxs: list[int], sizes: list[int]) -> tuple[list[int], list[int]]:
@@ -488,43 +491,44 @@ class StoreClient:
         large = [i for i, n in zip(idxs, sizes) if n >= self.one_sided_min_bytes]
         return small, large
 
-    def _write_streamed(self, plan: dict[str, list[int]], records: dict[int, dict[str, Any]],
+    def _write_streamed(self, plan: dict[str, list[int]], records: dict[int, m.WriteRecord],
                         views: list[memoryview], failed: set[int],
                         errors: list[StoreError | None]) -> None:
         answers = self._frames(plan, lambda i: views[i].nbytes, lambda chunk: (
-            Op.NODE_WRITE, {"objects": [records[i] for i in chunk]}, [views[i] for i in chunk],
-            None))
+            m.Write(objects=[records[i] for i in chunk]), [views[i] for i in chunk], None),
+            m.CodesReply)
         for chunk, answer in answers:
             if isinstance(answer, StoreError):
                 self._mark(chunk, answer, failed, errors)
                 continue
-            for i, code in zip(chunk, answer["codes"]):
-                if code:
-                    self._mark([i], error_from_code(code, "node write failed"), failed, errors)
+            for i, error in zip(chunk, m.item_errors(answer, [_key_of(records, i)
+                                                               for i in chunk])):
+                if error is not None:
+                    self._mark([i], error, failed, errors)
 
     def _frames(self, plan: dict[str, list[int]], size_of: Callable[[int], int],
-                request: Callable[[list[int]], tuple[Op, dict[str, Any], list[memoryview],
+                request: Callable[[list[int]], tuple[m.Request, list[memoryview],
                                                      list[memoryview] | None]],
-                ) -> list[tuple[list[int], dict[str, Any] | StoreError]]:
+                reply: type[R]) -> list[tuple[list[int], R | StoreError]]:
         """Send each node's share of ``plan`` as frames of about ``frame_bytes`` over its
         streams, every frame before waiting for any; ``request(chunk)`` gives a frame's
-        ``(op, meta, payload, into)``. Returns each frame's objects with its answer's metadata,
+        ``(request, payload, into)``. Returns each frame's objects with its decoded answer,
         or the error that ended it."""
         inflight = []
-        out: list[tuple[list[int], dict[str, Any] | StoreError]] = []
+        out: list[tuple[list[int], R | StoreError]] = []
         for address, idxs in plan.items():
             for n, chunk in enumerate(self._chunks(idxs, [size_of(i) for i in idxs])):
-                op, meta, payload, into = request(chunk)
+                msg, payload, into = request(chunk)
                 nbytes = sum(size_of(i) for i in chunk)
                 try:
                     conn = self._node(address, n)
-                    inflight.append((conn, conn.submit(op, meta, payload, into=into), chunk,
+                    inflight.append((conn, conn.submit(msg.op, msg, payload, into=into), chunk,
                                      self.node_timeout + nbytes / NODE_MIN_RATE))
                 except StoreError as exc:
                     out.append((chunk, exc))
         for conn, (rid, pending), chunk, limit in inflight:
             try:
-                out.append((chunk, conn.wait(rid, pending, limit).meta))
+                out.append((chunk, m.decode(reply, conn.wait(rid, pending, limit).meta)))
             except StoreError as exc:
                 logger.info("frame to %s failed: %s", conn.address, exc)
                 self._node_failed(conn, exc)
@@ -541,13 +545,13 @@ class StoreClient:
     def _finish(self, keys: Sequence[str], done: list[int], failed: list[int],
                 errors: list[StoreError | None], bad_nodes: Sequence[str] = ()) -> None:
         if done:
-            codes = self._call_master(Op.PUT_END, {"keys": [keys[i] for i in done]})["codes"]
-            for i, code in zip(done, codes):
-                if code:
-                    errors[i] = error_from_code(code, "put could not be completed (taken over?)")
+            ended = self._call_master(m.PutEnd(keys=[keys[i] for i in done]), m.CodesReply)
+            for i, error in zip(done, m.item_errors(ended, [keys[i] for i in done])):
+                if error is not None:
+                    errors[i] = error
         if failed:
-            self._call_master(Op.PUT_REVOKE, {"keys": [keys[i] for i in failed],
-                                              "failed_nodes": list(bad_nodes)})
+            self._call_master(m.PutRevoke(keys=[keys[i] for i in failed],
+                                          failed_nodes=list(bad_nodes)), m.CodesReply)
 
     def _chunks(self, idxs: list[int], sizes: list[int]) -> list[list[int]]:
         """Split a node's share into frames of about ``frame_bytes`` (never over
@@ -574,7 +578,7 @@ class StoreClient:
         loc = self._locate([key], lease=True)[0]
         if isinstance(loc, StoreError):
             raise loc
-        buf = bytearray(loc["size"])
+        buf = bytearray(loc.size)
         result = self._read_located([loc], [memoryview(buf)])[0]
         if isinstance(result, StoreError):
             raise result
@@ -602,35 +606,33 @@ class StoreClient:
         views = [_host_view(d, writable=True, field=f"dests[{i}]") for i, d in enumerate(dests)]
         located = self._locate(list(keys), lease=True)
         for i, loc in enumerate(located):
-            if not isinstance(loc, StoreError) and loc["size"] > views[i].nbytes:
+            if not isinstance(loc, StoreError) and loc.size > views[i].nbytes:
                 located[i] = BufferTooSmall(
-                    f"object {keys[i]!r} has {loc['size']} bytes, buffer {views[i].nbytes}")
+                    f"object {keys[i]!r} has {loc.size} bytes, buffer {views[i].nbytes}")
         return self._read_located(located, views)
 
     def _locate(self, keys: list[str], *, lease: bool) -> list[_Located | StoreError]:
         before = time.monotonic()
-        results = self._call_master(Op.LOCATE, {"keys": keys, "lease": lease})["results"]
+        results = self._call_master(m.Locate(keys=keys, lease=lease), m.LocateReply).results
         out: list[_Located | StoreError] = []
-        for key, res in zip(keys, results):
-            if res["code"]:
-                out.append(error_from_code(res["code"], f"object {key!r}: not found"))
+        for key, res in zip(keys, results, strict=True):
+            if res.code:
+                out.append(m.item_error(res.code, res.error, key))
             else:
-                res["deadline"] = before + float(res.get("lease_s", 0.0))
-                res["key"] = key
-                out.append(res)
+                out.append(_Located(key, res, before + res.lease_s))
         return out
 
     def _read_located(self, located: list[_Located | StoreError],
                       views: list[memoryview]) -> list[int | StoreError]:
         out: list[int | StoreError] = [
             loc if isinstance(loc, StoreError)
-            else ObjectNotFound(f"object {loc['key']!r}: no live replica") for loc in located]
+            else ObjectNotFound(f"object {loc.key!r}: no live replica") for loc in located]
         todo = [i for i, loc in enumerate(located) if not isinstance(loc, StoreError)]
         attempt = 0
         while todo:
             plan: dict[str, list[int]] = defaultdict(list)
             for i in todo:
-                nodes = located[i]["nodes"]  # type: ignore[index]
+                nodes = located[i].nodes  # type: ignore[union-attr]
                 if attempt < len(nodes):
                     plan[nodes[attempt]].append(i)
             todo = self._read_round(plan, located, views, out)
@@ -639,11 +641,11 @@ class StoreClient:
         for i, loc in enumerate(located):
             if isinstance(loc, StoreError):
                 continue
-            if isinstance(out[i], int) and now > loc["deadline"]:
+            if isinstance(out[i], int) and now > loc.deadline:
                 out[i] = LeaseExpired("the read lease ended before the read completed")
             result = out[i]
             if isinstance(result, StoreError):
-                out[i] = _naming(result, loc["key"])
+                out[i] = _naming(result, loc.key)
         return out
 
     def _read_round(self, plan: dict[str, list[int]], located: list[Any],
@@ -670,27 +672,27 @@ class StoreClient:
         """Pin, read from the node's arena, unpin, a chunk at a time while the node pins the
         next chunks; returns the objects to stream instead."""
         node_id, peer = seg
-        rest, idxs = self._split_small(idxs, [located[i]["size"] for i in idxs])
+        rest, idxs = self._split_small(idxs, [located[i].size for i in idxs])
         try:
             conn = self._node(address)
         except StoreError as exc:
             logger.info("node %s unreachable: %s", address, exc)
             retry.extend(idxs)
             return rest
-        chunks = self._chunks(idxs, [located[i]["size"] for i in idxs])
+        chunks = self._chunks(idxs, [located[i].size for i in idxs])
         unpins = []
 
-        pinned = [_submit(conn, Op.NODE_PIN, _read_meta(located, chunk))  # all up front
+        pinned = [_submit(conn, m.Pin(**_read_fields(located, chunk)))  # all up front
                   for chunk in chunks]
         for k, chunk in enumerate(chunks):
             try:
-                reply = self._await(conn, pinned[k])
+                reply = self._await(conn, pinned[k], m.PinReply)
             except StoreError as exc:
                 logger.info("pin on %s failed: %s", address, exc)
                 retry.extend(chunk)
                 continue
             held, offsets = [], []
-            for i, size, off in zip(chunk, reply["sizes"], reply["offsets"]):
+            for i, size, off in zip(chunk, reply.sizes, reply.offsets):
                 if size < 0:
                     retry.append(i)
                 elif off < 0:
@@ -698,24 +700,24 @@ class StoreClient:
                 else:
                     held.append(i)
                     offsets.append(off)
-            ids = [located[i]["object_id"] for i in held]
-            if reply.get("node_id") != node_id:  # restarted with a new arena: look again
+            ids = [located[i].object_id for i in held]
+            if reply.node_id != node_id:  # restarted with a new arena: look again
                 self._forget_segment(address, seg)
                 rest.extend(held)
             else:
                 try:
-                    peer.read(offsets, [views[i][:located[i]["size"]] for i in held])
+                    peer.read(offsets, [views[i][:located[i].size] for i in held])
                 except StoreError as exc:
                     logger.info("one-sided read from %s failed: %s", address, exc)
                     retry.extend(held)
                 else:
                     for i in held:
-                        out[i] = int(located[i]["size"])
+                        out[i] = located[i].size
             if ids:
-                unpins.append(_submit(conn, Op.NODE_UNPIN, {"ids": ids}))
+                unpins.append(_submit(conn, m.Unpin(ids=ids)))
         for pending in unpins:
             try:
-                self._await(conn, pending)
+                self._await(conn, pending, m.UnpinReply)
             except StoreError as exc:  # the pins end with the connection anyway
                 logger.info("unpin on %s failed: %s", address, exc)
         return rest
@@ -723,13 +725,13 @@ class StoreClient:
     def _read_streamed(self, plan: dict[str, list[int]], located: list[Any],
                        views: list[memoryview], out: list[int | StoreError]) -> list[int]:
         retry: list[int] = []
-        answers = self._frames(plan, lambda i: located[i]["size"], lambda chunk: (
-            Op.NODE_READ, _read_meta(located, chunk), [], [views[i] for i in chunk]))
+        answers = self._frames(plan, lambda i: located[i].size, lambda chunk: (
+            m.Read(**_read_fields(located, chunk)), [], [views[i] for i in chunk]), m.ReadReply)
         for chunk, answer in answers:
             if isinstance(answer, StoreError):
                 retry.extend(chunk)
                 continue
-            for i, size in zip(chunk, answer["sizes"]):
+            for i, size in zip(chunk, answer.sizes):
                 if size >= 0:
                     out[i] = size
                 else:
@@ -744,14 +746,15 @@ class StoreClient:
 
     def batch_exists(self, keys: Sequence[str]) -> list[bool]:
         """Existence of each key (no leases). Raises: InvalidKey, RpcError."""
-        return [bool(x) for x in self._call_master(Op.EXISTS, {"keys": list(keys)})["exists"]]
+        return [bool(x) for x in self._call_master(m.Exists(keys=list(keys)),
+                                                   m.ExistsReply).exists]
 
     def size_of(self, key: str) -> int:
         """Object size in bytes. Raises: ObjectNotFound, RpcError."""
         loc = self._locate([key], lease=False)[0]
         if isinstance(loc, StoreError):
             raise loc
-        return int(loc["size"])
+        return loc.size
 
     def remove(self, key: str, *, force: bool = False) -> None:
         """Remove ``key``. Raises: ObjectNotFound, ObjectHasLease, PinnedObject, RpcError."""
@@ -759,47 +762,76 @@ class StoreClient:
 
     def batch_remove(self, keys: Sequence[str], *, force: bool = False) -> list[StoreError | None]:
         """Remove keys; one error (or None) per key. Raises: RpcError."""
-        codes = self._call_master(Op.REMOVE, {"keys": list(keys), "force": force})["codes"]
-        return [error_from_code(c, "remove failed") if c else None for c in codes]
+        reply = self._call_master(m.Remove(keys=list(keys), force=force), m.CodesReply)
+        return m.item_errors(reply, list(keys))
 
     def remove_all(self, *, force: bool = False) -> int:
         """Remove every object of this tenant that is not leased or hard-pinned; returns the count."""
-        return int(self._call_master(Op.REMOVE_ALL, {"force": force})["removed"])
+        return self._call_master(m.RemoveAll(force=force), m.RemoveAllReply).removed
 
     def keys(self) -> list[str]:
         """This tenant's keys (the shared namespace's when isolation is off)."""
-        return list(self._call_master(Op.LIST, {})["keys"])
+        return self._call_master(m.ListKeys(), m.ListReply).keys
 
     def stats(self) -> dict[str, Any]:
         """Nodes, this tenant's object count and bytes, quotas, evictions."""
-        return self._call_master(Op.STATS, {})
+        stats = self._call_master(m.Stats(), m.StatsReply).model_dump()
+        if stats["nodes"] is None:  # the master names nodes in the open mode only
+            del stats["nodes"]
+        return stats
 
     def ping(self) -> bool:
         """True when the master answers. Raises: RpcError."""
-        return bool(self._call_master(Op.PING, {}).get("ok"))
+        return self._call_master(m.Ping(), m.PingReply).ok
 
 
-def _read_meta(located: list[Any], chunk: list[int]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class _Located:
+    """A located object: its key, where the master says it is, and when its lease ends."""
+
+    key: str
+    where: m.Location
+    deadline: float
+
+    @property
+    def size(self) -> int:
+        return self.where.size
+
+    @property
+    def object_id(self) -> int:
+        return self.where.object_id
+
+    @property
+    def nodes(self) -> list[str]:
+        return self.where.nodes
+
+
+def _key_of(records: dict[int, m.WriteRecord], i: int) -> str:
+    return records[i].key
+
+
+def _read_fields(located: list[Any], chunk: list[int]) -> dict[str, list[Any]]:
     """What NODE_READ and NODE_PIN name: each object's id, expected size and grant."""
-    return {"ids": [located[i]["object_id"] for i in chunk],
-            "sizes": [located[i]["size"] for i in chunk],
-            "grants": [located[i].get("grant", "") for i in chunk]}
+    return {"ids": [located[i].object_id for i in chunk],
+            "sizes": [located[i].size for i in chunk],
+            "grants": [located[i].where.grant for i in chunk]}
 
 
-def _submit(conn: Connection, op: Op, meta: dict[str, Any]) -> Any:
-    """``conn.submit(op, meta)``, or the StoreError it raised: :func:`_answer` raises it where
-    the answer is awaited, so that a pipelined loop handles every failure in one place."""
+def _submit(conn: Connection, request: m.Request) -> Any:
+    """``conn.submit(...)`` of ``request``, or the StoreError it raised: :func:`_answer`
+    raises it where the answer is awaited, so that a pipelined loop handles every failure in
+    one place."""
     try:
-        return conn.submit(op, meta)
+        return conn.submit(request.op, request)
     except StoreError as exc:
         return exc
 
 
-def _answer(conn: Connection, pending: Any) -> dict[str, Any]:
-    """The metadata of the answer to :func:`_submit`. Raises its StoreError."""
+def _answer(conn: Connection, pending: Any, reply: type[R]) -> R:
+    """The decoded answer to :func:`_submit`. Raises its StoreError."""
     if isinstance(pending, StoreError):
         raise pending
-    return conn.wait(*pending).meta
+    return m.decode(reply, conn.wait(*pending).meta)
 
 
 def _naming(error: StoreError, key: str) -> StoreError:

@@ -60,7 +60,6 @@ from reference_store.errors import (
     ObjectHasLease,
     ObjectNotFound,
     PinnedObject,
-    ProtocolError,
     StoreError,
     StoreFull,
     TenantNotEmpty,
@@ -68,6 +67,7 @@ from reference_store.errors import (
 )
 from reference_store.metrics import GaugeSample, Metrics
 from reference_store.tenants import ClusterKey, TenantPolicy
+from reference_store.transport import messages as m
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
@@ -158,14 +158,13 @@ class ObjectMeta:
         return self.size * len(self.replicas)
 
 
-def _object_size(key: str, size: object) -> int:
-    """A put's size: a positive integer no larger than :data:`MAX_OBJECT_BYTES`.
+def _object_size(key: str, size: int) -> int:
+    """A put's size: positive and no larger than :data:`MAX_OBJECT_BYTES` (the message type
+    already made it an integer).
 
     Raises:
         InvalidParams: anything else, with the key named.
     """
-    if not isinstance(size, int) or isinstance(size, bool):
-        raise InvalidParams(f"object {key!r}: size must be an integer, got {size!r}")
     if size <= 0:
         raise InvalidParams(f"object {key!r}: size must be positive, got {size}")
     if size > MAX_OBJECT_BYTES:
@@ -243,6 +242,7 @@ class Master:
         self._recovering_until = 0.0  # set by serve(): nodes re-register after a restart
         self._load_state()
         self.metrics.add_gauges(GAUGES, self._gauges)
+        self._ops = self._handlers()
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -297,8 +297,9 @@ class Master:
                                   "orphans": [], "unreachable": []}
         for node_id, conn in nodes.items():
             try:
-                held = {int(o["object_id"]) for o in conn.call(
-                    Op.NODE_LIST, {"proof": self.key.proof("list")}, timeout=10.0).meta["objects"]}
+                listed = m.call(conn, m.NodeList(proof=self.key.proof("list")), m.NodeListReply,
+                                timeout=10.0)
+                held = {o.object_id for o in listed.objects}
             except StoreError as exc:
                 report["unreachable"].append({"node": node_id, "error": str(exc)})
                 continue
@@ -333,28 +334,38 @@ class Master:
 
     # ---------------------------------------------------------------- request handler
 
+    def _handlers(self) -> dict[int, Callable[[ServerContext, Any], m.Message]]:
+        """Each operation the master serves, by opcode (its request type is in
+        :data:`~reference_store.transport.messages.REQUESTS`)."""
+        return {
+            Op.PING: self._op_ping, Op.HELLO: self._op_hello, Op.STATS: self._op_stats,
+            Op.PUT_START: self._op_put_start, Op.PUT_END: self._op_put_end,
+            Op.PUT_REVOKE: self._op_put_revoke, Op.LOCATE: self._op_locate,
+            Op.EXISTS: self._op_exists, Op.LIST: self._op_list, Op.REMOVE: self._op_remove,
+            Op.REMOVE_ALL: self._op_remove_all, Op.NODE_REGISTER: self._op_node_register,
+            Op.NODE_CHALLENGE: self._op_node_challenge,
+            Op.NODE_HEARTBEAT: self._op_node_heartbeat, Op.NODE_LEAVE: self._op_node_leave,
+        }
+
     def handle(self, ctx: ServerContext, op: int, meta: dict[str, Any],
-               payload: memoryview) -> tuple[dict[str, Any], list[Buffer]]:
+               payload: memoryview) -> tuple[m.Message, list[Buffer]]:
+        """Decode the request (InvalidParams naming a bad field), answer it. A handler's own
+        exception other than a StoreError reaches the server as what it is: an internal error,
+        never blamed on the request."""
         started = time.perf_counter()
-        name = Op(op).name.lower() if op in Op._value2member_map_ else None
-        method = getattr(self, f"_op_{name}", None) if name else None
-        if method is None:
-            raise ProtocolError(f"unknown opcode {op} for the master (field opcode)")
+        request = m.decode_request(op, meta, self._ops)
         if op not in (Op.PING, Op.HELLO) and op < Op.NODE_REGISTER and "tenant" not in ctx.state:
             raise NotReady("send HELLO with a tenant and token first")
         try:
-            out: dict[str, Any] = method(ctx, meta)
+            out = self._ops[op](ctx, request)
             self._not_yet(op, out)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            if isinstance(exc, StoreError):
-                raise
-            raise InvalidParams(f"bad request for {name}: {type(exc).__name__}: {exc}") from exc
         finally:
             self._send_deletes()  # before the reply: a caller told "removed" can rely on it
-        self.metrics.observe("op_latency_seconds", time.perf_counter() - started, op=str(name))
+        self.metrics.observe("op_latency_seconds", time.perf_counter() - started,
+                             op=Op(op).name.lower())
         return out, []
 
-    def _not_yet(self, op: int, out: dict[str, Any]) -> None:
+    def _not_yet(self, op: int, out: m.Message) -> None:
         """Right after a start, nodes are still re-registering and reporting their objects: a
         miss or "no node" then means "not known yet", so the caller is told to retry.
 
@@ -364,9 +375,9 @@ class Master:
         """
         if time.monotonic() >= self._recovering_until:
             return
-        codes = [r.get("code", 0) for r in out.get("results", [])]
+        codes = [r.code for r in getattr(out, "results", [])]
         missing = (op == Op.LOCATE and ObjectNotFound.code in codes) or (
-            op == Op.EXISTS and not all(out.get("exists", []))) or (
+            isinstance(out, m.ExistsReply) and not all(out.exists)) or (
             op == Op.PUT_START and StoreFull.code in codes and not self._nodes)
         if missing:
             raise NotReady("the master has just started and nodes are still registering; "
@@ -399,61 +410,55 @@ class Master:
         if gone:
             logger.info("reclaimed %d unfinished put(s): %s", len(gone), why)
 
-    def _op_ping(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "role": "master"}
+    def _op_ping(self, ctx: ServerContext, req: m.Ping) -> m.PingReply:
+        return m.PingReply(ok=True, role="master")
 
-    def _op_hello(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        tenant = self.tenants.authenticate(str(meta.get("tenant", "")), meta.get("token"))
+    def _op_hello(self, ctx: ServerContext, req: m.Hello) -> m.HelloReply:
+        tenant = self.tenants.authenticate(req.tenant, req.token)
         ctx.state["tenant"] = tenant.name
         ctx.state["ns"] = self.tenants.namespace(tenant.name)
         ctx.state["client_id"] = uuid.uuid4().hex
-        return {"client_id": ctx.state["client_id"], "tenant": tenant.name,
-                "isolation": self.tenants.isolation, "lease_ttl_s": self.config.lease_ttl_s}
+        return m.HelloReply(client_id=ctx.state["client_id"], tenant=tenant.name,
+                            isolation=self.tenants.isolation, lease_ttl_s=self.config.lease_ttl_s)
 
-    def _op_stats(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _op_stats(self, ctx: ServerContext, req: m.Stats) -> m.StatsReply:
         """The caller's own objects, bytes and quota, and how many nodes serve. Node ids and
         addresses, and other tenants, only in the open mode (one tenant, no secrets)."""
         tenant = ctx.state["tenant"]
         with self._lock:
             mine = [o for o in self._objects.values() if o.tenant == tenant]
-            out: dict[str, Any] = {
-                "node_count": len(self._nodes), "objects": len(mine),
-                "bytes": sum(o.charged for o in mine),
-                "tenants": {tenant: self.tenants.quota_of(tenant)},
-                "evictions": self.metrics.counter("evictions_total")}
-            if self.tenants.open:
-                out["nodes"] = {n.node_id: {"address": n.address, "capacity": n.capacity,
-                                            "used": n.used} for n in self._nodes.values()}
-        return out
+            usage = self.tenants.quota_of(tenant)
+            nodes = {n.node_id: m.NodeUsage(address=n.address, capacity=n.capacity, used=n.used)
+                     for n in self._nodes.values()} if self.tenants.open else None
+            return m.StatsReply(
+                node_count=len(self._nodes), objects=len(mine),
+                bytes=sum(o.charged for o in mine),
+                tenants={tenant: m.TenantUsage(quota=usage["quota"], usage=usage["usage"] or 0)},
+                evictions=int(self.metrics.counter("evictions_total")), nodes=nodes)
 
     # ---------------------------------------------------------------- puts
 
-    def _op_put_start(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        keys, sizes = _keys(meta), meta["sizes"]
-        if not isinstance(sizes, list) or len(sizes) != len(keys):
+    def _op_put_start(self, ctx: ServerContext, req: m.PutStart) -> m.PutStartReply:
+        keys = _checked_keys(req.keys)
+        if len(req.sizes) != len(keys):
             raise InvalidParams("sizes must be a list as long as keys (field sizes)")
-        replicas = int(meta.get("replicas", 1))
-        pin = int(meta.get("pin", PIN_NONE))
-        if replicas < 1 or pin not in (PIN_NONE, PIN_SOFT, PIN_HARD):
+        if req.replicas < 1 or req.pin not in (PIN_NONE, PIN_SOFT, PIN_HARD):
             raise InvalidParams("replicas must be >= 1 and pin 0, 1 or 2")
-        upsert = bool(meta.get("upsert", False))
         results = []
         with self._lock:
-            for key, size in zip(keys, sizes):
+            for key, size in zip(keys, req.sizes):
                 try:
-                    results.append(self._start_one(ctx, key, _object_size(key, size), replicas,
-                                                   pin, upsert))
+                    results.append(self._start_one(ctx, key, _object_size(key, size),
+                                                   req.replicas, req.pin, req.upsert))
                 except StoreError as exc:
-                    results.append({"code": exc.code, "error": str(exc)})
-        return {"results": results}
+                    results.append(m.PutSlot(code=exc.code, error=str(exc)))
+        return m.PutStartReply(results=results)
 
     def _start_one(self, ctx: ServerContext, key: str, size: int, replicas: int, pin: int,
-                   upsert: bool) -> dict[str, Any]:
-        if size <= 0:
-            raise InvalidParams(f"object {key!r}: size must be positive")
+                   upsert: bool) -> m.PutSlot:
         ident = (ctx.state["ns"], key)
         if ident in self._objects and not upsert:
-            return {"code": 0, "exists": True}
+            return m.PutSlot(exists=True)
         self._take_over_stalled(ctx, ident)
         if not self._nodes:
             raise StoreFull("no storage node is registered")
@@ -469,10 +474,10 @@ class Master:
             node.used += node.footprint(size)
         self.tenants.charge(obj.tenant, obj.charged)
         self._pending[ident] = obj
-        return {"code": 0, "object_id": obj.object_id, "ns": obj.ns, "tenant": obj.tenant,
-                "nodes": [n.address for n in chosen],
-                "grant": self.key.grant(obj.object_id, size=size, purpose="write",
-                                        ttl_s=self.config.put_timeout_s)}
+        return m.PutSlot(object_id=obj.object_id, ns=obj.ns, tenant=obj.tenant,
+                         nodes=[n.address for n in chosen],
+                         grant=self.key.grant(obj.object_id, size=size, purpose="write",
+                                              ttl_s=self.config.put_timeout_s))
 
     def _take_over_stalled(self, ctx: ServerContext, ident: tuple[str, str]) -> None:
         old = self._pending.get(ident)
@@ -485,7 +490,8 @@ class Master:
         del self._pending[ident]
         self._drop(old)
 
-    def _claim_pending(self, ctx: ServerContext, key: str) -> tuple[Any, Any] | None:
+    def _claim_pending(self, ctx: ServerContext,
+                       key: str) -> tuple[tuple[str, str], ObjectMeta] | None:
         """Remove and return ``(ident, obj)`` of this client's unfinished put of ``key``; None
         when there is none (never started, not this client's, or taken over). Lock held."""
         ident = (ctx.state["ns"], key)
@@ -495,13 +501,14 @@ class Master:
         del self._pending[ident]
         return ident, obj
 
-    def _op_put_end(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        codes = []
+    def _op_put_end(self, ctx: ServerContext, req: m.PutEnd) -> m.CodesReply:
+        codes: list[int] = []
+        errors: list[str] = []
         with self._lock:
-            for key in _keys(meta):
+            for key in _checked_keys(req.keys):
                 claimed = self._claim_pending(ctx, key)
                 if claimed is None:
-                    codes.append(InvalidParams.code)  # not yours, or taken over
+                    m.failure(codes, errors, _not_yours(key))
                     continue
                 ident, obj = claimed
                 obj.owner, obj.last_access = None, time.monotonic()
@@ -511,23 +518,24 @@ class Master:
                     self._drop(old)
                 self.metrics.inc("put_bytes_total", obj.size)
                 self.metrics.inc("puts_total")
-                codes.append(0)
-        return {"codes": codes}
+                m.success(codes, errors)
+        return m.CodesReply(codes=codes, errors=errors)
 
-    def _op_put_revoke(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        codes = []
+    def _op_put_revoke(self, ctx: ServerContext, req: m.PutRevoke) -> m.CodesReply:
+        codes: list[int] = []
+        errors: list[str] = []
         with self._lock:
-            for key in _keys(meta):
+            for key in _checked_keys(req.keys):
                 claimed = self._claim_pending(ctx, key)
                 if claimed is None:
-                    codes.append(InvalidParams.code)
+                    m.failure(codes, errors, _not_yours(key))
                     continue
                 self._drop(claimed[1])
-                codes.append(0)
-            self._suspect(meta.get("failed_nodes") or [])
-        return {"codes": codes}
+                m.success(codes, errors)
+            self._suspect(req.failed_nodes)
+        return m.CodesReply(codes=codes, errors=errors)
 
-    def _suspect(self, addresses: list[Any]) -> None:
+    def _suspect(self, addresses: list[str]) -> None:
         """Nodes a client could not write to: placement avoids them until they prove alive
         again by heartbeat for a node TTL, or are dropped (lock held)."""
         until = time.monotonic() + self.config.node_ttl_s
@@ -539,20 +547,20 @@ class Master:
 
     # ---------------------------------------------------------------- reads
 
-    def _op_locate(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        lease = bool(meta.get("lease", True))
+    def _op_locate(self, ctx: ServerContext, req: m.Locate) -> m.LocateReply:
         now = time.monotonic()
         ttl = self.config.lease_ttl_s
-        results: list[dict[str, Any]] = []
+        results: list[m.Location] = []
         hits = misses = nbytes = 0
         with self._lock:
-            for key in _keys(meta):
+            for key in _checked_keys(req.keys):
                 obj = self._objects.get((ctx.state["ns"], key))
                 if obj is None:
                     misses += 1
-                    results.append({"code": ObjectNotFound.code})
+                    results.append(m.Location(code=ObjectNotFound.code,
+                                              error=f"object {key!r}: not found"))
                     continue
-                if lease:
+                if req.lease:
                     obj.lease_until = now + ttl
                     obj.last_access = now
                     self._objects.touch((obj.ns, obj.key), obj)
@@ -561,40 +569,40 @@ class Master:
                 live = [self._nodes[n] for n in obj.replicas if n in self._nodes]
                 live.sort(key=lambda n: n.suspect_until > now)  # a suspect replica last
                 addrs = [n.address for n in live]
-                results.append({"code": 0, "object_id": obj.object_id, "size": obj.size,
-                                "grant": self.key.grant(
-                                    obj.object_id, size=obj.size, purpose="read",
-                                    ttl_s=max(ttl, READ_GRANT_MIN_S)),
-                                "nodes": addrs, "lease_s": ttl})
+                results.append(m.Location(
+                    object_id=obj.object_id, size=obj.size, nodes=addrs, lease_s=ttl,
+                    grant=self.key.grant(obj.object_id, size=obj.size, purpose="read",
+                                         ttl_s=max(ttl, READ_GRANT_MIN_S))))
         if hits:
             self.metrics.inc("hits_total", hits, tenant=ctx.state["tenant"])
             self.metrics.inc("get_bytes_total", nbytes)
         if misses:
             self.metrics.inc("misses_total", misses, tenant=ctx.state["tenant"])
-        return {"results": results}
+        return m.LocateReply(results=results)
 
-    def _op_exists(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _op_exists(self, ctx: ServerContext, req: m.Exists) -> m.ExistsReply:
         with self._lock:
-            return {"exists": [int((ctx.state["ns"], k) in self._objects) for k in _keys(meta)]}
+            return m.ExistsReply(exists=[int((ctx.state["ns"], k) in self._objects)
+                                         for k in _checked_keys(req.keys)])
 
-    def _op_list(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _op_list(self, ctx: ServerContext, req: m.ListKeys) -> m.ListReply:
         ns = ctx.state["ns"]
         with self._lock:
-            return {"keys": sorted(k for (n, k) in self._objects if n == ns)}
+            return m.ListReply(keys=sorted(k for (n, k) in self._objects if n == ns))
 
     # ---------------------------------------------------------------- removal
 
-    def _op_remove(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        force = bool(meta.get("force", False))
-        codes = []
+    def _op_remove(self, ctx: ServerContext, req: m.Remove) -> m.CodesReply:
+        codes: list[int] = []
+        errors: list[str] = []
         with self._lock:
-            for key in _keys(meta):
+            for key in _checked_keys(req.keys):
                 try:
-                    self._remove_one((ctx.state["ns"], key), force)
-                    codes.append(0)
+                    self._remove_one((ctx.state["ns"], key), req.force)
+                    m.success(codes, errors)
                 except StoreError as exc:
-                    codes.append(exc.code)
-        return {"codes": codes}
+                    m.failure(codes, errors, exc)
+        return m.CodesReply(codes=codes, errors=errors)
 
     def _remove_one(self, ident: tuple[str, str], force: bool) -> None:
         obj = self._objects.get(ident)
@@ -607,29 +615,27 @@ class Master:
         del self._objects[ident]
         self._drop(obj)
 
-    def _op_remove_all(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        force = bool(meta.get("force", False))
+    def _op_remove_all(self, ctx: ServerContext, req: m.RemoveAll) -> m.RemoveAllReply:
         removed = 0
         with self._lock:
             for ident in [i for i in self._objects if i[0] == ctx.state["ns"]]:
                 try:
-                    self._remove_one(ident, force)
+                    self._remove_one(ident, req.force)
                     removed += 1
                 except StoreError:
                     continue
-        return {"removed": removed}
+        return m.RemoveAllReply(removed=removed)
 
     # ---------------------------------------------------------------- nodes
 
-    def _op_node_register(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
-        node_id, address = str(meta["node_id"]), str(meta["address"])
+    def _op_node_register(self, ctx: ServerContext, req: m.Register) -> m.RegisterReply:
+        node_id, address = req.node_id, req.address
         nonce = ctx.state.pop("nonce", None)
         if self.key.enabled and (nonce is None or not self.key.check_proof(
-                f"register:{nonce}:{node_id}", meta.get("proof"))):
+                f"register:{nonce}:{node_id}", req.proof)):
             raise AuthenticationFailed("node registration without a valid cluster-key proof "
                                        "(NODE_CHALLENGE first)")
         self._refuse_takeover(ctx, node_id)
-        capacity = int(meta["capacity"])
         try:
             conn = Connection(address, timeout=5.0)
         except StoreError as exc:
@@ -639,20 +645,21 @@ class Master:
             old = self._nodes.pop(node_id, None)
             if old is not None:
                 self._forget_node(old)
-            node = NodeInfo(node_id, address, capacity, time.monotonic(), conn=conn, link=ctx,
-                            alignment=max(1, int(meta.get("alignment", 1))))
+            node = NodeInfo(node_id, address, req.capacity, time.monotonic(), conn=conn,
+                            link=ctx, alignment=max(1, req.alignment))
             self._nodes[node_id] = node
-            for rec in meta.get("objects", []):
+            for rec in req.objects:
                 if not self._adopt(node, rec):
-                    drop.append(int(rec["object_id"]))
+                    drop.append(rec.object_id)
         ctx.state["node_id"] = node_id
-        logger.info("node %s registered at %s with %d objects", node_id, address, len(meta.get("objects", [])))
-        return {"drop": drop}
+        logger.info("node %s registered at %s with %d objects", node_id, address,
+                    len(req.objects))
+        return m.RegisterReply(drop=drop)
 
-    def _op_node_challenge(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _op_node_challenge(self, ctx: ServerContext, req: m.Challenge) -> m.ChallengeReply:
         """A fresh nonce for this connection's next NODE_REGISTER proof."""
         ctx.state["nonce"] = secrets.token_hex(16)
-        return {"nonce": ctx.state["nonce"]}
+        return m.ChallengeReply(nonce=ctx.state["nonce"])
 
     def _refuse_takeover(self, ctx: ServerContext, node_id: str) -> None:
         """A live node's id belongs to the connection it registered on.
@@ -667,10 +674,9 @@ class Master:
                     and time.monotonic() - live.last_seen <= self.config.node_ttl_s):
                 raise ObjectAlreadyExists(f"node id {node_id} is registered and alive")
 
-    def _adopt(self, node: NodeInfo, rec: dict[str, Any]) -> bool:
+    def _adopt(self, node: NodeInfo, rec: m.ObjectRecord) -> bool:
         """Take a reported object into the table; False if the node should drop it."""
-        tenant, ns, key = str(rec["tenant"]), str(rec["ns"]), str(rec["key"])
-        oid, size = int(rec["object_id"]), int(rec["size"])
+        tenant, ns, key, oid, size = rec.tenant, rec.ns, rec.key, rec.object_id, rec.size
         ident = (ns, key)
         if tenant not in self.tenants.names() or ns != self.tenants.namespace(tenant):
             return False
@@ -688,35 +694,35 @@ class Master:
             return True
         if cur is not None:
             self._drop(cur)
-        obj = ObjectMeta(tenant, ns, key, size, oid, [node.node_id], pin=int(rec.get("pin", 0)))
+        obj = ObjectMeta(tenant, ns, key, size, oid, [node.node_id], pin=rec.pin)
         self._objects[ident] = obj
         node.used += node.footprint(size)
         self.tenants.charge(tenant, size)
         self._ids = itertools.count(max(next(self._ids), oid + 1))
         return True
 
-    def _op_node_heartbeat(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _op_node_heartbeat(self, ctx: ServerContext, req: m.Heartbeat) -> m.Known:
         with self._lock:
-            node = self._nodes.get(str(meta["node_id"]))
+            node = self._nodes.get(req.node_id)
             if node is None or node.link is not ctx:  # only its registering connection counts
-                return {"known": False}
+                return m.Known(known=False)
             node.last_seen = time.monotonic()
-        return {"known": True}
+        return m.Known(known=True)
 
-    def _op_node_leave(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _op_node_leave(self, ctx: ServerContext, req: m.Leave) -> m.Known:
         """A node stopping on purpose: dropped at once, logged as departed (not lost)."""
-        node_id = str(meta["node_id"])
+        node_id = req.node_id
         if ctx.state.get("node_id") != node_id:
             raise AuthenticationFailed("only the connection that registered a node may end it")
         with self._lock:
             node = self._nodes.get(node_id)
             if node is None:
-                return {"known": False}
+                return m.Known(known=False)
             del self._nodes[node_id]
             self._forget_node(node)
             self.metrics.inc("nodes_departed_total")
         logger.info("node %s at %s departed (stopped on purpose)", node_id, node.address)
-        return {"known": True}
+        return m.Known(known=True)
 
     def _forget_node(self, node: NodeInfo) -> None:
         """Remove every replica on ``node`` from the tables (caller holds the lock)."""
@@ -845,10 +851,10 @@ class Master:
         calls = []
         for start in range(0, len(ids), DELETE_BATCH):
             chunk = ids[start:start + DELETE_BATCH]
-            meta = {"ids": chunk, "grants": [
-                self.key.grant(i, size=0, purpose="delete", ttl_s=DELETE_GRANT_S) for i in chunk]}
+            request = m.Delete(ids=chunk, grants=[
+                self.key.grant(i, size=0, purpose="delete", ttl_s=DELETE_GRANT_S) for i in chunk])
             try:
-                calls.append(conn.submit(Op.NODE_DELETE, meta))
+                calls.append(conn.submit(Op.NODE_DELETE, request))
             except StoreError as exc:
                 logger.warning("could not delete objects on node %s: %s", conn.address, exc)
                 break
@@ -901,12 +907,15 @@ class Master:
                 self.tenants.set_quota(name, quota)
 
 
-def _keys(meta: dict[str, Any]) -> list[str]:
-    keys = meta["keys"]
-    if not isinstance(keys, list):
-        raise InvalidParams("keys must be a list (field keys)")
+def _checked_keys(keys: list[str]) -> list[str]:
+    """Raises InvalidKey for an empty key or one over :data:`MAX_KEY_BYTES`."""
     for k in keys:
-        if not isinstance(k, str) or not k or len(k.encode()) > MAX_KEY_BYTES:
+        if not k or len(k.encode()) > MAX_KEY_BYTES:
             raise InvalidKey(f"keys must be non-empty strings of at most {MAX_KEY_BYTES} bytes")
     return keys
+
+
+def _not_yours(key: str) -> InvalidParams:
+    return InvalidParams(f"object {key!r}: no unfinished put of this client (never started, "
+                         "or taken over after the put timeout)")
 

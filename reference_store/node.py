@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -40,11 +40,11 @@ from reference_store.errors import (
     NotReady,
     ObjectAlreadyExists,
     ObjectNotFound,
-    ProtocolError,
     StoreError,
     StoreFull,
 )
 from reference_store.tenants import ClusterKey
+from reference_store.transport import messages as m
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.segment import SegmentExport, ShmExport
 from reference_store.transport.tcp import Connection, Server, ServerContext
@@ -130,7 +130,7 @@ class Node:
             self._prefault()
         self._engine: Any = None
         self._segments = self._export_segments()
-        self._meta: dict[int, dict[str, Any]] = {}
+        self._meta: dict[int, m.ObjectRecord] = {}
         self._landing: set[int] = set()      # ids being received (reserved, not committed)
         self._reading: dict[int, int] = {}   # id -> responses still sending from its bytes
         self._doomed: set[int] = set()       # ids removed while being sent: freed afterwards
@@ -141,6 +141,7 @@ class Node:
         self.registered = threading.Event()
         self._link: threading.Thread | None = None
         self._link_error: StoreError | None = None  # the last reason the link failed
+        self._ops = self._handlers()
 
     def _prefault(self, chunk: int = 64 << 20) -> None:
         """Touch the whole host arena once at start (as Mooncake registers its segment up
@@ -179,7 +180,7 @@ class Node:
         return out
 
     @property
-    def segments(self) -> list[dict[str, Any]]:
+    def segments(self) -> list[dict[str, str | int]]:
         """What :meth:`handle` answers to ``NODE_SEGMENTS``."""
         return [seg.describe() for seg in self._segments]
 
@@ -241,40 +242,43 @@ class Node:
 
     # ---------------------------------------------------------------- data requests
 
+    def _handlers(self) -> dict[int, Callable[[ServerContext, Any, memoryview],
+                                              tuple[m.Message, list[Buffer]]]]:
+        """Each operation a node serves, by opcode; each answers (reply, payload buffers)."""
+        def bare(fn: Callable[[ServerContext, Any], m.Message]) -> Callable[
+                [ServerContext, Any, memoryview], tuple[m.Message, list[Buffer]]]:
+            return lambda ctx, req, _payload: (fn(ctx, req), [])
+
+        return {
+            Op.PING: bare(lambda _ctx, _req: m.PingReply(ok=True, role="node",
+                                                         node_id=self.node_id)),
+            Op.NODE_WRITE: lambda _ctx, req, payload: (self._write(req, payload), []),
+            Op.NODE_READ: self._read,
+            Op.NODE_DELETE: bare(self._delete),
+            Op.NODE_SEGMENTS: bare(lambda _ctx, _req: m.SegmentsReply(
+                segments=self.segments, node_id=self.node_id)),
+            Op.NODE_RESERVE: bare(self._reserve_for),
+            Op.NODE_COMMIT: bare(self._commit_for),
+            Op.NODE_PIN: bare(self._pin),
+            Op.NODE_UNPIN: bare(self._unpin),
+            Op.NODE_LIST: bare(self._list),
+        }
+
     def handle(self, ctx: ServerContext, op: int, meta: dict[str, Any],
-               payload: memoryview) -> tuple[dict[str, Any], list[Buffer]]:
-        try:
-            if op == Op.PING:
-                return {"ok": True, "role": "node", "node_id": self.node_id}, []
-            if op == Op.NODE_WRITE:
-                return self._write(meta, payload), []
-            if op == Op.NODE_READ:
-                return self._read(ctx, meta)
-            if op == Op.NODE_DELETE:
-                return self._delete(meta), []
-            if op == Op.NODE_SEGMENTS:
-                return {"segments": self.segments, "node_id": self.node_id}, []
-            if op == Op.NODE_RESERVE:
-                return self._reserve_for(ctx, meta), []
-            if op == Op.NODE_COMMIT:
-                return self._commit_for(ctx, meta), []
-            if op == Op.NODE_PIN:
-                return self._pin(ctx, meta), []
-            if op == Op.NODE_UNPIN:
-                return self._unpin(ctx, meta), []
-            if op == Op.NODE_LIST:
-                if not self.key.check_proof("list", meta.get("proof")):
-                    raise AuthenticationFailed("listing needs a cluster-key proof")
-                return {"objects": self._report()}, []
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            if isinstance(exc, StoreError):
-                raise
-            raise InvalidParams(f"bad node request: {type(exc).__name__}: {exc}") from exc
-        raise ProtocolError(f"unknown opcode {op} for a node (field opcode)")
+               payload: memoryview) -> tuple[m.Message, list[Buffer]]:
+        """Decode the request (InvalidParams naming a bad field) and answer it; a handler's
+        own bug reaches the server as an internal error."""
+        request = m.decode_request(op, meta, self._ops)
+        return self._ops[op](ctx, request, payload)
+
+    def _list(self, ctx: ServerContext, req: m.NodeList) -> m.NodeListReply:
+        if not self.key.check_proof("list", req.proof):
+            raise AuthenticationFailed("listing needs a cluster-key proof")
+        return m.NodeListReply(objects=self._report())
 
     def disconnected(self, ctx: ServerContext) -> None:
         """Abort the connection's uncommitted reservations and end its pins."""
-        reserved: dict[int, tuple[Any, dict[str, Any]]] = ctx.state.pop("reserved", {})
+        reserved: dict[int, tuple[Any, m.WriteRecord]] = ctx.state.pop("reserved", {})
         for res, _ in reserved.values():
             res.abort()
         self._unland(reserved)
@@ -286,71 +290,78 @@ class Node:
 
     # ----- one-sided transfers (reference_store.transport.segment) --------------------
 
-    def _reserve_for(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _reserve_for(self, ctx: ServerContext, req: m.Reserve) -> m.ReserveReply:
         """Room in the arena for each object: ``offsets[i]`` (-1 with ``codes[i]`` 0 when the
         room is not in the arena: stream that object with NODE_WRITE instead)."""
-        reserved: dict[int, tuple[Any, dict[str, Any]]] = ctx.state.setdefault("reserved", {})
-        codes, offsets = [], []
-        for rec in meta["objects"]:
-            oid, size = int(rec["object_id"]), int(rec["size"])
+        reserved: dict[int, tuple[Any, m.WriteRecord]] = ctx.state.setdefault("reserved", {})
+        codes: list[int] = []
+        errors: list[str] = []
+        offsets: list[int] = []
+        for rec in req.objects:
+            oid, size = rec.object_id, rec.size
             try:
                 self._check_size(oid, size)
-                self._check_write(oid, size, rec.get("grant"), mark=True)
+                self._check_write(oid, size, rec.grant, mark=True)
             except StoreError as exc:
-                codes.append(exc.code)
+                m.failure(codes, errors, exc)
                 offsets.append(-1)
                 continue
-            res, code = None, 0
+            res, failed = None, None
             try:
                 res = self._store.reserve(str(oid), size, upsert=True)
             except StoreError as exc:
-                code = exc.code
+                failed = exc
             if res is not None and res.direct:
                 reserved[oid] = (res, rec)
-                codes.append(0)
+                m.success(codes, errors)
                 offsets.append(res.offset)
                 continue
             if res is not None:  # its room is not in the arena: the client streams it
                 res.abort()
             self._unland([oid])
-            codes.append(code)
+            if failed is None:
+                m.success(codes, errors)
+            else:
+                m.failure(codes, errors, failed)
             offsets.append(-1)
-        return {"codes": codes, "offsets": offsets, "node_id": self.node_id}
+        return m.ReserveReply(codes=codes, errors=errors, offsets=offsets, node_id=self.node_id)
 
-    def _commit_for(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _commit_for(self, ctx: ServerContext, req: m.Commit) -> m.CodesReply:
         """Commit the connection's reservations in ``ids`` (written by the client) and abort
         those in ``abort``; codes per id (ObjectNotFound: no such reservation)."""
-        reserved: dict[int, tuple[Any, dict[str, Any]]] = ctx.state.setdefault("reserved", {})
-        for oid in map(int, meta.get("abort", [])):
+        reserved: dict[int, tuple[Any, m.WriteRecord]] = ctx.state.setdefault("reserved", {})
+        for oid in req.abort:
             held = reserved.pop(oid, None)
             if held is not None:
                 held[0].abort()
                 self._unland([oid])
-        codes = []
-        for oid in map(int, meta["ids"]):
+        codes: list[int] = []
+        errors: list[str] = []
+        for oid in req.ids:
             held = reserved.pop(oid, None)
             if held is None:
-                codes.append(ObjectNotFound.code)
+                m.failure(codes, errors, ObjectNotFound(f"object {oid}: no such reservation"))
                 continue
             res, rec = held
-            codes.extend(self._commit([(oid, res.nbytes, rec)], [res])["codes"])
+            done = self._commit([rec], [res])
+            codes += done.codes
+            errors += done.errors
             self._unland([oid])
-        return {"codes": codes}
+        return m.CodesReply(codes=codes, errors=errors)
 
-    def _pin(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _pin(self, ctx: ServerContext, req: m.Pin) -> m.PinReply:
         """Hold each object in the arena for the client to read: ``offsets[i]`` and
         ``sizes[i]`` (a negative error code), or offset -1 when the bytes are not in the
         arena (read that object with NODE_READ instead; nothing is held for it)."""
         pinned: dict[int, list[Any]] = ctx.state.setdefault("pinned", {})
-        ids, expected = meta["ids"], meta["sizes"]
-        grants = meta.get("grants") or [None] * len(ids)
+        grants: list[str | None] = req.grants or [""] * len(req.ids)
         sizes, offsets = [], []
-        for oid, want, grant in zip(map(int, ids), expected, grants, strict=True):
-            if not self.key.check(oid, grant, size=int(want), purpose="read"):
+        for oid, want, grant in _zip_read(req.ids, req.sizes, grants):
+            if not self.key.check(oid, grant, size=want, purpose="read"):
                 sizes.append(AuthenticationFailed.code)
                 offsets.append(-1)
                 continue
-            borrow = self._hold(oid, int(want))
+            borrow = self._hold(oid, want)
             if isinstance(borrow, int):
                 sizes.append(borrow)
                 offsets.append(-1)
@@ -363,13 +374,13 @@ class Node:
                 continue
             pinned.setdefault(oid, []).append(borrow)
             offsets.append(borrow.offset)
-        return {"sizes": sizes, "offsets": offsets, "node_id": self.node_id}
+        return m.PinReply(sizes=sizes, offsets=offsets, node_id=self.node_id)
 
-    def _unpin(self, ctx: ServerContext, meta: dict[str, Any]) -> dict[str, Any]:
+    def _unpin(self, ctx: ServerContext, req: m.Unpin) -> m.UnpinReply:
         """End one pin per id in ``ids`` (unknown ids are ignored)."""
         pinned: dict[int, list[Any]] = ctx.state.setdefault("pinned", {})
         released = 0
-        for oid in map(int, meta["ids"]):
+        for oid in req.ids:
             borrows = pinned.get(oid)
             if not borrows:
                 continue
@@ -378,30 +389,31 @@ class Node:
                 del pinned[oid]
             self._end_read(oid)
             released += 1
-        return {"released": released}
+        return m.UnpinReply(released=released)
 
-    def _write(self, meta: dict[str, Any], payload: memoryview) -> dict[str, Any]:
-        objects = meta["objects"]
-        for i, rec in enumerate(objects):
-            if not isinstance(rec["size"], int) or rec["size"] < 0:
+    def _write(self, req: m.Write, payload: memoryview) -> m.CodesReply:
+        for i, rec in enumerate(req.objects):
+            if rec.size < 0:
                 raise InvalidParams(f"object size must be a non-negative integer "
                                     f"(field objects/{i}/size)")
-        if sum(int(o["size"]) for o in objects) != payload.nbytes:
+        if sum(rec.size for rec in req.objects) != payload.nbytes:
             raise InvalidParams("object sizes do not add up to the payload (field objects)")
-        codes, offset = [], 0
-        for rec in objects:
-            oid, size = int(rec["object_id"]), int(rec["size"])
+        codes: list[int] = []
+        errors: list[str] = []
+        offset = 0
+        for rec in req.objects:
+            oid, size = rec.object_id, rec.size
             try:
-                self._check_write(oid, size, rec.get("grant"))
+                self._check_write(oid, size, rec.grant)
                 self._store.upsert(str(oid), payload[offset:offset + size])
                 with self._lock:
-                    self._meta[oid] = _record(oid, size, rec)
-                codes.append(0)
+                    self._meta[oid] = rec.record()
+                m.success(codes, errors)
             except StoreError as exc:
                 logger.warning("write of object %d failed: %s", oid, exc)
-                codes.append(exc.code)
+                m.failure(codes, errors, exc)
             offset += size
-        return {"codes": codes}
+        return m.CodesReply(codes=codes, errors=errors)
 
     def land(self, ctx: ServerContext, op: int, meta: dict[str, Any],
              payload_len: int) -> _WriteLanding | None:
@@ -411,26 +423,27 @@ class Node:
         if op != Op.NODE_WRITE:
             return None
         try:
-            records = [(int(o["object_id"]), int(o["size"]), o) for o in meta["objects"]]
-        except (KeyError, TypeError, ValueError):
+            records = m.decode(m.Write, meta).objects
+        except InvalidParams:
             return None
-        if sum(size for _, size, _ in records) != payload_len or any(
-                size < 0 or size > self.capacity for _, size, _ in records):
+        if sum(rec.size for rec in records) != payload_len or any(
+                rec.size < 0 or rec.size > self.capacity for rec in records):
             return None
-        ids = [oid for oid, _, _ in records]
+        ids = [rec.object_id for rec in records]
         with self._lock:
             if (len(set(ids)) != len(ids) or any(i in self._meta or i in self._landing for i in ids)
-                    or not all(self.key.check(oid, rec.get("grant"), size=size, purpose="write")
-                               for oid, size, rec in records)):
+                    or not all(self.key.check(rec.object_id, rec.grant, size=rec.size,
+                                              purpose="write") for rec in records)):
                 return None
             self._landing.update(ids)
         return self._reserve(records)
 
-    def _reserve(self, records: list[tuple[int, int, dict[str, Any]]]) -> _WriteLanding | None:
+    def _reserve(self, records: list[m.WriteRecord]) -> _WriteLanding | None:
         landing = _WriteLanding(self, records)
         try:
-            for oid, size, _ in records:
-                landing.reservations.append(self._store.reserve(str(oid), size, upsert=True))
+            for rec in records:
+                landing.reservations.append(
+                    self._store.reserve(str(rec.object_id), rec.size, upsert=True))
         except StoreError as exc:
             logger.info("no room reserved for a write (%s); receiving it the copying way", exc)
             landing.abort()
@@ -438,27 +451,32 @@ class Node:
         landing.buffers = [r.buffer for r in landing.reservations]
         return landing
 
-    def _commit(self, records: list[tuple[int, int, dict[str, Any]]],
-                reservations: Sequence[Any]) -> dict[str, Any]:
+    def _commit(self, records: Sequence[m.WriteRecord],
+                reservations: Sequence[Any]) -> m.CodesReply:
         """Make received objects visible; one whose delete arrived while it was being received
         (the master took its put over) is thrown away and answers ObjectNotFound."""
-        codes = []
-        for (oid, size, rec), res in zip(records, reservations, strict=True):
+        codes: list[int] = []
+        errors: list[str] = []
+        for rec, res in zip(records, reservations, strict=True):
+            oid = rec.object_id
             try:
                 res.commit()
             except StoreError as exc:
                 logger.warning("write of object %d failed: %s", oid, exc)
                 res.abort()
-                codes.append(exc.code)
+                m.failure(codes, errors, exc)
                 continue
             with self._lock:
                 cancelled = oid in self._cancelled
                 if not cancelled:
-                    self._meta[oid] = _record(oid, size, rec)
+                    self._meta[oid] = rec.record()
             if cancelled:  # deleted while it was being received
                 self._forget(oid)
-            codes.append(ObjectNotFound.code if cancelled else 0)
-        return {"codes": codes}
+                m.failure(codes, errors, ObjectNotFound(
+                    f"object {oid} was deleted while it was being received"))
+            else:
+                m.success(codes, errors)
+        return m.CodesReply(codes=codes, errors=errors)
 
     def _unland(self, ids: Any) -> None:
         """``ids`` are no longer being received (lock taken here)."""
@@ -488,29 +506,29 @@ class Node:
             if mark:
                 self._landing.add(oid)
 
-    def _read(self, ctx: ServerContext, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Buffer]]:
-        ids, expected = meta["ids"], meta["sizes"]
-        grants = meta.get("grants") or [None] * len(ids)
+    def _read(self, ctx: ServerContext, req: m.Read,
+              _payload: memoryview) -> tuple[m.ReadReply, list[Buffer]]:
+        grants: list[str | None] = req.grants or [""] * len(req.ids)
         sizes: list[int] = []
         buffers: list[Buffer] = []
-        for oid, want, grant in zip(ids, expected, grants, strict=True):
-            if not self.key.check(int(oid), grant, size=int(want), purpose="read"):
+        for oid, want, grant in _zip_read(req.ids, req.sizes, grants):
+            if not self.key.check(oid, grant, size=want, purpose="read"):
                 sizes.append(AuthenticationFailed.code)
                 continue
-            view = self._borrow(ctx, int(oid), int(want))
+            view = self._borrow(ctx, oid, want)
             if isinstance(view, int):
                 sizes.append(view)
                 continue
             sizes.append(view.nbytes)
             buffers.append(view)
-        return {"sizes": sizes}, buffers
+        return m.ReadReply(sizes=sizes), buffers
 
     def _hold(self, oid: int, want: int) -> Any:
         """A :class:`~reference_store.reservation.Borrow` of the object (a delete meanwhile is
         deferred until :meth:`_end_read`), or an error code when it cannot be read."""
         with self._lock:
             rec = self._meta.get(oid)
-            if rec is None or rec["size"] != want:
+            if rec is None or rec.size != want:
                 return ObjectNotFound.code
             self._reading[oid] = self._reading.get(oid, 0) + 1
         try:
@@ -550,17 +568,19 @@ class Node:
         except ObjectNotFound:
             pass
 
-    def _delete(self, meta: dict[str, Any]) -> dict[str, Any]:
-        ids, grants = meta["ids"], meta.get("grants") or [None] * len(meta["ids"])
-        allowed = [oid for oid, g in zip(ids, grants, strict=True)
-                   if self.key.check(int(oid), g, size=0, purpose="delete")]
-        if len(allowed) != len(ids):
+    def _delete(self, ctx: ServerContext, req: m.Delete) -> m.DeleteReply:
+        grants: list[str | None] = req.grants or [""] * len(req.ids)
+        if len(grants) != len(req.ids):
+            raise InvalidParams("grants must be as many as ids (field grants)")
+        allowed = [oid for oid, g in zip(req.ids, grants, strict=True)
+                   if self.key.check(oid, g, size=0, purpose="delete")]
+        if len(allowed) != len(req.ids):
             raise AuthenticationFailed("delete without a valid grant for every object")
-        return {"removed": self._remove_ids(allowed)}
+        return m.DeleteReply(removed=self._remove_ids(allowed))
 
-    def _remove_ids(self, ids: list[Any]) -> int:
+    def _remove_ids(self, ids: list[int]) -> int:
         removed = 0
-        for oid in map(int, ids):
+        for oid in ids:
             with self._lock:
                 if oid in self._landing and oid not in self._meta:
                     self._cancelled.add(oid)  # its commit will throw it away
@@ -574,7 +594,7 @@ class Node:
             self._forget(oid)
         return removed
 
-    def _report(self) -> list[dict[str, Any]]:
+    def _report(self) -> list[m.ObjectRecord]:
         with self._lock:
             return list(self._meta.values())
 
@@ -591,8 +611,8 @@ class Node:
                 self._register(conn)
                 backoff = BACKOFF_FIRST_S
                 while not self._stop.wait(self.config.heartbeat_s):
-                    reply = conn.call(Op.NODE_HEARTBEAT, {"node_id": self.node_id}, timeout=5.0)
-                    if not reply.meta.get("known"):
+                    beat = m.call(conn, m.Heartbeat(node_id=self.node_id), m.Known, timeout=5.0)
+                    if not beat.known:
                         self._register(conn)
                 self._leave(conn)
             except AuthenticationFailed as exc:
@@ -617,43 +637,46 @@ class Node:
         if not self.registered.is_set():
             return
         try:
-            conn.call(Op.NODE_LEAVE, {"node_id": self.node_id}, timeout=LEAVE_TIMEOUT_S)
+            m.call(conn, m.Leave(node_id=self.node_id), m.Known, timeout=LEAVE_TIMEOUT_S)
             logger.info("said goodbye to master %s", self.config.master)
         except StoreError as exc:
             logger.warning("could not say goodbye to master %s: %s", self.config.master, exc)
         self.registered.clear()
 
     def _register(self, conn: Connection) -> None:
-        nonce = conn.call(Op.NODE_CHALLENGE, {}, timeout=10.0).meta["nonce"]
-        reply = conn.call(Op.NODE_REGISTER, {
-            "node_id": self.node_id, "address": self.address, "capacity": self.capacity,
-            "alignment": self._store.config.alignment,
-            "objects": self._report(), "proof": self.key.proof(f"register:{nonce}:{self.node_id}"),
-        }, timeout=30.0)
-        drop = reply.meta.get("drop", [])
-        if drop:
-            self._remove_ids(drop)
+        nonce = m.call(conn, m.Challenge(), m.ChallengeReply, timeout=10.0).nonce
+        reply = m.call(conn, m.Register(
+            node_id=self.node_id, address=self.address, capacity=self.capacity,
+            alignment=self._store.config.alignment, objects=self._report(),
+            proof=self.key.proof(f"register:{nonce}:{self.node_id}")),
+            m.RegisterReply, timeout=30.0)
+        if reply.drop:
+            self._remove_ids(reply.drop)
         logger.info("registered with master %s as %s", self.config.master, self.node_id)
         self.registered.set()
 
 
 
-def _record(oid: int, size: int, rec: dict[str, Any]) -> dict[str, Any]:
-    return {"object_id": oid, "tenant": str(rec["tenant"]), "ns": str(rec["ns"]),
-            "key": str(rec["key"]), "size": size, "pin": int(rec.get("pin", 0))}
+def _zip_read(ids: list[int], sizes: list[int],
+              grants: list[str | None]) -> zip[tuple[int, int, str | None]]:
+    """A read or pin request's items. Raises: InvalidParams when the lists differ in length."""
+    if not len(ids) == len(sizes) == len(grants):
+        raise InvalidParams("ids, sizes and grants must be as long as each other "
+                            "(fields ids, sizes, grants)")
+    return zip(ids, sizes, grants, strict=True)
 
 
 class _WriteLanding:
     """A NODE_WRITE whose objects are received straight into reserved store memory."""
 
-    def __init__(self, node: Node, records: list[tuple[int, int, dict[str, Any]]]) -> None:
+    def __init__(self, node: Node, records: list[m.WriteRecord]) -> None:
         self._node = node
         self._records = records
         self.reservations: list[Any] = []
         self.buffers: list[memoryview] = []
         self._open = True
 
-    def finish(self) -> tuple[dict[str, Any], list[Buffer]]:
+    def finish(self) -> tuple[m.Message, list[Buffer]]:
         self._open = False
         try:
             return self._node._commit(self._records, self.reservations), []
@@ -671,4 +694,4 @@ class _WriteLanding:
         self._unmark()
 
     def _unmark(self) -> None:
-        self._node._unland([oid for oid, _, _ in self._records])
+        self._node._unland([rec.object_id for rec in self._records])

@@ -31,14 +31,7 @@ pytestmark = pytest.mark.slow
 
 #: (set, target) -> the measured figure, for targets not met yet.
 UNMET: dict[tuple[str, str], str] = {
-    ("set-c", "clean"): "held-out set C, first run: 7.29 false errors per clean article (51 on "
-                        "7 articles: 30 ungrounded-figure against the articles' quotes, 7 "
-                        "untraced, 6 guardrail, 4 conflated, 2 mislabeled, 1 unattributed, "
-                        "1 misattributed)",
-    ("set-c", "benign"): "held-out set C, first run: 5 of 22 benign edits raise a new error",
-    ("set-c", "precision"): "held-out set C, first run: mislabeled-figure precision 0.40",
     ("set-c", "recall"): "held-out set C, first run: recall 0.64 (65/102)",
-    ("set-c", "warnings"): "held-out set C, first run: 1.43 warnings per clean article",
     ("set-b", "recall"): "set B: recall 0.88 (115/130); prose guardrails (0.69), moved counts "
                          "and swapped labels (mislabeled 0.55)",
 }

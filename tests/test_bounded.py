@@ -164,11 +164,13 @@ def test_impossible_sizes_get_clear_errors(c: Cluster) -> None:
     node = Connection(c.nodes[0].address, timeout=5.0)
     try:
         master.call(p.Op.HELLO, {"tenant": "default"})
-        for size, why in ((-5, "positive"), (1.5, "integer"), (True, "integer"),
-                          (1 << 62, "larger than")):
+        for size, why in ((-5, "positive"), (1 << 62, "larger than")):
             result = master.call(p.Op.PUT_START, {"keys": ["k"], "sizes": [size]}).meta
             assert result["results"][0]["code"] == InvalidParams.code, size
             assert why in result["results"][0]["error"], result
+        for not_int in (1.5, True):  # not an integer: the frame is refused, the field named
+            with pytest.raises(InvalidParams, match="field sizes/0: .*integer"):
+                master.call(p.Op.PUT_START, {"keys": ["k"], "sizes": [not_int]})
         rec = {"object_id": 1 << 40, "ns": "", "tenant": "default", "key": "k", "grant": ""}
         reply = node.call(p.Op.NODE_RESERVE, {"objects": [{**rec, "size": -1}]}).meta
         assert reply["codes"] == [InvalidParams.code]

@@ -210,7 +210,7 @@ def test_lease_expiring_mid_get_fails_the_read(client: StoreClient) -> None:
     client.put("slow", b"s" * 1000)
     loc = client._locate(["slow"], lease=True)[0]
     assert not isinstance(loc, Exception)
-    wait_until(lambda: time.monotonic() > loc["deadline"], what="lease end")  # type: ignore[index]
+    wait_until(lambda: time.monotonic() > loc.deadline, what="lease end")  # type: ignore[union-attr]
     result = client._read_located([loc], [memoryview(bytearray(1000))])[0]
     assert isinstance(result, LeaseExpired)
 

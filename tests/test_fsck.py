@@ -67,7 +67,7 @@ def test_fsck_finds_missing_and_orphaned_objects(
     assert done.stdout.splitlines()[0] == ("1 node(s), 5 object(s): 0 missing, 0 orphaned, "
                                            "0 node(s) unreachable")
 
-    oid = located["object_id"]  # type: ignore[index]
+    oid = located.object_id  # type: ignore[union-attr]
     conn = Connection(node.address, timeout=5.0)
     try:  # a delete the master never made, and a write it never granted through a put
         conn.call(Op.NODE_DELETE, {"ids": [oid], "grants": [

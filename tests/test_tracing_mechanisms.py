@@ -123,3 +123,53 @@ def test_the_nx_before_a_verb_is_a_multiplier_named_again() -> None:
     assert kind("The vendor's 12x assumes a warm cache.") is Kind.multiplier
     assert kind("the 12x servers in the rack") is Kind.count
     assert kind("12x accelerators per node") is Kind.count
+
+
+def test_decimal_points_are_points() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    ((_, q),) = typed_figures("the quantized model scores 3.75 points lower")
+    assert q.kind is Kind.points
+
+
+def _doc_with(claim: str, body_sentence: str):  # type: ignore[no-untyped-def]
+    from verify_fixtures import load
+
+    doc = load()
+    doc["inferences"].append({"id": "I9", "claim": claim, "basis_fact_ids": ["F1"],
+                              "label": "PCT analysis"})
+    close = "These are the authors' results, not PCT measurements."
+    doc["body"] = doc["body"].replace(close, close + " " + body_sentence, 1)
+    return doc
+
+
+def _rules_at(tmp_path, doc, text: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    import json
+
+    from verify_fixtures import span
+
+    from ledger.verify import verify_file
+    from ledger.verify.consistency import word_count
+
+    doc["editorial_word_count"] = word_count(doc["body"])
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    line, column, end = span(doc["body"], text)
+    return {f.rule: f.severity.value for f in verify_file(path).findings
+            if f.pointer == "/body" and f.line == line and f.column is not None
+            and f.end_column is not None and f.column < end and column < f.end_column}
+
+
+def test_a_percent_that_is_the_gap_between_two_percents_is_points(tmp_path) -> None:
+    doc = _doc_with("Hit rates of 62% and 74% bracket the replay.",
+                    "The two hit rates sit 12% apart.")
+    assert _rules_at(tmp_path, doc, "12%") == {"percentage-points": "error"}
+    doc = _doc_with("Hit rates of 62% and 74% bracket the replay.",
+                    "The two hit rates sit 12 percentage points apart.")
+    assert _rules_at(tmp_path, doc, "12 percentage points") == {}
+
+
+def test_a_score_difference_written_as_a_percent_is_points(tmp_path) -> None:
+    doc = _doc_with("On the recall suite the small model loses 7.25 points.",
+                    "On the recall suite the small model gives up 7.25%.")
+    assert _rules_at(tmp_path, doc, "7.25%").get("percentage-points") == "error"

@@ -170,3 +170,94 @@ def test_a_judgement_after_shows_needs_no_that_and_no_demonstrative() -> None:
     found = _conclusion("The lab's 2x shows the vendor exaggerated its gain.")
     assert found is not None and found[2] == "exaggerated"
     assert _conclusion("The trace shows two tiers on every host.") is None
+
+
+# --- prose guardrails by meaning -----------------------------------------------------------
+
+
+def test_multi_word_synonyms_match() -> None:
+    from ledger.verify.meaning import find_lemmas
+
+    assert find_lemmas("the codec on its own halves the rate", ["alone"])
+    assert find_lemmas("it serves both more users and longer prompts", ["together"])
+
+
+def test_a_cause_claimed_as_the_only_one_in_new_words_breaks_a_credit_guardrail() -> None:
+    guard = {"text": "The 40% drop needs both the new scheduler and the cache; never attribute "
+                     "it to the cache alone."}
+    body = "The cache by itself cuts waiting by 40% on the busiest hour.\n"
+    found = _guardrail(body, guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The scheduler with the cache cuts waiting by 40% at peak.\n", guard)
+
+
+def test_extend_to_is_a_generalisation_and_them_is_the_heads_subject() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("The latency figures were taken on Falcon; do not extend them to Qwen or "
+                      "Gemma, which served only for quality.")
+    assert rule is not None and rule.subject == ["latency"]
+    assert rule.forbidden == ["Qwen", "Gemma"]
+
+
+def test_a_contrast_opened_by_not_negates_to_its_end() -> None:
+    from ledger.verify.meaning import _NEGATED_BEFORE
+
+    assert _NEGATED_BEFORE.search("The 9x compares A with B, not with the tuned setup of the ")
+    assert not _NEGATED_BEFORE.search("The 9x is not only fast, it beats the ")
+    assert not _NEGATED_BEFORE.search("It was not slow, and the ")
+
+
+# --- denied claims and baselines -----------------------------------------------------------
+
+
+def test_a_denied_claim_is_parsed_into_verbs_objects_and_names() -> None:
+    from ledger.verify.denials import denials
+
+    found = denials("The tool does not shrink the index or let a server hold 9 million rows; "
+                    "never write that the server scans, caches or indexes the full table.")
+    verbs = [d.verbs for d in found]
+    assert ["shrink"] in verbs and ["hold"] in verbs and ["scans", "caches", "indexes"] in verbs
+    said = next(d for d in found if d.verbs == ["scans", "caches", "indexes"])
+    assert said.subject == ["server"] and "table" in said.objects
+    named = denials("The speedup applies to Falcon-7B only; never say Turbo sped up Qwen-2-7B's "
+                    "prefill.")
+    assert named and named[0].names == ["Qwen"]
+
+
+def test_a_sentence_that_makes_a_denied_claim_is_a_warning() -> None:
+    guard = {"text": "The pool holds recent rows only; never say Turbo extended Qwen-2-7B's "
+                     "usable context."}
+    found = _guardrail("The gain in usable context is a doubling for both Falcon and Qwen.\n",
+                       guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The gain in usable context is a doubling for Falcon and none for "
+                          "Qwen.\n", guard)
+    assert not _guardrail("Qwen-2-7B and Falcon-7B have a usable context of 8K.\n", guard)
+
+
+def test_a_claim_with_a_figure_needs_that_figure_and_a_common_word_in_a_name_is_no_hit() -> None:
+    guard = {"text": "Turbo does not let a server recall 9 million rows; never write that the "
+                     "server reads the whole stream."}
+    assert _guardrail("Now the server can recall all 9 million rows.\n", guard)
+    assert not _guardrail("Teams trying StreamingDB should check recall on the whole set.\n",
+                          guard)
+
+
+def test_a_denied_baseline_is_a_comparison_with_it() -> None:
+    guard = {"text": "Both gains are against a cold start; never state them against a warm "
+                     "pool or another scheme."}
+    found = _guardrail("Against a warm pool, the authors report 3x lower waits.\n", guard)
+    assert found and found[0].severity is Severity.warning
+    assert not _guardrail("The 3x is against a cold start, not against a warm pool.\n", guard)
+    assert not _guardrail("A warm pool helps when the 3x gain is not needed.\n", guard)
+
+
+def test_call_without_as_is_read_and_a_conditional_one_stays_unchecked() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not call Turbo lossless or exact; quality was only sampled.")
+    assert rule is not None and rule.subject == ["Turbo"]
+    assert rule.forbidden == ["lossless", "exact"]
+    assert prose_rule("Do not call the pool faster without saying which requests it served.") \
+        is None

@@ -157,3 +157,57 @@ def test_a_range_belongs_to_an_experiment_only_with_both_ends(tmp_path: Path) ->
         d, "The authors report 2.2x to 3.1x more requests at one client and up to 7.5x at "
            "eight.")))
     assert conflated(result) == [], result.findings
+
+
+def _budget(doc: Doc) -> None:
+    add_metric(doc, "equal_budget_throughput_x", 1.85, "throughput multiple at equal power "
+               "and cost", ["throughput", "power", "cost"], "multiplier")
+    add_fact(doc, "The authors report 1.85x the throughput for the same power and cost.")
+
+
+def test_the_word_right_after_a_figure_labels_it(tmp_path: Path) -> None:
+    """"lower latency" follows the figure; the "cost" of the condition after it is no label."""
+    doc, result = verify_mutant(tmp_path, lambda d: (_budget(d), add_sentence(
+        d, "The authors report 1.85x lower latency for the same power and cost envelope.")))
+    assert rules_at(result, doc, "1.85x").get("mislabeled-figure") == "error", result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_budget(d), add_sentence(
+        d, "The authors report 1.85x the throughput for the same power and cost envelope.")))
+    assert "mislabeled-figure" not in rules_at(result, doc, "1.85x"), result.findings
+
+
+def _baselines(doc: Doc) -> None:
+    for name, value, baseline in (("over_lighttpd_x", 17, "Lighttpd"),
+                                  ("over_nginx_x", 4.5, "nginx")):
+        add_metric(doc, name, value, f"request multiple over {baseline}", ["requests"],
+                   "multiplier")
+    add_fact(doc, "The authors report 17x the requests of Lighttpd and 4.5x those of nginx.")
+
+
+def test_figures_of_two_baselines_swapped(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_baselines(d), add_sentence(
+        d, "The authors report 4.5x over Lighttpd and 17x over nginx in requests served.")))
+    assert rules_at(result, doc, "4.5x").get("mislabeled-figure") == "error", result.findings
+    assert rules_at(result, doc, "17x").get("mislabeled-figure") == "error", result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_baselines(d), add_sentence(
+        d, "The authors report 17x over Lighttpd and 4.5x over nginx in requests served.")))
+    assert not [f for f in result.findings if f.rule == "mislabeled-figure"
+                and f.message.startswith(("'17x'", "'4.5x'"))], result.findings
+
+
+def _window(doc: Doc) -> None:
+    add_fact(doc, "The library keeps 3 anchor tokens and a window of 509 recent tokens.")
+    doc["inferences"].append({"id": f"I{len(doc['inferences']) + 1}",
+                              "claim": "The cache holds 3 + 509 = 512 entries.",
+                              "basis_fact_ids": [doc["facts"][-1]["id"]],
+                              "label": "PCT analysis"})
+
+
+def test_a_count_moved_onto_another_counted_noun(tmp_path: Path) -> None:
+    """"509 anchor tokens": the sources count 509 recent tokens and, separately, 3 anchor
+    tokens. The desk's own sum restating the bare 509 does not make the count right."""
+    doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
+        d, "The library keeps 509 anchor tokens by default.")))
+    assert rules_at(result, doc, "509").get("mislabeled-figure") == "error", result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
+        d, "The library keeps 509 recent tokens by default.")))
+    assert rules_at(result, doc, "509") == {}, result.findings

@@ -9,10 +9,14 @@ A paragraph **attributes** its figures when one of its sentences (anywhere in it
 the sentence that closes it) has
 
 * an **agent with a reporting verb** in any tense: ``the post reports``, ``NVIDIA reported``,
-  ``Campi found``, ``Her team ran``, ``They say``, ``the authors have measured``. The agent is a
-  source noun (post, paper, page, documentation, README, team, authors, vendor...), a person
-  pronoun (he, she, they), a person's team (``her team``, ``their group``), or a capitalised
-  name that is not the desk's (its publisher and the publisher's initials, "we");
+  ``Campi found``, ``Her team ran``, ``They say``, ``the authors have measured``, ``the paper's
+  authors reported``, ``Widget's own researchers found``, also across a parenthetical (``The
+  maintainers, citing one trace, report``, ``A note on X, dated May 3, 2026, says``). The agent
+  is a source noun (post, paper, page, documentation, README, team, authors, vendor...), a
+  person pronoun (he, she, they), a person's team (``her team``, ``their group``), or a
+  capitalised name that is not the desk's (its publisher and the publisher's initials, "we");
+  ``it`` is an agent only with a verb that only a communicator does (``it reports``, ``it
+  says``), not ``it reaches``;
 * a **passive or prepositional** attribution: ``reported by``, ``according to``, ``as reported``,
   ``per the post``, ``quoted in``;
 * a **possessive** of an agent before what it produced: ``the post's figures``, ``DeepSeek's two
@@ -34,7 +38,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated"]
+__all__ = [
+    "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
+]
 
 #: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
 REPORTING_VERBS: dict[str, tuple[str, ...]] = {
@@ -47,7 +53,7 @@ REPORTING_VERBS: dict[str, tuple[str, ...]] = {
     "count": (), "time": (), "compute": (), "calculate": (), "tell": ("told",),
     "explain": (), "mention": (), "highlight": (), "summarise": (), "summarize": (),
     "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
-    "name": (), "raise": (), "rank": (), "plot": (), "chart": (),
+    "name": (), "raise": (), "rank": (), "plot": (), "chart": (), "recall": (),
 }
 
 
@@ -74,7 +80,7 @@ _SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|pa
                 r"write-?up|survey|maintainers|developers|engineers|researchers|operators?|"
                 r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
                 r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
-                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|"
+                r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|note|"
                 r"document)")
 _NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
               r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"
@@ -82,15 +88,31 @@ _NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|
 _NAME = rf"{_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+{_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
 _PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colleagues|" \
           r"co-?authors|company|firm|employer))"
-_PLURAL_AGENT = (r"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+\s+){0,2}"
-                 r"(?:authors|maintainers|developers|engineers|researchers|operators|"
-                 r"co-?authors))")
+_GROUP = r"(?:authors|maintainers|developers|engineers|researchers|operators|co-?authors)"
+#: "They", "the authors", "the paper's authors", "Splitwise's own researchers".
+_PLURAL_AGENT = (rf"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
+                 rf"{_GROUP}|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?{_GROUP})")
+#: Verbs that only a communicator does: "it reports" has a source for its subject, while "it
+#: reaches" may be the product.
+_SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wrote|notes|noted|"
+         r"lists|listed|describes|described|publishes|published|announces|announced|quotes|"
+         r"quoted|cites|cited|mentions|mentioned|explains|explained|"
+         r"tells|told|recalls|recalled|puts\s+it|put\s+it)")
 _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}" \
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
+#: A parenthetical between an agent and its verb, of up to two comma-separated parts:
+#: ", citing one trace, ", ", dated May 3, 2026, ".
+_ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
-               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b")
+               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
+               rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
+               # a parenthetical between the agent and its verb: "A summary on X, dated May
+               # 3, says", "The authors, citing a trace, report"
+               rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
+               rf"|\b(?:{_AGENT}|(?:[Aa]n?)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}"
+               rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")
 _PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|described|quoted|"
             r"documented|announced|presented|cited|run|benchmarked|tested)\s+(?:by|in)\b"
             r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)")
@@ -158,6 +180,15 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b",
                          re.IGNORECASE)
     return claim, negated
+
+
+def reported_clause(before: str) -> bool:
+    """``before`` (the text up to a clause) ends in a reporting verb, so the clause is what
+    someone reports ("the post says [the gateway lifts ...]")."""
+    return bool(_REPORTED_CLAUSE_RE.search(before))
+
+
+_REPORTED_CLAUSE_RE = re.compile(rf"\b(?:{_VERB_INFLECTED})(?:\s+that)?\s*$")
 
 
 def desk_negated(sentence: str, desk: tuple[str, ...] = ()) -> bool:

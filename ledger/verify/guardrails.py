@@ -34,6 +34,7 @@ from ..models import (
 )
 from ..quantities import parse_unit
 from ..report import Finding, Severity
+from .denials import check_denial, denials
 from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
 from .meaning import check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
@@ -382,11 +383,18 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
     findings = []
     for index, correction, rule in guardrail_rules(article):
         prose = prose_rule(correction.text) if correction.rule is None else None
-        if prose is not None:  # read by meaning too, beside any phrasing read exactly
+        denied = denials(correction.text) if correction.rule is None else []
+        if prose is not None or denied:  # read by meaning too, beside any phrasing read exactly
             found = _apply(rule, article, traced, index) if rule is not None else []
-            taken = {(f.line, f.column) for f in found}
-            findings += found + [f for f in check_prose_rule(prose, article, traced, index)
-                                 if (f.line, f.column) not in taken]
+            if prose is not None:
+                found += check_prose_rule(prose, article, traced, index)
+            for denial in denied:
+                found += check_denial(denial, article, traced, index)
+            taken: set[tuple[int | None, int | None]] = set()
+            for f in found:  # one finding per place
+                if (f.line, f.column) not in taken:
+                    taken.add((f.line, f.column))
+                    findings.append(f)
             continue
         if rule is None:
             findings.append(Finding(

@@ -4,13 +4,23 @@
   is described, in its clause, by the vocabulary of a different metric. A word describes the
   figure it is nearest to ("3.8 times the throughput and a 46-fold reduction in median time to
   first token": 3.8 is throughput, 46 is TTFT); a figure no word is nearest to takes the word
-  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput). Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family,
-  extended per metric by ``benchmark_scope.metric_specs``.
+  nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput); a word
+  right after the figure ("2.5x lower latency") labels it alone; both ends of a range share
+  its words; a word that also names the traced metric (its name, label or vocabulary) fits.
+  Vocabularies: :data:`DEFAULT_VOCABULARY` by metric family, extended per metric by
+  ``benchmark_scope.metric_specs``. A baseline written after a figure ("29x over FlexGen")
+  that is another metric's label baseline, not the figure's own, is a mislabel too.
 * ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
   author-reported evidence type, or the benchmark scope when it was not independently
   reproduced) sits in a paragraph with no attribution, read by the grammar of
   :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
-  "according to", the article's publishers, authors and ``reported_by``).
+  "according to", the article's publishers, authors and ``reported_by``). A secondary report of
+  an author's figure counts as author-reported evidence too: its teller must be named. In a
+  paragraph that credits its figures, a sentence that states an author's figure in the desk's
+  own voice as what the product does, in the present tense ("the gateway lifts hit rates from
+  about 25%"), and credits no one is a warning; not when the clause is what someone reports
+  ("the post says the gateway lifts ..."). In the desk's analysis paragraph, a figure credited
+  earlier in the article is the desk's input, not a new claim.
 * ``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it as
   the desk's own measurement ("PCT measured", "we tested").
 * ``conflated-experiments``: one sentence joins figures of two different experiments (the
@@ -28,7 +38,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
-from ..models import Article
+from ..models import Article, EvidenceType
 from ..quantities import (
     Kind,
     Quantity,
@@ -41,7 +51,7 @@ from ..quantities import (
     typed_figures,
 )
 from ..report import Finding, Severity
-from .attribution import REPORTING_VERBS, attributes, desk_claims, desk_names
+from .attribution import REPORTING_VERBS, attributes, desk_claims, desk_names, reported_clause
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure, tried
@@ -183,6 +193,22 @@ def _range_spans(body: str, figures: list[Figure]) -> dict[int, tuple[int, int]]
     return spans
 
 
+#: Words between a figure and the noun it measures: "2.5x the throughput", "40% lower latency".
+_HEAD_GAP_RE = re.compile(
+    r"(?:\s*[×x])?\s+(?:(?:the|a|an|more|less|lower|higher|faster|slower|better|greater|"
+    r"fewer|smaller|larger|shorter|longer)\s+){0,2}", re.IGNORECASE)
+
+
+def _head_label(body: str, figure: tuple[int, int], hits: list[Hit]) -> Hit | None:
+    """The word the figure measures when it follows the figure right away ("2.5x lower
+    latency", "3x the throughput at equal cost"): that word alone labels it, whatever other
+    words of the clause say (the "cost" of a condition that follows is not the figure's)."""
+    gap = _HEAD_GAP_RE.match(body, figure[1])
+    if gap is None:
+        return None
+    return next((h for h in hits if h[0] == gap.end()), None)
+
+
 _WORD_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -240,6 +266,66 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
     return findings
 
 
+#: What names a baseline: "over FlexGen", "than vanilla vLLM", "versus x86 H100".
+_BASELINE_WORD = r"(?:over|than|versus|vs\.?|against|compared\s+(?:with|to)|relative\s+to)"
+#: The baseline after a figure: "29x over X", "40% lower TTFT than X" (a few words between).
+_BODY_BASELINE_RE = re.compile(
+    r"(?:\s*[×x])?(?:\s+[\w-]+){0,3}?\s+" + _BASELINE_WORD
+    + r"\s+(?P<b>[^,;:.()]+?)(?=\s+(?:and|or|on|at|with|for|in|while|when|using)\b|[,;:.()]|$)",
+    re.IGNORECASE)
+_LABEL_BASELINE_RE = re.compile(r"\b" + _BASELINE_WORD + r"\s+(?P<b>[^,;:()]+)", re.IGNORECASE)
+_BASELINE_STOP = frozenset({"the", "a", "an", "its", "their", "of", "with", "without", "any",
+                            "baseline", "system", "systems"})
+
+
+def _baseline_words(text: str) -> set[str]:
+    return {lemma(w) for w in re.findall(r"[\w-]+", text.lower())} - _BASELINE_STOP
+
+
+def _label_baselines(article: Article) -> dict[str, set[str]]:
+    """Metric -> the words of the baseline its spec's label names ("throughput multiple over
+    FlexGen": flexgen)."""
+    scope = article.benchmark_scope
+    out = {}
+    for name, spec in ((scope.metric_specs or {}) if scope else {}).items():
+        m = _LABEL_BASELINE_RE.search(spec.label)
+        if m and name in scope.reported_metrics:  # type: ignore[union-attr]
+            out[name] = _baseline_words(m.group("b"))
+    return out
+
+
+def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the baseline written after a figure ("29x over FlexGen") is
+    the baseline of another metric's label and not of any metric the figure traces to: the
+    figures of two baselines were swapped. An error when no word of the figure's own baseline
+    is there; a warning when the written baseline only fits another metric better."""
+    baselines = _label_baselines(article)
+    findings = []
+    for t in traced:
+        own = [baselines[m] for m in t.metrics if m in baselines]
+        if not own:
+            continue
+        m = _BODY_BASELINE_RE.match(article.body, t.figure.end)
+        if m is None:
+            continue
+        said = _baseline_words(m.group("b"))
+        own_fit = max(len(said & words) for words in own)
+        others = {name: len(said & words) for name, words in baselines.items()
+                  if name not in t.metrics}
+        best = max(others, key=lambda n: others[n], default=None)
+        if best is None or others[best] <= own_fit:
+            continue
+        severity = Severity.error if own_fit == 0 else Severity.warning
+        findings.append(body_span(
+            article, t.figure.start, m.end("b"), severity, "mislabeled-figure",
+            f"{t.figure.text!r} is stated against {m.group('b').strip()!r}, the baseline of "
+            f"{best}, but it traces to {', '.join(sorted(t.metrics))}, measured against "
+            "another baseline" + ("" if own_fit == 0 else
+                                  " (the baseline named fits both; the checker cannot be sure)"),
+            trace=tried(t)))
+    return findings
+
+
 def _self_labelled(t: TracedFigure) -> bool:
     """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
     spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
@@ -278,9 +364,10 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         if not hits:
             continue
         ranges = _range_spans(article.body, neighbours)
+        head = _head_label(article.body, ranges[t.figure.start], hits)
         labels = [(term, {f for f, words in vocab.items() if term in words})
-                  for _, _, term in _labels_of(t.figure, hits, neighbours,
-                                               ranges[t.figure.start])]
+                  for _, _, term in ([head] if head is not None else _labels_of(
+                      t.figure, hits, neighbours, ranges[t.figure.start]))]
         if any(named & own or _fits_own(article, term, t) for term, named in labels):
             continue
         term, named = labels[0]
@@ -302,11 +389,18 @@ def _desk_words(article: Article) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{names}|we|our|the desk)\b")
 
 
-def _sources_author_reported(t: TracedFigure) -> bool:
-    """Every trace to a source's evidence is author-reported (the desk's own inferences that
-    restate the figure set aside)."""
+def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
+    """Every trace to a source's evidence is someone's report that needs its owner named: an
+    author-reported fact, metric or scope, or a secondary report of it (a third party's
+    account needs its teller named as much). The desk's own inferences that restate the figure
+    are set aside. A figure that the same publisher's documentation also states is not counted:
+    documentation states design parameters, which need no credit."""
     sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
-    return bool(sourced) and all(tr.author_reported for tr in sourced)
+    if not any(tr.author_reported for tr in sourced):
+        return False
+    secondary = {f.id for f in article.facts
+                 if f.evidence_type is EvidenceType.secondary_reporting}
+    return all(tr.author_reported or tr.fact_id in secondary for tr in sourced)
 
 
 def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
@@ -358,7 +452,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         key = _figure_key(t)
         if attributed[para.start]:
             seen.add(key)
-            if _sources_author_reported(t) and _claimed_as_result(article.body, t.figure):
+            if _sources_author_reported(t, article) and _claimed_as_result(article.body, t.figure):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
                 if sentence is not None and not attributes(sentence.text, names, authors,
                                                                  desk):
@@ -370,10 +464,13 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                         "figures, this sentence credits none (the checker cannot be sure)",
                         trace=tried(t)))
             continue
-        reported = t.author_reported or (_sources_author_reported(t) and (
-            para.start not in analysis or _claimed_as_result(article.body, t.figure)))
+        claimed = _claimed_as_result(article.body, t.figure)
+        reported = t.author_reported or (_sources_author_reported(t, article) and (
+            para.start not in analysis or claimed))
         if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
             continue  # "the 13x": a figure whose owner the reader was already given
+        if key in seen and para.start in analysis and not claimed:
+            continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
         spelled = t.figure.spelled
         findings.append(body_span(
@@ -390,18 +487,33 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
 _REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
 
 
-#: A figure stated as what the product does, in the present tense, right after its verb:
-#: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x".
+#: Verbs by which a product does something to a figure, in the present tense (a past tense
+#: narrates an experiment that a neighbouring sentence has already credited: "The post
+#: describes a test. Transfers reached 230 GB/s").
+_RESULT_VERBS = (
+    r"(?:serves|moves|cuts|delivers|reaches|achieves|sustains|handles|boosts|raises|lowers|"
+    r"reduces|lifts|improves|increases|accelerates|turns\s+away|rejects|saves|attains|yields|"
+    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up)")
+#: A figure stated as what the product does, right after its verb or a few words into the
+#: verb's clause: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x",
+#: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
+#: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"\b[A-Z][\w-]*\s+(?:[a-z]+\s+){0,2}(?:serves|moves|cuts|delivers|reaches|achieves|"
-    r"sustains|handles|boosts|raises|lowers|reduces)\s+(?:[A-Za-z]+\s+){0,2}?"
-    r"(?:by\s+|to\s+|at\s+)?(?:about\s+|up\s+to\s+)?$")
+    r"(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,5}}?"
+    r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
+    r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
 
 def _claimed_as_result(body: str, fig: Figure) -> bool:
     """In the desk's analysis paragraph, an author's figure is the desk's input, unless a
     sentence states it afresh as what the product does, in the present tense."""
-    return bool(_RESULT_CLAIM_RE.search(body[max(0, fig.start - 60):fig.start]))
+    start = max(0, fig.start - 90)
+    before = body[start:fig.start]
+    cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
+    clause = before[cut + 1:] if cut >= 0 else before
+    m = _RESULT_CLAIM_RE.search(clause)
+    return m is not None and not reported_clause(clause[:m.start()])
 
 
 def _refers_back_to(body: str, fig: Figure) -> bool:
@@ -743,5 +855,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
+            + _wrong_baseline(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

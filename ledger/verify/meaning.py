@@ -27,7 +27,7 @@ from functools import lru_cache
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
-from .prose import sentences
+from .prose import Span, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -47,6 +47,13 @@ SYNONYMS: list[frozenset[str]] = [
     # a baseline is what a figure is compared with: "lower than X", "against X", "versus X"
     frozenset({"baseline", "than", "against", "versus", "compared with"}),
     frozenset({"current", "latest", "today"}),
+    # two results claimed at once: "both 4x more requests and a 9x tighter limit at once"
+    frozenset({"together", "both", "combined", "simultaneously", "at once", "at the same time"}),
+    # a cause claimed as the only one: "X alone", "X on its own"
+    frozenset({"alone", "on its own", "by itself", "solely", "single-handedly"}),
+    frozenset({"remember", "recall", "retain"}),
+    frozenset({"extend", "extension", "gain", "double", "doubling", "lengthen", "expand"}),
+    frozenset({"whole", "entire", "all"}),
 ]
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ies", "ied", "es", "ed", "s", "e", "y")
 _STOP = frozenset({"a", "an", "the", "its", "it", "their", "his", "her", "of", "for", "to", "as",
@@ -67,11 +74,15 @@ def _stem(word: str) -> str:
 def _variants(term: str) -> tuple[str, ...]:
     words = term.lower().split()
     stems = {_stem(words[-1])}
+    phrases = set()  # a synonym of several words stands alone ("alone": "on its own")
     for group in SYNONYMS:
         if term.lower() in group or _stem(words[-1]) in {_stem(g) for g in group}:
             stems |= {_stem(g) for g in group if " " not in g}
+            phrases |= {" ".join([*g.split()[:-1], _stem(g.split()[-1])]) for g in group
+                        if " " in g and g != term.lower()}
     head = " ".join(words[:-1])
-    return tuple(sorted({(head + " " if head else "") + s for s in stems}, key=len, reverse=True))
+    return tuple(sorted({(head + " " if head else "") + s for s in stems} | phrases,
+                        key=len, reverse=True))
 
 
 @lru_cache(maxsize=1024)
@@ -108,20 +119,29 @@ class ProseRule:
 _PRESENT_RE = re.compile(
     r"\b(?:do\s+not|don't|never|not|or)\s+(?:present|describe|call|label|turn|name|treat|"
     r"report|repeat|frame|cite|state)\s+(?P<x>.+?)\s+(?:as|into)\s+(?P<y>[^;.]+)"
-    r"|\b(?:do\s+not|don't|never|not)\s+generali[sz]e\s+(?P<gx>.+?)\s+(?:as|into|to)\s+"
-    r"(?P<gy>[^;.]+)"
+    r"|\b(?:do\s+not|don't|never|not)\s+(?:generali[sz]e|extend|apply|carry\s+over)\s+"
+    r"(?P<gx>[^;.]+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
     r"|\bpresent\s+(?P<nx>it|them)\s+as\s+such,\s+never\s+as\s+(?P<ny>[^;.]+)",
     re.IGNORECASE)
+#: "do not call X Y" with no "as": X is a pronoun, a name or "the" and one word
+_CALL_RE = re.compile(
+    r"\b(?i:do\s+not|don't|never)\s+(?:call|label|term|dub)\s+(?P<x>it|them|[A-Z][\w-]*|"
+    r"the\s+[\w-]+)\s+(?P<y>[^;.]+?)(?:(?P<cond>\s+(?:without|unless|until|when|if)\b)|(?=[;.]|$))")
 _CREDIT_RE = re.compile(
     r"\b(?:do\s+not|don't|never)\s+(?:credit|attribute|ascribe)\s+(?P<x>.+?)\s+to\s+"
     r"(?P<y>[^;:.]+)", re.IGNORECASE)
 _NOT_A_RE = re.compile(r"\bnot\s+(?:an?|the)\s+(?P<y>[\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
-_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|nor|without|rather\s+than|instead\s+of|"
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|none|never|nor|without|rather\s+than|instead\s+of|"
                              r"different|separate|distinct)\s+"
-                             r"(?:[\w'’-]+\s+){0,3}$", re.IGNORECASE)
+                             r"(?:[\w'’-]+\s+){0,3}$"
+                             # ", not with the baselines of the blog's own test": a contrast
+                             # phrase opened by "not" negates up to its end
+                             r"|(?:^|[,;:(]\s*)(?:but\s+)?not\s+(?!only\b)[^,;:.()]*$",
+                             re.IGNORECASE)
 _CREDIT_WORDS = re.compile(
     r"\b(?:credit\w*|attribut\w*|accounts?\s+for|thanks\s+to|due\s+to|because\s+of|"
-    r"comes?\s+from|came\s+from|owing\s+to|driven\s+by|delivered\s+by|alone)\b", re.IGNORECASE)
+    r"comes?\s+from|came\s+from|owing\s+to|driven\s+by|delivered\s+by|alone|on\s+its\s+own|"
+    r"by\s+itself|solely|single-handedly)\b", re.IGNORECASE)
 
 
 def _content(text: str) -> list[str]:
@@ -173,8 +193,18 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
-        rule = ProseRule("present_as", values, [] if values else _content(x), forbidden)
+        subject = [] if values else (_head_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
+                                     else _content(x))  # "them": the head's subject
+        rule = ProseRule("present_as", values, subject, forbidden)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
+    if (m := _CALL_RE.search(text)) and not m.group("cond"):  # "do not call X Y": no "as";
+        x = m.group("x")  # with a condition ("without saying which ...") it stays unchecked
+        subject = _head_subject(text) if _PRONOUN_RE.fullmatch(x) else _content(x)
+        values = _values(x) or (head_values if _PRONOUN_RE.fullmatch(x) else [])
+        forbidden = _content(m.group("y"))
+        if forbidden and (values or subject):
+            return ProseRule("present_as", values, [] if values else subject, forbidden,
+                             any_term=True)
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
     if nots and head_values:
         forbidden = [w for y in nots for w in _content(y)]
@@ -239,6 +269,15 @@ def _metric_words(article: Article, figures: list[TracedFigure]) -> str:
     return " ".join(words)
 
 
+def _subject_by_metric(article: Article, subject: list[str], sentence: Span,
+                       traced: list[TracedFigure]) -> list[tuple[int, int, str]]:
+    """The figures of the sentence whose metric the subject words name ("the throughput
+    figures" are the figures traced to throughput metrics), as hits."""
+    figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)]
+    return [(t.figure.start, t.figure.end, t.figure.text) for t in figures
+            if find_lemmas(_metric_words(article, [t]), subject)]
+
+
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
@@ -263,6 +302,7 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)
                    and _owns(rule.values, t)] if rule.values else []
         subject = (find_lemmas(sentence.text, rule.subject, sentence.start)
+                   or _subject_by_metric(article, rule.subject, sentence, traced)
                    if rule.subject and not rule.values else [])
         if rule.values and not figures:
             continue

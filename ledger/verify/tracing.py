@@ -47,6 +47,7 @@ from ..quantities import (
 )
 from ..report import Finding, Severity
 from .intervals import relative_intervals
+from .points import Gap, Gaps
 from .prose import enclosing, sentences
 from .text import body_span
 
@@ -161,6 +162,14 @@ class EvidenceDate:
 class EvidenceIndex:
     numbers: list[EvidenceNumber] = field(default_factory=list)
     dates: list[EvidenceDate] = field(default_factory=list)
+    _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
+
+    def percent_gaps(self) -> Gaps[Trace]:
+        """Differences of two percents stated in one piece of evidence (built once)."""
+        if self._gaps is None:
+            self._gaps = Gaps((ev.value, ev.trace) for ev in self.numbers
+                              if ev.quantity is not None and ev.quantity.kind is Kind.percent)
+        return self._gaps
 
     def add_text(self, text: str, trace: Trace) -> None:
         for fig, quantity in typed_figures(text):
@@ -372,18 +381,25 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             elif verdict is not Verdict.value:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
-        # or the desk's own arithmetic that happens to round to it
+        # or the desk's own arithmetic that happens to round to it; so does a source counting
+        # the number as other things of the noun, when the figure's words name a count the
+        # sources give separately ("1020 sink tokens": 1020 recent tokens, 4 sink tokens)
+        moved = _names_another_count(q, index)
         decisive = any(m.verdict is Verdict.points or (
             (m.verdict is Verdict.unit or (
                 m.verdict is Verdict.noun and q.noun_class is not None
-                and m.quantity is not None and m.quantity.noun_class is not None))
+                and m.quantity is not None and m.quantity.noun_class is not None)
+             or (m.verdict is Verdict.modifier and moved))
             and m.trace.origin not in ("inference", "computation", "assumption"))
             or _same_number_other_unit(m, value)
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
-        if not here and not _names_another_count(q, index):
+        if not here and q.kind is Kind.points and (
+                gap := index.percent_gaps().find(value, q.decimals)) is not None:
+            here = [gap.where]  # "12 points apart": the gap between two stated percents
+        if not here and not moved:
             # "three serving instances" for "three round-robin instances": the qualifier
             # differs, but the evidence counts no other "serving instances"; a count moved to
             # another noun ("500 storage nodes" for 500 client nodes) names a thing the
@@ -483,6 +499,15 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         return at(Severity.error, "percentage-points",
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")
+    if q is not None and q.kind is Kind.percent and len(f.values) == 1 and (
+            gap := index.percent_gaps().find(f.values[0], f.decimals)) is not None:
+        relative = (f"; {_pct(gap.high)} is {_pct(_relative(gap))} more than {_pct(gap.low)}"
+                    if gap.low > 0 else "")
+        return at(Severity.error, "percentage-points",
+                  f"{f.text!r} traces to nothing as a percent, but it is the gap between "
+                  f"{_pct(gap.high)} and {_pct(gap.low)} ({gap.where.describe()}): a "
+                  f"difference of {_pct(gap.difference, ' percentage points')}, not a "
+                  f"change of {f.text}{relative}")
     noun_miss = by_verdict.get(Verdict.noun)
     people = {"person", "author"}
     miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
@@ -541,6 +566,14 @@ def _converted_finding(t: TracedFigure, miss: Miss, at: Callable[..., Finding]) 
               f"{t.figure.text!r} is the evidence's {format(miss.value.normalize(), 'f')} "
               f"{ev.unit.symbol} ({miss.trace.describe()}) converted to "
               f"{sibling.symbol if sibling else 'another unit'}, but written in {q.unit.symbol}")
+
+
+def _pct(value: Decimal, unit: str = "%") -> str:
+    return f"{format(value.normalize(), 'f')}{unit}"
+
+
+def _relative(gap: Gap[Trace]) -> Decimal:
+    return ((gap.high - gap.low) / gap.low * 100).quantize(Decimal("0.1"))
 
 
 def _ordinary(q: Quantity | None) -> bool:

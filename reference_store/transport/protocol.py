@@ -28,11 +28,12 @@ import enum
 import json
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import xxhash
+from pydantic import BaseModel
 
 from reference_store import errors
 from reference_store.errors import ProtocolError, StoreError, error_from_code
@@ -50,6 +51,7 @@ __all__ = [
     "Frame",
     "Header",
     "Op",
+    "OutMeta",
     "decode_header",
     "decode_meta",
     "encode_header",
@@ -71,6 +73,8 @@ FLAG_HASHED = 0x02
 _KNOWN_FLAGS = FLAG_RESPONSE | FLAG_HASHED
 
 Buffer = bytes | bytearray | memoryview
+#: metadata to send: a typed message, or a plain JSON object
+OutMeta = Mapping[str, Any] | BaseModel
 
 
 class Op(enum.IntEnum):
@@ -142,8 +146,10 @@ def payload_hash(buffers: Iterable[Buffer]) -> int:
     return h.intdigest()
 
 
-def encode_meta(meta: dict[str, Any]) -> bytes:
-    """JSON-encode a metadata object compactly."""
+def encode_meta(meta: OutMeta) -> bytes:
+    """JSON-encode a metadata object (a dict, or a typed message) compactly."""
+    if isinstance(meta, BaseModel):
+        return meta.__pydantic_serializer__.to_json(meta)
     return json.dumps(meta, separators=(",", ":")).encode()
 
 

@@ -39,6 +39,7 @@ from reference_store.transport.protocol import (
     Frame,
     Header,
     Op,
+    OutMeta,
     decode_header,
     decode_meta,
     encode_header,
@@ -188,7 +189,7 @@ def send_buffers(sock: socket.socket, buffers: Sequence[Buffer]) -> None:
 
 
 def _frame_buffers(
-    opcode: int, request_id: int, meta: dict[str, Any], payload: Sequence[Buffer],
+    opcode: int, request_id: int, meta: OutMeta, payload: Sequence[Buffer],
     *, status: int = 0, response: bool = False,
 ) -> list[Buffer]:
     meta_bytes = encode_meta(meta)
@@ -271,7 +272,7 @@ class Connection:
         return self._closed is not None
 
     def call(
-        self, opcode: Op, meta: dict[str, Any] | None = None, payload: Sequence[Buffer] = (),
+        self, opcode: Op, meta: OutMeta | None = None, payload: Sequence[Buffer] = (),
         *, into: Sequence[memoryview] | None = None, timeout: float | None = None,
     ) -> Frame:
         """Send one request and wait for its response.
@@ -285,7 +286,7 @@ class Connection:
         return self.wait(rid, pending, timeout)
 
     def submit(
-        self, opcode: Op, meta: dict[str, Any] | None = None, payload: Sequence[Buffer] = (),
+        self, opcode: Op, meta: OutMeta | None = None, payload: Sequence[Buffer] = (),
         *, into: Sequence[memoryview] | None = None,
     ) -> tuple[int, _Pending]:
         """Send a request without waiting; pass the result to :meth:`wait`.
@@ -299,7 +300,7 @@ class Connection:
             if self._closed is not None:
                 raise ConnectionLost(f"connection to {self.address} is closed: {self._closed}")
             self._pending[rid] = pending
-        buffers = _frame_buffers(int(opcode), rid, meta or {}, payload)
+        buffers = _frame_buffers(int(opcode), rid, {} if meta is None else meta, payload)
         try:
             with self._send_lock:
                 send_buffers(self._sock, buffers)
@@ -452,7 +453,7 @@ class Landing(Protocol):
 
     buffers: Sequence[memoryview]
 
-    def finish(self) -> tuple[dict[str, Any], Sequence[Buffer]]:
+    def finish(self) -> tuple[OutMeta, Sequence[Buffer]]:
         """Act on the received payload; returns the response like ``Handler.handle``."""
         ...
 
@@ -466,7 +467,7 @@ class Handler(Protocol):
 
     def handle(
         self, ctx: ServerContext, op: int, meta: dict[str, Any], payload: memoryview,
-    ) -> tuple[dict[str, Any], Sequence[Buffer]]:
+    ) -> tuple[OutMeta, Sequence[Buffer]]:
         """Answer one request; raise a StoreError to answer with an error.
 
         ``payload`` is only valid during the call (the server reuses it); the returned buffers

@@ -1,0 +1,191 @@
+"""Prose guardrails that deny a claim or a baseline, read by structure and matched by meaning.
+
+Three more phrasings than :mod:`.meaning` reads:
+
+* **say-that**: "never say / write / claim (that) S V O" -- "never write that the model reads,
+  remembers or attends to the whole stream", "never say X extended Y's effective window";
+* **does-not**: "S does not V1 O1 or V2 O2" -- "the tool does not extend the window or let a
+  model recall 4 million tokens": each conjunct is a claim the body must not make;
+* **baseline**: "never state / report them against Y or Z" -- the figures' baseline is not Y.
+
+A claim is parsed into its verbs (the first word of each conjunct after its subject, past a
+causative "let/make a model"), its object words, the names among them (capitalised words, or a
+model name's letters: "GLM" of "GLM-4-9B-1M") and its figures. A sentence makes the claim when
+it has one of the verbs (any inflection or synonym, not negated), the claim's figure when it
+has one, and an object word (a name, when the object has names) that is not negated. A
+baseline is broken by a sentence with a result figure that compares it ("against", "over",
+"versus", "than", "compared with") with one of the names. Reading prose is uncertain, so each
+violation is a warning (rule ``guardrail``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..figures import FigureKind
+from ..models import Article
+from ..report import Finding, Severity
+from .meaning import _NEGATED_BEFORE, _content, _owns, _values, find_lemmas
+from .prose import Span, sentences
+from .text import body_span
+from .tracing import TracedFigure
+
+__all__ = ["Denial", "check_denial", "denials"]
+
+_SAY_RE = re.compile(
+    r"\b(?:never|do\s+not|don't)\s+(?:say|write|claim|suggest|imply)\s+(?:that\s+)?"
+    r"(?P<claim>[^;.]+)", re.IGNORECASE)
+_DOES_NOT_RE = re.compile(
+    r"^\s*(?P<subject>[A-Z][^;.]*?)\s+(?:does|do|did)\s+not\s+(?P<claims>[^;.]+)")
+_AGAINST_RE = re.compile(
+    r"\b(?:never|do\s+not|don't)\s+(?:state|present|report|give|quote|describe|show)\s+"
+    r"(?P<x>[^;.]+?)\s+(?:against|over|versus|relative\s+to|compared\s+with)\s+(?P<y>[^;.]+)",
+    re.IGNORECASE)
+_CONJUNCT_RE = re.compile(r",\s*(?:or\s+|and\s+|nor\s+)?|\s+(?:or|and|nor)\s+")
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those"})
+_CAUSATIVE = frozenset({"let", "lets", "make", "makes", "help", "helps", "allow", "allows"})
+_AUXILIARY = frozenset({"can", "could", "will", "would", "now", "also", "still", "ever",
+                        "really", "actually"})
+_GENERIC = re.compile(r"^\s*(?:another|other|any|some)\b", re.IGNORECASE)
+#: a comparison that names a baseline, just before it
+_COMPARED_RE = re.compile(r"\b(?:against|over|versus|vs\.?|than|compared\s+(?:with|to)|"
+                          r"relative\s+to)\s+(?:[\w'’-]+\s+){0,3}$", re.IGNORECASE)
+
+
+@dataclass
+class Denial:
+    """A claim (or baseline) a guardrail forbids."""
+
+    kind: str  # "claim" | "baseline"
+    verbs: list[str] = field(default_factory=list)
+    objects: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    values: list[tuple[Decimal, ...]] = field(default_factory=list)
+    subject: list[str] = field(default_factory=list)  # a common noun the claim is about
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][\w'’-]*", text)
+
+
+def _name(word: str) -> str | None:
+    """A name in a claim: a capitalised word, or a model name's letters ("GLM-4-9B-1M": GLM)."""
+    word = re.sub(r"(?:'s|’s)$", "", word)
+    if any(c.isdigit() for c in word):
+        letters = re.match(r"[A-Za-z]{2,}", word)
+        return letters.group() if letters else None
+    return word if word[:1].isupper() else None
+
+
+def _claim(conjuncts: list[str], values: list[tuple[Decimal, ...]]) -> Denial | None:
+    """Verbs of each conjunct, the object words and names of the last one."""
+    verbs, rest, subject = [], "", []
+    for part in conjuncts:
+        words = _words(part)
+        i = 0
+        if words and (words[0].lower() in _DETERMINERS or words[0][:1].isupper()):
+            i = 2 if words[0].lower() in _DETERMINERS else 1  # past the subject
+            if i == 2 and len(words) > 1:
+                subject = [words[1]]  # "the model reads ...": a common noun
+        while i < len(words) and words[i].lower() in _AUXILIARY:
+            i += 1
+        if i < len(words) and words[i].lower() in _CAUSATIVE:
+            i += 1
+            i += 2 if i < len(words) and words[i].lower() in _DETERMINERS else 1
+        if i < len(words):
+            verbs.append(words[i].lower())
+            rest = " ".join(words[i + 1:])
+    names = [n for w in rest.split() if (n := _name(w))]
+    objects = [w for w in _content(rest) if w.lower() not in {v.lower() for v in verbs}]
+    if not verbs or not (objects or names or values):
+        return None
+    return Denial("claim", verbs, objects, names, values, subject)
+
+
+def denials(text: str) -> list[Denial]:
+    """The claims and baselines a guardrail's prose denies (none when it has no such part)."""
+    out = []
+    for m in _SAY_RE.finditer(text):
+        claim = m.group("claim")
+        found = _claim(_CONJUNCT_RE.split(claim), _values(claim))
+        out += [found] if found else []
+    if denied := _DOES_NOT_RE.match(text):
+        for part in _CONJUNCT_RE.split(denied.group("claims")):
+            found = _claim([part], _values(part))
+            out += [found] if found else []
+    if against := _AGAINST_RE.search(text):
+        items = [y for y in re.split(r",\s*(?:or\s+)?|\s+or\s+", against.group("y"))
+                 if y.strip() and not _GENERIC.match(y)]
+        names = [" ".join(_content(y)) for y in items]
+        head = _values(text.split(";")[0]) if re.match(r"\s*(?:it|them|both|either)\b",
+                                                       against.group("x"), re.I) else []
+        if names:
+            out.append(Denial("baseline", [], [], [n for n in names if n],
+                              _values(against.group("x")) or head))
+    return out
+
+
+def _live(hits: list[tuple[int, int, str]], sentence: Span) -> list[tuple[int, int, str]]:
+    """Hits that are not negated, and not a common word inside a name ("stream" is not in
+    "StreamingLLM")."""
+    out = []
+    for h in hits:
+        said = sentence.text[h[0] - sentence.start:h[1] - sentence.start]
+        if h[2].islower() and any(c.isupper() for c in said[1:]):
+            continue
+        if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start]):
+            out.append(h)
+    return out
+
+
+def _makes_claim(denial: Denial, sentence: Span, figures: list[TracedFigure]
+                 ) -> tuple[int, int] | None:
+    if denial.values and not any(_owns(denial.values, t) for t in figures):
+        return None
+    verbs = _live(find_lemmas(sentence.text, denial.verbs, sentence.start), sentence)
+    if not verbs or (denial.subject and not find_lemmas(sentence.text, denial.subject)):
+        return None
+    targets = denial.names or ([] if denial.values else denial.objects)
+    objects = _live(find_lemmas(sentence.text, targets, sentence.start), sentence) if targets \
+        else verbs
+    if not objects:
+        return None
+    start = min(verbs[0][0], objects[0][0])
+    return start, max(verbs[0][1], objects[0][1])
+
+
+def _compares(denial: Denial, sentence: Span, figures: list[TracedFigure]
+              ) -> tuple[int, int] | None:
+    results = [t for t in figures if t.figure.kind in (FigureKind.multiplier, FigureKind.percent)]
+    if denial.values:
+        results = [t for t in results if _owns(denial.values, t)]
+    if not results:
+        return None
+    for start, end, _term in _live(find_lemmas(sentence.text, denial.names, sentence.start),
+                                   sentence):
+        before = sentence.text[:start - sentence.start]
+        compared = _COMPARED_RE.search(before)
+        if compared is not None:
+            return sentence.start + compared.start(), end
+    return None
+
+
+def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
+                 index: int) -> list[Finding]:
+    """Warnings where a sentence makes the denied claim or names the denied baseline."""
+    text = article.corrections[index].text
+    findings = []
+    for sentence in sentences(article.body):
+        figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)]
+        where = (_makes_claim if denial.kind == "claim" else _compares)(denial, sentence, figures)
+        if where is None:
+            continue
+        what = ("makes the claim it denies (" + ", ".join(denial.verbs) + ")"
+                if denial.kind == "claim" else "names a baseline it rules out")
+        findings.append(body_span(
+            article, where[0], where[1], Severity.warning, "guardrail",
+            f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "
+            f"{what}; the checker read the guardrail's wording and cannot be sure"))
+    return findings

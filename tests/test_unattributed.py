@@ -1,0 +1,79 @@
+"""``unattributed-figure``: who a paragraph or a sentence credits, on the attribution grammar and
+on mutated copies of the desk's article (sentences written here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from verify_fixtures import replace_body, span, verify_mutant
+
+from ledger.report import FileResult
+from ledger.verify.attribution import attributes, desk_names, reported_clause
+
+Doc = dict[str, Any]
+DESK = desk_names("Peterson Compute Trading")
+S4_CLOSE = "These are the authors' results, not PCT measurements."
+S11_OPEN = "PCT's economic reading is conditional."
+
+
+@pytest.mark.parametrize(("text", "credits"), [
+    ("The paper's authors reported 2.5 times the throughput.", True),
+    ("Widget's own researchers found a 40% cut.", True),
+    ("The later study is narrower: it reports 2.5 times the throughput.", True),
+    ("A note on Example Weekly, dated May 3, 2026, says the cache doubles hits.", True),
+    ("The maintainers, citing one trace, report a 40% cut.", True),
+    ("Offline, it estimates the sparse index of each head.", False),
+    ("It reaches 2.5 times the throughput.", False),
+    ("Widget's scheduler, tuned for bursts, cuts tail latency by 40%.", False),
+])
+def test_attribution_forms(text: str, credits: bool) -> None:
+    assert attributes(text, desk=DESK) is credits
+
+
+def test_reported_clause() -> None:
+    assert reported_clause("The post says ")
+    assert reported_clause("the maintainers reported that ")
+    assert not reported_clause("Under agent traffic ")
+
+
+def unattributed(result: FileResult, doc: Doc, text: str, nth: int = 0) -> list[str]:
+    line, column, end = span(doc["body"], text, nth)
+    return [f.severity.value for f in result.findings if f.rule == "unattributed-figure"
+            and f.line == line and f.column is not None and f.end_column is not None
+            and f.column < end and column < f.end_column]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Under agent traffic the shared store reaches up to 3.8 times the throughput.",
+     ["warning"]),
+    ("Under load the store turns away about 3.8 times fewer requests.", ["warning"]),
+    ("The post says the store with vLLM reaches up to 3.8 times the throughput.", []),
+])
+def test_desk_voice_claim_in_a_credited_paragraph(tmp_path: Path, sentence: str,
+                                                  expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_CLOSE, S4_CLOSE + " " + sentence))
+    assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings
+
+
+def test_secondary_report_needs_its_teller(tmp_path: Path) -> None:
+    """A figure that a secondary account also reports still needs an owner named."""
+    def mutate(doc: Doc) -> None:
+        doc["facts"] += [
+            {"id": "F90", "claim": "The May 6 post reports a 64% hit rate on the pool.",
+             "source_ids": ["S4"],
+             "evidence_type": "author_reported_benchmark_not_independently_reproduced"},
+            {"id": "F91", "claim": "A newsletter repeats the post's 64% hit rate.",
+             "source_ids": ["S4"], "evidence_type": "secondary_reporting"}]
+        replace_body(doc, "Reuse also has boundaries.",
+                     "The pool holds a 64% hit rate. [S4]\n\nReuse also has boundaries.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, "64%") == ["error"], result.findings
+
+
+def test_analysis_weighs_a_figure_credited_earlier(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S11_OPEN, S11_OPEN + " So 3.8 times the throughput need not mean a cheaper task."))
+    assert unattributed(result, doc, "3.8 times", 1) == [], result.findings
