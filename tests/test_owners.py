@@ -111,3 +111,23 @@ def test_authorship_constructions() -> None:
         == ["Ada Byron"]
     assert authorships("Requests served by Widget Cloud rose.") == []
     assert not is_person_name("Microsoft Research") and not is_person_name("NVIDIA Dynamo")
+
+
+def test_secondary_source_naming_the_works_authors_is_a_warning(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["sources"][3]["primary"] = False
+        replace_body(doc, S4_OPEN, "In a May 6, 2026 report by Maria Lopez, the authors tested")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
+
+
+@pytest.mark.parametrize(("sentence", "owner", "expected"), [
+    # a document named after the product its cited title names
+    ("The MooncakeStoreConnector usage guide says reuse extends beyond one instance.",
+     "MooncakeStoreConnector", []),
+    ("The Intel usage guide says reuse extends beyond one instance.", "Intel", ["error"]),
+])
+def test_document_named_after_a_product(tmp_path: Path, sentence: str, owner: str,
+                                        expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    assert owner_findings(result, doc, owner) == expected, result.findings

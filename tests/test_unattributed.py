@@ -50,6 +50,8 @@ def unattributed(result: FileResult, doc: Doc, text: str, nth: int = 0) -> list[
      ["warning"]),
     ("Under load the store turns away about 3.8 times fewer requests.", ["warning"]),
     ("The post says the store with vLLM reaches up to 3.8 times the throughput.", []),
+    # the subject is the model the test ran, not the product the article is about
+    ("In that trace, Kimi delivers up to 3.8 times the throughput.", []),
 ])
 def test_desk_voice_claim_in_a_credited_paragraph(tmp_path: Path, sentence: str,
                                                   expected: list[str]) -> None:

@@ -261,3 +261,36 @@ def test_call_without_as_is_read_and_a_conditional_one_stays_unchecked() -> None
     assert rule.forbidden == ["lossless", "exact"]
     assert prose_rule("Do not call the pool faster without saying which requests it served.") \
         is None
+
+
+def test_a_status_guardrail_needs_its_status_word() -> None:
+    guard = {"text": "Do not present the beta pool as Acme's current cache; the 2.0 release "
+                     "replaced it."}
+    assert not _guardrail("Acme added a cache pool in its beta release.\n", guard)
+    assert _guardrail("Acme's current cache is the beta pool.\n", guard)
+
+
+def test_the_articles_topic_counts_beside_a_distinctive_word_never_alone() -> None:
+    guard = {"text": "The $2.50 and $9.00 per hour are a cloud's list prices; never present them "
+                     "as the Mooncake Store's measured cost or saving."}
+    assert _guardrail("With Mooncake Store, an hour costs $2.50 instead of $9.00.\n", guard)
+    assert not _guardrail("Mooncake Store lists $2.50 and $9.00 per hour from a cloud.\n", guard)
+
+
+def test_a_means_before_the_word_credits_it_only_with_the_guardrails_figure() -> None:
+    guard = {"text": "Do not credit the 31x to a particular accelerator; the post does not say "
+                     "which ran it."}
+    assert _guardrail("On the Falcon accelerators, the wait fell by up to 31x.\n", guard)
+    assert not _guardrail("On the Falcon accelerators, the wait fell sharply.\n", guard)
+
+
+def test_a_sentence_that_refers_back_to_the_protected_figure_is_checked() -> None:
+    guard = {"text": "The 35% and 85% hit rates come from a reseller; always present them as "
+                     "such, never as an Acme measurement."}
+    body = ("A reseller says hit rates rose from 35% to 85%. The desk could not confirm it, so "
+            "the desk reports it as Acme's measured result.\n")
+    found = _guardrail(body, guard)
+    assert found and found[0].column is not None
+    assert found[0].column > body.index("The desk")
+    assert not _guardrail("A reseller says hit rates rose from 35% to 85%. The desk could not "
+                          "confirm it, so it is reported here as a reseller's figure.\n", guard)

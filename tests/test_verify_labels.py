@@ -211,3 +211,49 @@ def test_a_count_moved_onto_another_counted_noun(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
         d, "The library keeps 509 recent tokens by default.")))
     assert rules_at(result, doc, "509") == {}, result.findings
+
+
+def _pair_fact(doc: Doc) -> None:
+    add_fact(doc, "The report lists context limits for Qwen-7B and Mistral-7B of 24K and 48K, "
+                  "and says mean and P90 queueing delay fell by 35% and 55%.")
+
+
+def swaps(result: FileResult) -> list[str]:
+    return [f.severity.value for f in result.findings
+            if f.rule == "mislabeled-figure" and "opposite order" in f.message]
+
+
+def test_a_respectively_pair_written_in_the_opposite_order(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_pair_fact(d), add_sentence(
+        d, "The report says Qwen-7B and Mistral-7B handle 48K and 24K of context.")))
+    assert rules_at(result, doc, "48K and 24K").get("mislabeled-figure") == "warning", \
+        result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_pair_fact(d), add_sentence(
+        d, "The report says mean and P90 queueing delay dropped by 55% and 35%.")))
+    assert rules_at(result, doc, "55% and 35%").get("mislabeled-figure") == "warning", \
+        result.findings
+
+
+def test_a_pair_reordered_with_its_names_is_no_swap(tmp_path: Path) -> None:
+    for sentence in ("The report says Mistral-7B and Qwen-7B handle 48K and 24K of context.",
+                     "The report says Qwen-7B and Mistral-7B handle 24K and 48K of context.",
+                     "The report says P90 and mean queueing delay dropped by 55% and 35%."):
+        _, result = verify_mutant(tmp_path, lambda d, s=sentence: (
+            _pair_fact(d), add_sentence(d, s)))
+        assert swaps(result) == [], (sentence, result.findings)
+
+
+def _parameters(doc: Doc) -> None:
+    add_metric(doc, "page_size_tokens", 32, "page size in tokens", ["tokens"], "count")
+    add_metric(doc, "eviction_batch_pages", 96, "eviction batch in pages", ["pages"], "count")
+    add_fact(doc, "The allocator uses a page size of 32 tokens and an eviction batch of 96 "
+                  "pages.")
+
+
+def test_a_value_given_the_name_of_another_parameter(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
+        d, "The allocator works with an eviction batch of 32 by default.")))
+    assert rules_at(result, doc, "32").get("mislabeled-figure") == "error", result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
+        d, "The allocator works with a page size of 32 by default.")))
+    assert "mislabeled-figure" not in rules_at(result, doc, "32"), result.findings

@@ -326,6 +326,53 @@ def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Findin
     return findings
 
 
+#: A parameter named right before its value: "a residual length of 128", "group size of 64".
+_NAMED_BEFORE_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+){1,3})of\s+(?:about\s+|roughly\s+|"
+                              r"around\s+|up\s+to\s+|~)?$")
+_PHRASE_STOP = frozenset({"a", "an", "the", "with", "and", "or", "its", "their", "at", "in",
+                          "on", "for", "to", "by", "from", "as", "is", "are", "was", "were",
+                          "has", "have", "had", "one", "each", "that", "this", "default",
+                          "set", "uses", "use", "keeps", "suggested", "suggests"})
+
+
+def _named_before(body: str, figure: Figure) -> set[str]:
+    """The content words of the name written right before a figure and "of" ("with a group
+    size of 128": group, size); empty when there is none."""
+    m = _NAMED_BEFORE_RE.search(body[max(0, figure.start - 60):figure.start])
+    if m is None:
+        return set()
+    kept: set[str] = set()
+    for word in reversed(m.group("p").lower().split()):  # back to the last stop word
+        if word in _PHRASE_STOP:
+            break
+        kept.add(lemma(word))
+    return kept
+
+
+def _wrong_parameter(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the name written before a figure ("a group size of 128") is,
+    word for word, another metric's name or label and fits none of the metrics the figure
+    traces to (128 is the residual length; the group size is 64). Only names of two words or
+    more: one word ("a speedup of 3x") fits too many metrics to be sure."""
+    scope = article.benchmark_scope
+    metrics = list(scope.reported_metrics) if scope is not None else []
+    findings = []
+    for t in traced:
+        if not t.metrics or t.figure.kind is FigureKind.date:
+            continue
+        said = _named_before(article.body, t.figure)
+        if len(said) < 2 or any(said <= _metric_words(article, m) for m in t.metrics):
+            continue
+        others = [m for m in metrics if m not in t.metrics and said <= _metric_words(article, m)]
+        if others:
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                f"{t.figure.text!r} is called {' '.join(sorted(said))!r}, the name of "
+                f"{', '.join(sorted(others))}, but it traces to {', '.join(sorted(t.metrics))}",
+                trace=tried(t)))
+    return findings
+
+
 def _self_labelled(t: TracedFigure) -> bool:
     """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
     spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
@@ -443,6 +490,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
     analysis = _analysis_paragraphs(article, traced)
+    product = f"{article.subject} {article.title}"
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
     for t in sorted(traced, key=lambda t: t.figure.start):
@@ -452,7 +500,8 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         key = _figure_key(t)
         if attributed[para.start]:
             seen.add(key)
-            if _sources_author_reported(t, article) and _claimed_as_result(article.body, t.figure):
+            if _sources_author_reported(t, article) and _claimed_as_result(
+                    article.body, t.figure, product):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
                 if sentence is not None and not attributes(sentence.text, names, authors,
                                                                  desk):
@@ -464,7 +513,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                         "figures, this sentence credits none (the checker cannot be sure)",
                         trace=tried(t)))
             continue
-        claimed = _claimed_as_result(article.body, t.figure)
+        claimed = _claimed_as_result(article.body, t.figure, product)
         reported = t.author_reported or (_sources_author_reported(t, article) and (
             para.start not in analysis or claimed))
         if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
@@ -499,21 +548,38 @@ _RESULT_VERBS = (
 #: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
 #: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?P<subject>(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+"
+    r"(?:[\w-]+\s+){0,3}?)"
     rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,5}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
 
-def _claimed_as_result(body: str, fig: Figure) -> bool:
+def _claimed_as_result(body: str, fig: Figure, product: str | None = None) -> bool:
     """In the desk's analysis paragraph, an author's figure is the desk's input, unless a
-    sentence states it afresh as what the product does, in the present tense."""
+    sentence states it afresh as what the product does, in the present tense. The product is
+    what the article is about: a word of the subject before the verb is a word of the
+    article's subject or title ("the router" in an article on a KV router; not "HotPotQA
+    moves from 30.08", a benchmark's score read from a table); ``product`` is that text,
+    ``None`` to accept any subject."""
     start = max(0, fig.start - 90)
     before = body[start:fig.start]
     cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
     clause = before[cut + 1:] if cut >= 0 else before
     m = _RESULT_CLAIM_RE.search(clause)
-    return m is not None and not reported_clause(clause[:m.start()])
+    if m is None or reported_clause(clause[:m.start()]):
+        return False
+    return product is None or bool(_stems(m.group("subject")) & _stems(product))
+
+
+_SUBJECT_STOP = frozenset({"the", "its", "this", "with", "and", "for", "from", "that", "what",
+                           "how", "who", "which", "a", "an", "of", "on", "in", "at", "to"})
+
+
+def _stems(text: str) -> set[str]:
+    """Words of ``text`` cut to five letters (router, routing: "route"), without stop words."""
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower())
+            if w not in _SUBJECT_STOP and len(w) > 1}
 
 
 def _refers_back_to(body: str, fig: Figure) -> bool:
@@ -855,6 +921,6 @@ def _desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
-            + _wrong_baseline(article, traced)
+            + _wrong_baseline(article, traced) + _wrong_parameter(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

@@ -233,14 +233,19 @@ def _distinct_terms(hits: list[tuple[int, int, str]]) -> int:
     return len(places)
 
 
+def _allowed_part(text: str) -> str:
+    """The parts of a guardrail that say what is allowed (no forbidding phrasing)."""
+    return " ".join(part for part in re.split(r"[;.]", text)
+                    if not _PRESENT_RE.search(part) and not _CREDIT_RE.search(part))
+
+
 def _distinctive(rule: ProseRule, text: str, article: Article) -> list[str]:
     """The forbidden words that carry the forbidden meaning: not those the guardrail also uses
     for what it allows ("The 6x hold once DRAM capacity is exceeded; do not present them as
     gains for workloads that fit in DRAM": DRAM is on both sides), nor the article's own topic
     (its title's words: "AIBrix", "cache" in an article on AIBrix's KV cache). When nothing is
     left, all of them."""
-    allowed = " ".join(part for part in re.split(r"[;.]", text)
-                       if not _PRESENT_RE.search(part) and not _CREDIT_RE.search(part))
+    allowed = _allowed_part(text)
     shared = {t for t in rule.forbidden  # the word itself, not its synonyms: a guardrail that
               if _same_word(allowed, t) or _same_word(article.title, t)}  # allows "prices"
     # may still forbid "cost"
@@ -278,6 +283,31 @@ def _subject_by_metric(article: Article, subject: list[str], sentence: Span,
             if find_lemmas(_metric_words(article, [t]), subject)]
 
 
+#: "On the X accelerators, TTFT fell 23x", "With X, tokens cost $1": X is credited as the means
+_MEANS_BEFORE = re.compile(r"(?:^|[,;]\s*|\b(?:on|with|using|via|through)\s+)"
+                           r"(?:on|with|using|via|through)\s+(?:[\w'’-]+\s+){0,3}$"
+                           r"|^(?:on|with|using|via|through)\s+(?:[\w'’-]+\s+){0,3}$",
+                           re.IGNORECASE)
+#: a sentence that refers back to the figures of the sentence before it
+_REFERS_BACK = re.compile(r"\b(?:it|they|them|these|those|both)\b", re.IGNORECASE)
+
+
+def _protected(rule: ProseRule, traced: list[TracedFigure], spans: tuple[Span, ...],
+               n: int, body: str) -> list[TracedFigure]:
+    """The guardrail's figures in sentence ``n``; when it has none and refers back with a
+    pronoun ("so the desk reports it as ..."), those of the sentence before, same paragraph."""
+    sentence = spans[n]
+    own = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)
+           and _owns(rule.values, t)]
+    if own or n == 0 or not _REFERS_BACK.search(sentence.text):
+        return own
+    before = spans[n - 1]
+    if "\n" in body[before.end:sentence.start]:
+        return own  # another paragraph
+    return [t for t in traced if before.contains(t.figure.start, t.figure.end)
+            and _owns(rule.values, t)]
+
+
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
@@ -286,30 +316,42 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     if rule.values:  # what the protected figure is, by its metric, is not what is forbidden
         what = _metric_words(article, [t for t in traced if _owns(rule.values, t)])
         forbidden = [t for t in forbidden if not _same_word(what, t)] or forbidden
+    # the article's own topic ("llm-d" in an article on llm-d) counts beside a distinctive word
+    # ("llm-d's measured cost"), never alone
+    topic = [t for t in rule.forbidden if t not in forbidden and _same_word(article.title, t)
+             and not _same_word(_allowed_part(text), t)]
+    # a status word ("current", "latest") is what a status guardrail forbids: it must be said
+    timely = [t for t in forbidden if any(t.lower() in g for g in SYNONYMS if "current" in g)]
     findings = []
-    for sentence in sentences(article.body):
-        hits = [h for h in find_lemmas(sentence.text, forbidden, sentence.start)
+    spans = sentences(article.body)
+    for n, sentence in enumerate(spans):
+        hits = [h for h in find_lemmas(sentence.text, forbidden + topic, sentence.start)
                 if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])]
         # "not a saving llm-d measured", "AWS offers no RoCE", "from different hardware": each
         # word the sentence negates or sets apart keeps the guardrail, so it does not count.
         # one word suffices for a credit, a "not a ..." list, or a label of one or two words
         needed = 1 if (rule.kind == "credit_to" or rule.any_term
-                       or len(rule.forbidden) <= 2) else min(2, len(forbidden))
-        if not hits or _distinct_terms(hits) < needed:
+                       or len(rule.forbidden) <= 2) else min(2, len(forbidden) + len(topic))
+        if not hits or _distinct_terms(hits) < needed or all(h[2] in topic for h in hits):
             continue
-        if rule.kind == "credit_to" and not _CREDIT_WORDS.search(sentence.text):
+        if timely and not any(h[2] in timely for h in hits):
             continue
-        figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)
-                   and _owns(rule.values, t)] if rule.values else []
+        credited = _CREDIT_WORDS.search(sentence.text) is not None
+        by_means = any(_MEANS_BEFORE.search(sentence.text[:h[0] - sentence.start]) for h in hits)
+        if rule.kind == "credit_to" and not credited and not by_means:
+            continue
+        figures = _protected(rule, traced, spans, n, article.body) if rule.values else []
         subject = (find_lemmas(sentence.text, rule.subject, sentence.start)
                    or _subject_by_metric(article, rule.subject, sentence, traced)
                    if rule.subject and not rule.values else [])
         if rule.values and not figures:
             continue
-        if not rule.values and not subject and rule.kind == "present_as":
-            continue
+        if not rule.values and not subject and (rule.kind == "present_as" or not credited):
+            continue  # a means ("with X, ...") credits X only with the guardrail's subject
         # on the figure it protects; without one, on the whole sentence that breaks it
-        if figures:  # from the protected figure to the nearest word that breaks the guardrail
+        if figures and not sentence.contains(figures[0].figure.start, figures[0].figure.end):
+            start, end = hits[0][0], hits[-1][1]  # it refers back: the words that break it
+        elif figures:  # from the protected figure to the nearest word that breaks the guardrail
             near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
             word = min(hits, key=lambda h: abs(h[0] - near.figure.start))
             start, end = min(near.figure.start, word[0]), max(near.figure.end, word[1])

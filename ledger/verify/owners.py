@@ -23,8 +23,9 @@ post by Jane Roe", read by :mod:`ledger.verify.persons`) must be its listed auth
 surname, compatible first name), its publisher, or named by a fact citing it. An error when the
 article's data settles it (the person is another source's author; or the cited sources list
 authors and no one named is among them); a warning when the cited sources list no authors,
-when others named alongside are authors (the list may be partial), or when the construction
-names another work ("KIVI, a paper by ...").
+when others named alongside are authors (the list may be partial), when the cited source is
+secondary (it may name the authors of the work it reports on), or when the construction names
+another work ("KIVI, a paper by ...").
 
 A name after the sentence's subject, where that subject is the cited source's own publisher or
 author, is what the source discusses ("StorageMath faults a WEKA post"), not an owner.
@@ -33,8 +34,9 @@ The citation is the sentence's own ``[S#]`` markers, else the first group of mar
 in the paragraph (``[S3] [S4]`` cite together). A document owner must be the publisher, an author, or the site (URL host) of a cited
 source, or the benchmark scope's ``reported_by``; a result's owner may also be a party the
 cited source quotes (named in a fact that cites it). A name that is a whole word of the cited
-source's title also counts for a team ("the SGLang team" for "SGLang HiCache: ..."), not
-for a document ("NVIDIA's post" is not a post titled "Workato + NVIDIA ..."). Sentences in which
+source's title also counts for a team ("the SGLang team" for "SGLang HiCache: ...") and for a
+document named after it ("the Widget usage guide" for "Widget Usage Guide"), not for a
+possessive ("NVIDIA's post" is not a post titled "Workato + NVIDIA ..."). Sentences in which
 the desk says what it did *not* find ("PCT did not find that figure in X's post") are skipped.
 """
 
@@ -78,7 +80,8 @@ _PATTERNS = [
     ("product", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<product>(?:[\w.+-]+\s+){{0,2}}?)"
                            rf"{_PRODUCT}s?\b")),
     ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_OWNED_DOC}\b")),
-    ("doc", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?{_DOC}\b")),
+    ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
+                         rf"{_DOC}\b")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
     ("person", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
@@ -115,7 +118,8 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             taken.add(m.start("name"))
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
-            if construction == "doc" and re.search(r"\b(?:team|authors|engineers)$", m.group()):
+            if construction in ("doc", "named") and re.search(
+                    r"\b(?:team|authors|engineers)$", m.group()):
                 construction = "team"
             out.append((m.start("name"), end, name, construction, person))
     return out
@@ -170,7 +174,7 @@ def _accepted(article: Article, cited: list[str], construction: str) -> list[str
         if src is None:
             continue
         names += [src.publisher, *(src.authors or []), *sorted(_site_words(src))]
-        if construction not in ("doc", "team"):
+        if construction not in ("doc", "named", "team"):
             names += [_PLACE_RE.sub(" ", f.claim) for f in article.facts if sid in f.source_ids]
     return names
 
@@ -309,6 +313,11 @@ def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
     if anyone:
         return False, ("others named with this person are its authors; the source's list "
                        "of authors may be partial")
+    secondary = [src.id for src in article.sources
+                 if src.id in cited and src.authors and not src.primary]
+    if secondary:
+        return False, (f"{', '.join(secondary)} is a secondary source; the people named may be "
+                       "the authors of the work it reports on")
     if au.work and not _title_match(au.work, article, cited):
         return False, (f"{au.work!r} may be another work than the cited one, written by "
                        "this person")
@@ -334,7 +343,8 @@ def check_owners(article: Article) -> list[Finding]:
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if _matches(name, _accepted(article, sources, construction)) or (
-                        construction == "team" and _title_match(name, article, sources)):
+                        construction in ("team", "named")
+                        and _title_match(name, article, sources)):
                     continue
                 severity, why = Severity.error, ""
                 if construction == "product":

@@ -200,13 +200,25 @@ def _frame_buffers(
     return [header, meta_bytes, *payload]
 
 
-def _read_head(sock: socket.socket, max_payload: int) -> tuple[Header, dict[str, Any]]:
-    raw = bytearray(HEADER_SIZE)
-    recv_exact_into(sock, memoryview(raw))
-    header = decode_header(raw, max_payload=max_payload)
-    meta_raw = bytearray(header.meta_len)
-    recv_exact_into(sock, memoryview(meta_raw))
-    return header, decode_meta(meta_raw, header.meta_crc)
+def _read_head(sock: socket.socket, max_payload: int, *, first: bytes = b"",
+               deadline: float | None = None) -> tuple[Header, dict[str, Any]]:
+    """Read and check a frame's header and metadata, both sides' one way to do it (``first``:
+    the frame's first bytes, already read; the payload is left for the caller to place).
+
+    Raises:
+        ProtocolError: malformed header or metadata (``exc.header`` set once it was read).
+        ConnectionLost, OSError: as :func:`recv_exact_into`.
+    """
+    rest = bytearray(HEADER_SIZE - len(first))
+    recv_exact_into(sock, memoryview(rest), _WAITALL, deadline)
+    header = decode_header(first + bytes(rest), max_payload=max_payload)
+    try:
+        meta_raw = bytearray(header.meta_len)
+        recv_exact_into(sock, memoryview(meta_raw), _WAITALL, deadline)
+        return header, decode_meta(meta_raw, header.meta_crc)
+    except ProtocolError as exc:
+        exc.header = header  # type: ignore[attr-defined]
+        raise
 
 
 def _check_hash(header: Header, views: Sequence[memoryview]) -> None:
@@ -482,7 +494,7 @@ class Handler(Protocol):
 
 def _landing(handler: Any, ctx: ServerContext, header: Header,
              meta: dict[str, Any]) -> Landing | None:
-    """The handler's :class:`Landing` for this frame (pipelined servers only), when it has a
+    """The handler's :class:`Landing` for this frame, when it has a
     ``land(ctx, op, meta, payload_len)`` method that returns one whose buffers fit exactly."""
     land = getattr(handler, "land", None)
     if land is None or header.is_response or not header.payload_len:
@@ -593,13 +605,13 @@ class Server:
                            addr[0], self._max_connections)
 
     def _serve(self, sock: socket.socket, ctx: ServerContext) -> None:
+        sock.settimeout(None)  # blocking, with the kernel keeping the timeouts
+        kernel_timeouts(sock, send_s=self._frame_timeout)
         try:
             if self._pipeline:
                 self._serve_pipelined(sock, ctx)
-                return
-            while not self._stop.is_set():
-                if not self._serve_one(sock, ctx):
-                    return
+            else:
+                self._serve_in_turn(sock, ctx)
         except (OSError, ConnectionLost) as exc:
             logger.debug("connection from %s ended: %s", ctx.peer, exc)
         finally:
@@ -611,39 +623,11 @@ class Server:
             except Exception:  # a handler bug must not kill the server
                 logger.exception("disconnect handler failed for %s", ctx.peer)
 
-    def _serve_one(self, sock: socket.socket, ctx: ServerContext) -> bool:
-        sock.settimeout(self._idle_timeout)
-        first = bytearray(1)
-        if sock.recv_into(first, 1) == 0:
-            return False
-        sock.settimeout(self._frame_timeout)
-        deadline = time.monotonic() + self._frame_timeout
-        header: Header | None = None
-        try:
-            rest = bytearray(HEADER_SIZE - 1)
-            recv_exact_into(sock, memoryview(rest), deadline=deadline)
-            header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
-            meta_raw = bytearray(header.meta_len)
-            recv_exact_into(sock, memoryview(meta_raw), deadline=deadline)
-            payload = self._payload_buffer(ctx, header.payload_len)
-            recv_exact_into(sock, payload, deadline=deadline)
-            meta = decode_meta(meta_raw, header.meta_crc)
-            _check_hash(header, [payload])
-        except TimeoutError:
-            logger.info("closing %s: frame not completed within %.1f s", ctx.peer, self._frame_timeout)
-            return False
-        except (ProtocolError, ChecksumMismatch) as exc:
-            self._reply_error(sock, header, exc)
-            _linger(sock)
-            return False
-        sock.settimeout(self._frame_timeout)
-        self._dispatch(sock, ctx, header, meta, payload)
-        return True
-
     def _read_frame(self, sock: socket.socket, ctx: ServerContext, buf: PayloadBuffer,
                     ) -> _Work | None:
-        """Read one frame into ``buf`` (replaced when too small) or straight into the handler's
-        :class:`Landing`; None at EOF or timeout.
+        """The server's one frame reader: read a frame into ``buf`` (replaced when too small)
+        or straight into the handler's :class:`Landing`; None at EOF, after ``idle_timeout``
+        without a frame, or when the frame misses its deadline.
 
         Raises:
             ProtocolError: malformed header or metadata (``exc.header`` is set when known).
@@ -657,14 +641,9 @@ class Server:
             return None
         kernel_timeouts(sock, recv_s=self._frame_timeout)
         deadline = time.monotonic() + self._frame_timeout
-        header: Header | None = None
         try:
-            rest = bytearray(HEADER_SIZE - 1)
-            recv_exact_into(sock, memoryview(rest), _WAITALL, deadline)
-            header = decode_header(bytes(first) + rest, max_payload=self._max_payload)
-            meta_raw = bytearray(header.meta_len)
-            recv_exact_into(sock, memoryview(meta_raw), _WAITALL, deadline)
-            meta = decode_meta(meta_raw, header.meta_crc)
+            header, meta = _read_head(sock, self._max_payload, first=bytes(first),
+                                      deadline=deadline)
             landing = _landing(self._handler, ctx, header, meta)
             if landing is not None:
                 digest = _recv_landing(sock, landing, deadline)
@@ -674,21 +653,34 @@ class Server:
             payload = memoryview(buf)[:header.payload_len]
             recv_exact_into(sock, payload, _WAITALL, deadline)
         except (TimeoutError, BlockingIOError):
-            logger.info("closing %s: frame not completed within %.1f s", sock.getpeername(),
+            logger.info("closing %s: frame not completed within %.1f s", ctx.peer,
                         self._frame_timeout)
             return None
-        except ProtocolError as exc:
-            exc.header = header  # type: ignore[attr-defined]
-            raise
         return _Work(header, meta, payload, buf)
+
+    def _serve_in_turn(self, sock: socket.socket, ctx: ServerContext) -> None:
+        """Read a frame, answer it, then read the next (one payload buffer, reused)."""
+        buf: PayloadBuffer = bytearray(0)
+        try:
+            while not self._stop.is_set():
+                item = self._read_frame(sock, ctx, buf)
+                if item is None:
+                    return
+                try:
+                    self._answer_frame(sock, ctx, item)
+                finally:
+                    if item.landing is not None:
+                        item.landing.abort()  # a no-op once finished
+                buf = self._kept(item.buf)
+        except ProtocolError as exc:
+            self._reply_error(sock, getattr(exc, "header", None), exc)
+            _linger(sock)
 
     def _serve_pipelined(self, sock: socket.socket, ctx: ServerContext) -> None:
         """Read frame k+1 while a worker checks and answers frame k (answers stay in order).
 
         Two payload buffers alternate between the reader and the worker, so that the node's
         copy into its store overlaps with the next frame's transfer."""
-        sock.settimeout(None)  # blocking, with the kernel keeping the timeouts
-        kernel_timeouts(sock, send_s=self._frame_timeout)
         free: queue.Queue[PayloadBuffer] = queue.Queue()
         for _ in range(2):
             free.put(bytearray(0))
@@ -716,33 +708,37 @@ class Server:
               work: queue.Queue[_Work | None],
               free: queue.Queue[PayloadBuffer], broken: threading.Event) -> None:
         while (item := work.get()) is not None:
-            header, landing = item.header, item.landing
             try:
                 if not broken.is_set():
-                    if item.digest is None:
-                        _check_hash(header, [item.payload])
-                    elif header.hashed and item.digest != header.payload_hash:
-                        raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
-                    self._dispatch(sock, ctx, header, item.meta, item.payload, landing)
-            except ChecksumMismatch as exc:  # the stream is intact: answer and go on
-                self._reply_error(sock, header, exc)
+                    self._answer_frame(sock, ctx, item)
             except OSError:
                 broken.set()
             finally:
-                if landing is not None:
-                    landing.abort()  # a no-op once finished
-                buf = item.buf
-                free.put(buf if len(buf) <= self._keep_scratch else bytearray(0))
+                if item.landing is not None:
+                    item.landing.abort()  # a no-op once finished
+                free.put(self._kept(item.buf))
 
-    def _payload_buffer(self, ctx: ServerContext, nbytes: int) -> memoryview:
-        """A per-connection buffer reused across requests (no fresh pages to fault in for every
-        large write). Handlers must copy what they keep: it is overwritten by the next request."""
-        scratch: PayloadBuffer | None = ctx.state.get("_scratch")
-        if scratch is None or len(scratch) < nbytes:
-            scratch = payload_buffer(nbytes)
-            if nbytes <= self._keep_scratch:
-                ctx.state["_scratch"] = scratch
-        return memoryview(scratch)[:nbytes]
+    def _answer_frame(self, sock: socket.socket, ctx: ServerContext, item: _Work) -> None:
+        """Check a read frame's payload hash and answer it. A bad hash is answered with
+        ChecksumMismatch and the connection goes on: the stream itself is intact.
+
+        Raises:
+            OSError: the answer could not be sent.
+        """
+        header = item.header
+        try:
+            if item.digest is None:
+                _check_hash(header, [item.payload])
+            elif header.hashed and item.digest != header.payload_hash:
+                raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
+        except ChecksumMismatch as exc:
+            self._reply_error(sock, header, exc)
+            return
+        self._dispatch(sock, ctx, header, item.meta, item.payload, item.landing)
+
+    def _kept(self, buf: PayloadBuffer) -> PayloadBuffer:
+        """``buf`` for the next frame, unless it is larger than ``keep_scratch``."""
+        return buf if len(buf) <= self._keep_scratch else bytearray(0)
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
