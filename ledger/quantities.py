@@ -25,9 +25,11 @@ kind with a compatible unit (converted: ``1 TiB`` = ``1024 GiB``), a percent cha
 multiplier that state the same ratio, or a count whose noun class agrees. A number that agrees
 only under another unit is a ``unit`` verdict (GB/s vs Gb/s, GiB vs GB, a rate of tokens vs
 one of bytes, and a size whose value in bytes is the evidence's count of tokens: ``1 MB`` for
-a million tokens); a figure of three or more significant digits that is the evidence converted
-to a sibling unit but written under the evidence's own unit is ``converted`` (``4.88 GB`` for
-5.24 GB, which is 4.88 GiB); a percent against percentage points is a ``points`` verdict; a
+a million tokens); a figure that is the evidence converted to a sibling unit (the other base,
+bits for bytes, another SI prefix of the second) but written under another unit is
+``converted``: exactly (``20 s`` for 20,000 us, which is 20 ms), or rounded at three or more
+significant digits (``4.88 GB`` for 5.24 GB, which is 4.88 GiB). A conversion traces only when
+it rounds to the figure within 1% (``2 Mb`` is no conversion of 256 KB, 2.048 Mb); a percent against percentage points is a ``points`` verdict; a
 different kind is ``kind``.
 """
 
@@ -90,8 +92,8 @@ class Unit:
 
 _DEC = {"": 0, "K": 3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15}
 _BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50}
-_TIME = {"s": Decimal(1), "sec": Decimal(1), "min": Decimal(60), "h": Decimal(3600),
-         "hr": Decimal(3600)}
+_TIME = {"ms": Decimal("0.001"), "s": Decimal(1), "sec": Decimal(1), "min": Decimal(60),
+         "h": Decimal(3600), "hr": Decimal(3600)}
 
 
 def _build_units() -> dict[str, Unit]:
@@ -559,22 +561,30 @@ def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percen
 
 def _tokens_against_bytes(fig: Quantity, value: Decimal, ev: Quantity, ev_value: Decimal
                           ) -> Verdict | None:
-    """A count of tokens against a size in bytes, either way round: the same number once the
-    size is in bytes ("1 MB" for a million tokens, "4 million bytes" for 4 million tokens) is
-    a changed unit; otherwise None (the other rules decide)."""
+    """A count of tokens against a size in bytes, either way round: the same printed number
+    ("512 KB" for 512 tokens) or the same number once the size is in bytes ("1 MB" for a
+    million tokens, "4 million bytes" for 4 million tokens) is a changed unit; otherwise None
+    (the other rules decide)."""
     for a, av, b, bv in ((fig, value, ev, ev_value), (ev, ev_value, fig, value)):
         if (a.unit is not None and a.unit.dimension == "bytes" and a.unit.factor is not None
                 and b.kind is Kind.count and b.noun_class == "token" and bv != 0):
-            return Verdict.unit if abs(av * a.unit.factor - bv) <= abs(bv) / 1000 else None
+            in_bytes = abs(av * a.unit.factor - bv) <= abs(bv) / 1000
+            return Verdict.unit if in_bytes or _eq(ev_value, value, fig.decimals) else None
     return None
 
 
 _PREFIXED = re.compile(r"(?P<p>[KMGTP])(?:i?)[Bb](?P<t>/\w+)?")
 
 
+_DURATIONS = ("ns", "us", "ms", "s")
+
+
 def sibling_units(unit: Unit) -> list[Unit]:
     """Units one slip away from ``unit``: the same prefix letter with the other base or the
-    other of bits and bytes (GB: GiB, Gb, Gib)."""
+    other of bits and bytes (GB: GiB, Gb, Gib); for a duration, the other SI prefixes of the
+    second (s: ns, us, ms)."""
+    if unit.dimension == "s" and unit.factor in {UNITS[d].factor for d in _DURATIONS}:
+        return [UNITS[d] for d in _DURATIONS if UNITS[d].factor != unit.factor]
     m = _PREFIXED.fullmatch(unit.symbol)
     if m is None:
         return []
@@ -602,12 +612,14 @@ def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Ve
         return Verdict.match
     if not same and fig.unit.factor is not None and ev.unit.factor is not None:
         converted = ev_value * ev.unit.factor / fig.unit.factor
-        if _eq(converted, value, d):
+        if _close(converted, value, d):  # 256 KB is 2.048 Mb: "2 Mb" is no conversion of it
             return Verdict.match
     if not same and _eq(ev_value, value, d):
         return Verdict.unit
-    if ev.unit.factor is not None and _significant(value, d) >= 3 and any(
-            _eq(ev_value * ev.unit.factor / s.factor, value, d)
+    if ev.unit.factor is not None and any(
+            ev_value * ev.unit.factor / s.factor == value  # "20 s" for 20,000 us (20 ms)
+            or (_significant(value, d) >= 3 and _eq(ev_value * ev.unit.factor / s.factor,
+                                                      value, d))
             for s in sibling_units(fig.unit) if s.factor is not None):
         return Verdict.converted  # "4.88 GB" for 5.24 GB: converted to GiB, written GB
     return Verdict.value

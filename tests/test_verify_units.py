@@ -55,6 +55,11 @@ def _verdict(figure: str, evidence: str) -> Verdict:
     ("9.31 GiB", "10.0 GB", Verdict.match),
     ("800 GB/s", "100 GB/s", Verdict.converted),  # 100 GB/s is 800 Gb/s
     ("9 GB", "10 GB", Verdict.value),  # too few digits to say it was converted
+    ("a 640 KB chunk", "chunks of 640 tokens", Verdict.unit),
+    ("3 tokens/ms", "3 tokens/s", Verdict.unit),
+    ("about 30 s", "about 30,000 us", Verdict.converted),  # 30,000 us is 30 ms exactly
+    ("3 Mb", "384 KB", Verdict.value),  # 384 KB is 3.072 Mb: not a conversion to 3 Mb
+    ("3.07 Mb", "384 KB", Verdict.match),
 ])
 def test_units_compared_by_base_and_dimension(figure: str, evidence: str,
                                               verdict: Verdict) -> None:
@@ -72,7 +77,8 @@ def test_bit_units_written_onto_the_number_are_units_not_names(text: str, symbol
 
 def test_sibling_units_are_one_slip_away() -> None:
     assert {u.symbol for u in sibling_units(UNITS["GB/s"])} == {"GiB/s", "Gb/s", "Gib/s"}
-    assert sibling_units(UNITS["ms"]) == []
+    assert {u.symbol for u in sibling_units(UNITS["ms"])} == {"ns", "us", "s"}
+    assert sibling_units(UNITS["min"]) == [] and sibling_units(UNITS["W"]) == []
 
 
 def test_tokens_written_as_bytes_in_the_body(tmp_path: Path) -> None:
@@ -142,3 +148,34 @@ def test_decimal_values_of_computations_are_exact() -> None:
     (ev,) = _own_computation(inf, "/inferences/0")  # only the name with a unit is typed
     assert ev.value == Decimal("0.1") and ev.quantity is not None
     assert ev.quantity.unit is not None and ev.quantity.unit.symbol == "Gb/s"
+
+
+def test_a_duration_converted_but_unit_kept_beats_a_bare_number(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["benchmark_scope"]["reported_metrics"]["handoff_us"] = 30000
+        doc["benchmark_scope"]["reported_metrics"]["pool_nodes"] = 30
+        replace_body(doc, CLOSE, CLOSE + " Each handoff took about 30 s.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert _at(result, doc, "30 s").get("unit-mismatch") == "error", result.findings
+
+
+def test_token_counts_beside_sizes_in_kilobytes_are_not_a_unit_slip(tmp_path: Path) -> None:
+    """Evidence lists contexts as bare numbers ("24k, 48k") and pages in KB ("48KB"): the
+    body's "48k tokens" is the context, not a size written in tokens."""
+    def mutate(doc: Doc) -> None:
+        _add_fact(doc, "The May 6 post lists pages of 24KB and 48KB, and contexts of 24k and "
+                       "48k.")
+        replace_body(doc, CLOSE, CLOSE + " Contexts run from 24k to 48k tokens.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert "unit-mismatch" not in _at(result, doc, "48k tokens"), result.findings
+
+
+@pytest.mark.parametrize(("written", "expected"), [("X9-96GiB", {"unit-mismatch": "warning"}),
+                                                   ("X9-96GB", {})])
+def test_a_unit_changed_inside_a_product_name(tmp_path: Path, written: str,
+                                              expected: dict[str, str]) -> None:
+    def mutate(doc: Doc) -> None:
+        _add_fact(doc, "The May 6 post ran on X9-96GB accelerators.")
+        replace_body(doc, CLOSE, CLOSE + f" The runs used {written} accelerators.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert _at(result, doc, written) == expected, result.findings

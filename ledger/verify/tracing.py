@@ -385,13 +385,17 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         # the number as other things of the noun, when the figure's words name a count the
         # sources give separately ("1020 sink tokens": 1020 recent tokens, 4 sink tokens)
         moved = _names_another_count(q, index)
+        # a unit written out outranks bare numbers; a count of tokens does not: the evidence
+        # often gives tokens as a bare number ("budgets 512/2048", "32k, 64k and 128k") and
+        # sizes in bytes beside them ("128KB pages")
         decisive = any(m.verdict is Verdict.points or (
-            (m.verdict is Verdict.unit or (
+            ((m.verdict is Verdict.unit and q.unit is not None) or (
                 m.verdict is Verdict.noun and q.noun_class is not None
                 and m.quantity is not None and m.quantity.noun_class is not None)
              or (m.verdict is Verdict.modifier and moved))
             and m.trace.origin not in ("inference", "computation", "assumption"))
-            or _same_number_other_unit(m, value)
+            or (_same_number_other_unit(m, value) and q.unit is not None)
+            or (m.verdict is Verdict.converted and m.trace.origin not in _DESK_ORIGINS)
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:

@@ -10,18 +10,27 @@ whose inputs and results are typed by their names (``node_gb_s`` is a rate in GB
 under another unit is a ``unit-mismatch`` error pointing at the claim; a figure that traces to
 nothing for any other reason is left alone (an inference may state what no evidence does: that
 is what it infers).
+
+Names carry units too: a product named by its memory ("A800-80GB", "H100-80GB") is masked as a
+name, not read as a figure, so :func:`check_name_units` compares such names with the evidence
+text: a body name that the evidence never writes, while it writes the same name with another
+unit of the same dimension ("A800-80GiB" where the facts say "A800-80GB"), is a
+``unit-mismatch`` warning (a name is not a measurement, and the checker cannot be sure the
+vendor does not sell both).
 """
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from ..models import Article, Inference
-from ..quantities import Kind, Verdict, metric_quantity, typed_figures
+from ..quantities import UNITS, Kind, Verdict, metric_quantity, typed_figures
 from ..report import Finding, Severity
+from .text import body_span
 from .tracing import EvidenceIndex, EvidenceNumber, Miss, Trace, build_index, trace_figure
 
-__all__ = ["check_inference_units"]
+__all__ = ["check_inference_units", "check_name_units"]
 
 
 def _own_computation(inf: Inference, base: str) -> list[EvidenceNumber]:
@@ -79,4 +88,41 @@ def check_inference_units(article: Article) -> list[Finding]:
             unit = q.unit.symbol if q.unit else "tokens"
             findings.append(Finding(Severity.error, "unit-mismatch",
                                     _message(inf, fig.text, unit, miss), f"{base}/claim"))
+    return findings
+
+
+#: A name that ends in a number and a size unit: "A800-80GB", "H100-80GiB", "MI300X-192GB".
+_NAMED_SIZE = re.compile(r"(?<![\w-])(?P<stem>[A-Za-z][\w.]*?\d[\w.]*-(?P<n>\d+(?:\.\d+)?))"
+                         r"(?P<u>[KMGTP]i?[Bb])(?![\w/])")
+
+
+def _evidence_texts(article: Article) -> list[str]:
+    texts = [f.claim for f in article.facts]
+    for inf in article.inferences:
+        texts += [inf.claim, *(inf.assumptions or [])]
+    scope = article.benchmark_scope
+    if scope is not None:
+        texts += [t for t in (scope.hardware, scope.topology, scope.workload, scope.model,
+                              scope.separate_scaling_experiment) if t]
+    return texts
+
+
+def check_name_units(article: Article) -> list[Finding]:
+    """``unit-mismatch`` (warning) for a name with a size in the body whose unit differs from
+    the same name in the evidence (see the module doc)."""
+    evidence = {(m.group("stem"), m.group("u")) for t in _evidence_texts(article)
+                for m in _NAMED_SIZE.finditer(t)}
+    findings = []
+    for m in _NAMED_SIZE.finditer(article.body):
+        stem, unit = m.group("stem"), m.group("u")
+        if (stem, unit) in evidence or unit not in UNITS:
+            continue
+        others = sorted(u for s, u in evidence if s == stem and u != unit and u in UNITS
+                        and UNITS[u].dimension == UNITS[unit].dimension)
+        if others:
+            findings.append(body_span(
+                article, m.start(), m.end(), Severity.warning, "unit-mismatch",
+                f"{m.group()!r} is written with {unit}, but the evidence names it "
+                f"{stem}{others[0]}; the name agrees, the unit does not (a name, so the "
+                f"checker cannot be sure)"))
     return findings
