@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidKey": "reference_store.errors",
     "InvalidParams": "reference_store.errors",
     "LeaseExpired": "reference_store.errors",
+    "LocalCluster": "reference_store.local_cluster",
     "longest_cached_prefix": "reference_store.keys",
     "LoraRef": "reference_store.keys",
     "Master": "reference_store.master",
@@ -39,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "ObjectNotFound": "reference_store.errors",
     "PinnedObject": "reference_store.errors",
     "PrefixResult": "reference_store.keys",
+    "Store": "reference_store.store",
     "StoreClient": "reference_store.client",
     "StoreConfig": "reference_store.config",
     "StoreError": "reference_store.errors",
@@ -60,6 +62,7 @@ __all__ = [
     "InvalidKey",
     "InvalidParams",
     "LeaseExpired",
+    "LocalCluster",
     "LoraRef",
     "Master",
     "MasterConfig",
@@ -75,6 +78,7 @@ __all__ = [
     "PinnedObject",
     "PrefixResult",
     "Size",
+    "Store",
     "StoreClient",
     "StoreConfig",
     "StoreError",
@@ -121,8 +125,10 @@ if TYPE_CHECKING:  # pragma: no cover
         longest_cached_prefix,
         none_hash,
     )
+    from reference_store.local_cluster import LocalCluster
     from reference_store.master import Master, MasterConfig
     from reference_store.node import Node, NodeConfig
+    from reference_store.store import Store
     from reference_store.tenants import TenantPolicy
     from reference_store.transport.transfer_engine import EngineConfig
 

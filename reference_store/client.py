@@ -46,9 +46,10 @@ from reference_store.errors import (
 )
 from reference_store.master import PIN_HARD, PIN_NONE, PIN_SOFT
 from reference_store.transport import messages as m
+from reference_store.transport.local import AnyConnection, connect
 from reference_store.transport.protocol import Op
 from reference_store.transport.segment import SegmentPeer, attach_shm
-from reference_store.transport.tcp import DEFAULT_TIMEOUT_S, Connection
+from reference_store.transport.tcp import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from reference_store.transport.transfer_engine import EngineConfig, TransferEngineTransport
@@ -139,8 +140,8 @@ class StoreClient:
         self.streams = max(1, streams)
         self.frame_bytes = frame_bytes
         self._lock = threading.Lock()
-        self._nodes: dict[str, Connection] = {}
-        self._master: Connection | None = None
+        self._nodes: dict[str, AnyConnection] = {}
+        self._master: AnyConnection | None = None
         self._closed = False
         self._segments: dict[str, _Segment | None] = {}
         self._engine: TransferEngineTransport | None = None
@@ -162,8 +163,8 @@ class StoreClient:
 
     # ---------------------------------------------------------------- connections
 
-    def _connect_master(self) -> Connection:
-        conn = Connection(self.master_address, timeout=self.timeout)
+    def _connect_master(self) -> AnyConnection:
+        conn = connect(self.master_address, timeout=self.timeout)
         try:
             hello = m.call(conn, m.Hello(tenant=self.tenant, token=self._token), m.HelloReply)
         except StoreError:
@@ -201,7 +202,7 @@ class StoreClient:
                 conn = self._connect_master()
             return m.call(conn, request, reply)
 
-    def _node(self, address: str, stream: int = 0) -> Connection:
+    def _node(self, address: str, stream: int = 0) -> AnyConnection:
         """Connection number ``stream`` to a node (several let the node copy one frame while
         the next one is still arriving)."""
         slot = f"{address}#{stream % self.streams}"
@@ -209,14 +210,14 @@ class StoreClient:
             conn = self._nodes.get(slot)
             if conn is None or conn.closed:
                 try:
-                    conn = Connection(address, timeout=self.node_timeout)
+                    conn = connect(address, timeout=self.node_timeout)
                 except StoreError:
                     self._node_failures[address] = time.monotonic()
                     raise
                 self._nodes[slot] = conn
             return conn
 
-    def _await(self, conn: Connection, pending: Any, reply: type[R]) -> R:
+    def _await(self, conn: AnyConnection, pending: Any, reply: type[R]) -> R:
         """:func:`_answer`, noting a node that failed it."""
         try:
             return _answer(conn, pending, reply)
@@ -225,7 +226,7 @@ class StoreClient:
                 self._node_failed(conn, exc)
             raise
 
-    def _node_failed(self, conn: Connection, exc: StoreError) -> None:
+    def _node_failed(self, conn: AnyConnection, exc: StoreError) -> None:
         """Remember a node that failed a call (the master hears of it with the revoke), and
         drop a connection that timed out: its late answer must not meet the next call."""
         self._node_failures[conn.address] = time.monotonic()
@@ -514,7 +515,7 @@ class StoreClient:
         streams, every frame before waiting for any; ``request(chunk)`` gives a frame's
         ``(request, payload, into)``. Returns each frame's objects with its decoded answer,
         or the error that ended it."""
-        inflight = []
+        inflight: list[tuple[AnyConnection, tuple[int, Any], list[int], float]] = []
         out: list[tuple[list[int], R | StoreError]] = []
         for address, idxs in plan.items():
             for n, chunk in enumerate(self._chunks(idxs, [size_of(i) for i in idxs])):
@@ -817,7 +818,7 @@ def _read_fields(located: list[Any], chunk: list[int]) -> dict[str, list[Any]]:
             "grants": [located[i].where.grant for i in chunk]}
 
 
-def _submit(conn: Connection, request: m.Request) -> Any:
+def _submit(conn: AnyConnection, request: m.Request) -> Any:
     """``conn.submit(...)`` of ``request``, or the StoreError it raised: :func:`_answer`
     raises it where the answer is awaited, so that a pipelined loop handles every failure in
     one place."""
@@ -827,7 +828,7 @@ def _submit(conn: Connection, request: m.Request) -> Any:
         return exc
 
 
-def _answer(conn: Connection, pending: Any, reply: type[R]) -> R:
+def _answer(conn: AnyConnection, pending: Any, reply: type[R]) -> R:
     """The decoded answer to :func:`_submit`. Raises its StoreError."""
     if isinstance(pending, StoreError):
         raise pending

@@ -68,6 +68,7 @@ from reference_store.errors import (
 from reference_store.metrics import GaugeSample, Metrics
 from reference_store.tenants import ClusterKey, TenantPolicy
 from reference_store.transport import messages as m
+from reference_store.transport.local import LocalConnection, LocalServer, connect, serve_local
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.tcp import Connection, Server, ServerContext
 
@@ -129,7 +130,7 @@ class NodeInfo:
     capacity: int
     last_seen: float
     used: int = 0
-    conn: Connection | None = None
+    conn: Connection | LocalConnection | None = None
     link: ServerContext | None = None  # the connection it registered on, while open
     alignment: int = 1                 # the node's arena allocates in units of this
     suspect_until: float = 0.0         # a client saw it fail: placed on only as a last resort
@@ -237,7 +238,7 @@ class Master:
         self._unsent = threading.local()  # .deletes: this thread's (node id, object id) to send
         self._ids = itertools.count((int(time.time()) << 32) + 1)
         self._stop = threading.Event()
-        self._server: Server | None = None
+        self._server: Server | LocalServer | None = None
         self._started = time.time()
         self._recovering_until = 0.0  # set by serve(): nodes re-register after a restart
         self._load_state()
@@ -246,12 +247,15 @@ class Master:
 
     # ---------------------------------------------------------------- lifecycle
 
-    def serve(self) -> Server:
-        """Start the TCP server and the background monitor; returns the server."""
-        # max_payload=0: no master operation carries a payload, so none is ever received
-        self._server = Server(self, host=self.config.host, port=self.config.port,
-                              frame_timeout=self.config.frame_timeout_s, max_payload=0,
-                              max_connections=self.config.max_connections).start()
+    def serve(self, *, local: bool = False) -> Server | LocalServer:
+        """Start the server (TCP, or with ``local`` the in-process transport) and the
+        background monitor; returns the server."""
+        if local:
+            self._server = serve_local(self)
+        else:  # max_payload=0: no master operation carries a payload, so none is received
+            self._server = Server(self, host=self.config.host, port=self.config.port,
+                                  frame_timeout=self.config.frame_timeout_s, max_payload=0,
+                                  max_connections=self.config.max_connections).start()
         self._recovering_until = time.monotonic() + min(self.config.node_ttl_s, RECOVERY_MAX_S)
         threading.Thread(target=self._monitor, name="master-monitor", daemon=True).start()
         logger.info("master listening on %s", self._server.address)
@@ -262,6 +266,13 @@ class Master:
                 "private network only (set cluster_key_env in a tenants file, or "
                 "--cluster-key-file, to close it)", self._server.address)
         return self._server
+
+    @property
+    def address(self) -> str:
+        """Where clients and nodes reach the master (once :meth:`serve` was called)."""
+        if self._server is None:
+            raise NotReady("the master is not serving yet")
+        return self._server.address
 
     def stop(self) -> None:
         self._stop.set()
@@ -637,7 +648,7 @@ class Master:
                                        "(NODE_CHALLENGE first)")
         self._refuse_takeover(ctx, node_id)
         try:
-            conn = Connection(address, timeout=5.0)
+            conn = connect(address, timeout=5.0)
         except StoreError as exc:
             raise InvalidParams(f"cannot reach node data address {address}: {exc}") from exc
         drop: list[int] = []
@@ -846,7 +857,8 @@ class Master:
             except StoreError as exc:
                 logger.warning("could not delete objects on node %s: %s", node_id, exc)
 
-    def _submit_deletes(self, conn: Connection, ids: list[int]) -> list[tuple[int, Any]]:
+    def _submit_deletes(self, conn: Connection | LocalConnection,
+                        ids: list[int]) -> list[tuple[int, Any]]:
         """Send ``NODE_DELETE`` frames for ``ids`` without waiting; ``(rid, pending)`` each."""
         calls = []
         for start in range(0, len(ids), DELETE_BATCH):

@@ -45,6 +45,13 @@ from reference_store.errors import (
 )
 from reference_store.tenants import ClusterKey
 from reference_store.transport import messages as m
+from reference_store.transport.local import (
+    LOCAL_PREFIX,
+    LocalConnection,
+    LocalServer,
+    connect,
+    serve_local,
+)
 from reference_store.transport.protocol import Buffer, Op
 from reference_store.transport.segment import SegmentExport, ShmExport
 from reference_store.transport.tcp import Connection, Server, ServerContext
@@ -94,6 +101,8 @@ class NodeConfig(StrictModel):
     @field_validator("master")
     @classmethod
     def _host_port(cls, master: str) -> str:
+        if master.startswith(LOCAL_PREFIX):  # a master served in this process
+            return master
         host, sep, port = master.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise ValueError(f"{master!r} is not HOST:PORT (e.g. 127.0.0.1:50051)")
@@ -137,7 +146,7 @@ class Node:
         self._cancelled: set[int] = set()    # ids removed while being received: never committed
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._server: Server | None = None
+        self._server: Server | LocalServer | None = None
         self.registered = threading.Event()
         self._link: threading.Thread | None = None
         self._link_error: StoreError | None = None  # the last reason the link failed
@@ -188,16 +197,20 @@ class Node:
     def capacity(self) -> int:
         return self.config.memory_bytes + (self.config.disk_bytes if self.config.disk_dir else 0)
 
-    def serve(self) -> Server:
-        """Start serving data and registering with the master (retried until it answers).
+    def serve(self, *, local: bool = False) -> Server | LocalServer:
+        """Start serving data (TCP, or with ``local`` the in-process transport) and
+        registering with the master (retried until it answers).
 
         With ``freeze_gc`` the objects made so far (imports, torch) leave the garbage
         collector's scans: a full collection over them stalled a write batch by ~100 ms."""
         if self.config.freeze_gc:
             gc.freeze()
-        self._server = Server(self, host=self.config.host, port=self.config.port,
-                              frame_timeout=self.config.frame_timeout_s, pipeline=True,
-                              max_connections=self.config.max_connections).start()
+        if local:
+            self._server = serve_local(self)
+        else:
+            self._server = Server(self, host=self.config.host, port=self.config.port,
+                                  frame_timeout=self.config.frame_timeout_s, pipeline=True,
+                                  max_connections=self.config.max_connections).start()
         self._link = threading.Thread(target=self._master_link, name="node-master-link",
                                       daemon=True)
         self._link.start()
@@ -237,6 +250,8 @@ class Node:
     @property
     def address(self) -> str:
         assert self._server is not None
+        if isinstance(self._server, LocalServer):
+            return self._server.address
         host = self.config.advertise_host or self._server.host
         return f"{host}:{self._server.port}"
 
@@ -605,9 +620,9 @@ class Node:
         exponential backoff (a refused registration is final)."""
         backoff = BACKOFF_FIRST_S
         while not self._stop.is_set():
-            conn: Connection | None = None
+            conn: Connection | LocalConnection | None = None
             try:
-                conn = Connection(self.config.master, timeout=10.0)
+                conn = connect(self.config.master, timeout=10.0)
                 self._register(conn)
                 backoff = BACKOFF_FIRST_S
                 while not self._stop.wait(self.config.heartbeat_s):
@@ -633,7 +648,7 @@ class Node:
             self._stop.wait(backoff)
             backoff = min(backoff * 2, BACKOFF_MAX_S)
 
-    def _leave(self, conn: Connection) -> None:
+    def _leave(self, conn: Connection | LocalConnection) -> None:
         if not self.registered.is_set():
             return
         try:
@@ -643,7 +658,7 @@ class Node:
             logger.warning("could not say goodbye to master %s: %s", self.config.master, exc)
         self.registered.clear()
 
-    def _register(self, conn: Connection) -> None:
+    def _register(self, conn: Connection | LocalConnection) -> None:
         nonce = m.call(conn, m.Challenge(), m.ChallengeReply, timeout=10.0).nonce
         reply = m.call(conn, m.Register(
             node_id=self.node_id, address=self.address, capacity=self.capacity,

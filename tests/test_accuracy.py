@@ -40,7 +40,6 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-d", "precision"): "set D on main at 02:40: mislabeled-figure precision 0.30",
     ("set-d", "recall"): "set D, first runs: recall 0.64 on c0dbd54, 0.67 (120/179) on main at "
                          "02:40 (arithmetic 0.45, mislabeled 0.33, unit-mismatch 0.53)",
-    ("set-d", "warnings"): "set D on main at 02:40: 1.25 warnings per clean article",
 }
 
 

@@ -1,27 +1,19 @@
-"""A real cluster on loopback (master + 2 nodes as processes, clients in this and other processes):
-the Mooncake Store test-suite scenarios that concern a single namespace."""
+"""A cluster in one process (master + 2 nodes joined by the in-process transport, the real
+handlers and messages): the Mooncake Store test-suite scenarios that concern a single namespace.
+What needs processes and sockets (client processes, the metrics endpoint, the CLI's node) is in
+test_cluster_processes.py; faults are in test_faults.py and test_failover.py."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from cluster_fixtures import (
-    Cluster,
-    cluster,
-    expected_value,
-    spawn_worker,
-    wait_until,
-    worker_result,
-)
-from prometheus_client.parser import text_string_to_metric_families
+from cluster_fixtures import expected_value, wait_until
 
 from reference_store.client import PIN_HARD, PIN_SOFT, StoreClient
 from reference_store.errors import (
@@ -34,32 +26,28 @@ from reference_store.errors import (
     ObjectNotFound,
     PinnedObject,
 )
+from reference_store.local_cluster import LocalCluster
+from reference_store.master import MasterConfig
+from reference_store.transport.local import connect
 from reference_store.transport.protocol import Op
-from reference_store.transport.tcp import Connection
 
 MiB = 1 << 20
 
 
 @pytest.fixture(scope="module")
-def cl() -> Iterator[Cluster]:
+def cl() -> Iterator[LocalCluster]:
     # 2 x 8 MiB nodes, 1 s leases and put timeout, no background eviction (exact counts).
-    with cluster(nodes=2, memory="8MiB", master_args=(
-            "--lease-ttl", "1", "--put-timeout", "1", "--high-watermark", "1.0")) as c:
-        c.wait_nodes(2)
+    with LocalCluster(nodes=2, memory_bytes=8 * MiB, master=MasterConfig(
+            lease_ttl_s=1.0, put_timeout_s=1.0, high_watermark=1.0, node_ttl_s=1.5)) as c:
         yield c
 
 
 @pytest.fixture
-def client(cl: Cluster) -> Iterator[StoreClient]:
-    c = cl.client()
+def client(cl: LocalCluster) -> Iterator[StoreClient]:
+    c = cl.client(timeout=10.0)
     wait_until(lambda: c.remove_all(force=True) >= 0 and not c.keys(), what="empty store")
     yield c
     c.close()
-
-
-def _http(port: int, path: str) -> tuple[int, str]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as resp:
-        return resp.status, resp.read().decode()
 
 
 def test_round_trip_and_duplicate_put_keeps_first_value(client: StoreClient) -> None:
@@ -178,7 +166,7 @@ def test_leased_and_hard_pinned_objects_are_never_evicted(client: StoreClient) -
     assert client.stats()["evictions"] > 0
 
 
-def test_replicas_land_on_distinct_nodes(cl: Cluster, client: StoreClient) -> None:
+def test_replicas_land_on_distinct_nodes(cl: LocalCluster, client: StoreClient) -> None:
     used = {n: v["used"] for n, v in client.stats()["nodes"].items()}
     client.put("rep", b"r" * 1000, replicas=2)
     after = client.stats()["nodes"]
@@ -189,8 +177,8 @@ def test_replicas_land_on_distinct_nodes(cl: Cluster, client: StoreClient) -> No
     assert client.stats()["bytes"] == 2000 + 1000
 
 
-def test_stalled_put_is_taken_over_after_the_put_timeout(cl: Cluster, client: StoreClient) -> None:
-    stalled = Connection(cl.address, timeout=5.0)
+def test_stalled_put_is_taken_over_after_the_put_timeout(cl: LocalCluster, client: StoreClient) -> None:
+    stalled = connect(cl.address, timeout=5.0)
     try:
         stalled.call(Op.HELLO, {"tenant": "default"})
         started = stalled.call(Op.PUT_START, {"keys": ["stall"], "sizes": [10]}).meta["results"]
@@ -234,7 +222,7 @@ def test_eight_threads_put_then_get_all_correct(client: StoreClient) -> None:
     assert failures == []
 
 
-def test_remove_all_racing_with_reads_and_writes(client: StoreClient, cl: Cluster) -> None:
+def test_remove_all_racing_with_reads_and_writes(client: StoreClient, cl: LocalCluster) -> None:
     stop = threading.Event()
     wrong: list[str] = []
 
@@ -263,20 +251,7 @@ def test_remove_all_racing_with_reads_and_writes(client: StoreClient, cl: Cluste
     assert wrong == []
 
 
-@pytest.mark.slow
-def test_three_client_processes_share_the_store(cl: Cluster, client: StoreClient) -> None:
-    names = ["p0", "p1", "p2"]
-    procs = [spawn_worker(cl.address, n, 30, 32 << 10, [x for x in names if x != n])
-             for n in names]
-    results = [worker_result(p) for p in procs]
-    assert all(r["wrong"] == 0 and r["put_errors"] == 0 and r["read_errors"] == 0
-               for r in results), results
-    assert all(r["hits"] >= 30 for r in results), results  # own keys always hit
-    # cross-instance reuse: this process reads what the three children wrote
-    assert client.get("p1/29") == expected_value("p1/29", 32 << 10)
-
-
-def test_close_then_use_and_reconnect(cl: Cluster) -> None:
+def test_close_then_use_and_reconnect(cl: LocalCluster) -> None:
     c = cl.client()
     c.put("closing", b"v")
     c.close()
@@ -284,24 +259,6 @@ def test_close_then_use_and_reconnect(cl: Cluster) -> None:
         c.get("closing")
     again = cl.client()
     assert again.get("closing") == b"v"
-
-
-def test_health_and_metrics(cl: Cluster, client: StoreClient) -> None:
-    client.put("m", b"v")
-    client.get("m")
-    with pytest.raises(ObjectNotFound):
-        client.get("m-missing")
-    status, body = _http(cl.metrics_port, "/health")
-    assert status == 200 and json.loads(body)["nodes"] == 2
-    status, text = _http(cl.metrics_port, "/metrics")
-    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
-               for f in text_string_to_metric_families(text) for s in f.samples}
-    tenant = (("tenant", "default"),)
-    assert samples[("refstore_hits_total", tenant)] >= 1
-    assert samples[("refstore_misses_total", tenant)] >= 1
-    assert samples[("refstore_op_latency_seconds_count", (("op", "put_start"),))] >= 1
-    assert samples[("refstore_tenant_usage_bytes", tenant)] >= 1
-    assert client.ping()
 
 
 @pytest.mark.parametrize("command", ["master", "node"])
@@ -326,16 +283,3 @@ def test_cli_bad_input_is_exit_2_with_the_field(capsys: pytest.CaptureFixture[st
     with pytest.raises(SystemExit) as info:
         main(["master"])  # --port is required
     assert info.value.code == 2
-
-
-def test_node_with_a_disk_tier_holds_more_than_its_memory(tmp_path: Path) -> None:
-    with cluster(nodes=1, memory="4MiB", node_args=("--disk", str(tmp_path / "disk"),
-                                                    "--disk-size", "16MiB")) as c:
-        client = c.client()
-        c.wait_nodes(1, client)
-        assert client.stats()["nodes"].popitem()[1]["capacity"] == 20 * MiB
-        keys = [f"d{i}" for i in range(12)]  # 12 MiB into 4 MiB of memory + 16 MiB of disk
-        assert client.batch_put(keys, [expected_value(k, MiB) for k in keys]) == [None] * 12
-        assert client.stats()["evictions"] == 0
-        for k in keys:
-            assert client.get(k) == expected_value(k, MiB)

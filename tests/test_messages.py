@@ -113,8 +113,10 @@ def test_opcode_a_role_does_not_serve_is_a_protocol_error(master: Master, node: 
 
 def test_a_master_handler_bug_is_an_internal_error_not_the_callers_fault(
         master: Master, monkeypatch: pytest.MonkeyPatch) -> None:
+    table: dict[str, Any] = {}
+
     def broken(name: str, token: object) -> Any:
-        return {}["no such entry"]  # a KeyError inside the handler: a bug, not bad input
+        return table["no such entry"]  # a KeyError inside the handler: a bug, not bad input
 
     monkeypatch.setattr(master.tenants, "authenticate", broken)
     conn = Connection(_address(master), timeout=5.0)

@@ -131,3 +131,25 @@ def test_document_named_after_a_product(tmp_path: Path, sentence: str, owner: st
                                         expected: list[str]) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
     assert owner_findings(result, doc, owner) == expected, result.findings
+
+
+@pytest.mark.parametrize(("opening", "owner", "expected"), [
+    ("Intel's review puts it plainly: the authors tested", "Intel's", ["error"]),
+    ("Intel's explainer puts it plainly: the authors tested", "Intel's", ["error"]),
+    # a result or study of a party the source quotes (Acme, in a fact citing S4) is accepted;
+    # of anyone else, not, with capitalised words before the noun too
+    ("Acme's GPU cache study puts it plainly: the authors tested", "Acme's", []),
+    ("Intel's GPU Cache study puts it plainly: the authors tested", "Intel's", ["error"]),
+    ("In an explainer by the vLLM team, the authors tested", "vLLM", []),
+    # a person's group is matched as a person: the same surname is not enough
+    ("Wei Qiao's group reports that the authors tested", "Wei Qiao's", ["error"]),
+    ("Yifan Qiao's group reports that the authors tested", "Yifan Qiao's", []),
+])
+def test_documents_and_groups(tmp_path: Path, opening: str, owner: str,
+                              expected: list[str]) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["facts"].append({"id": "F99", "claim": "Acme, quoted in the post, reports a cache study.",
+                             "source_ids": ["S4"], "evidence_type": "primary_documentation"})
+        replace_body(doc, S4_OPEN, opening)
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert owner_findings(result, doc, owner) == expected, result.findings

@@ -294,3 +294,25 @@ def test_a_sentence_that_refers_back_to_the_protected_figure_is_checked() -> Non
     assert found[0].column > body.index("The desk")
     assert not _guardrail("A reseller says hit rates rose from 35% to 85%. The desk could not "
                           "confirm it, so it is reported here as a reseller's figure.\n", guard)
+
+
+def test_a_guardrail_against_generality_needs_a_general_claim() -> None:
+    guard = {"text": "Small pages are the only case where the tier beat DRAM; do not present "
+                     "the tier as faster in general."}
+    assert not _guardrail("At small pages the tier was about 9% faster than DRAM.\n", guard)
+    assert _guardrail("The tier is always faster than DRAM.\n", guard)
+
+
+def test_a_pronoun_stands_for_the_heads_results_and_up_to_is_read() -> None:
+    from ledger.verify.meaning import _result_values
+
+    assert _result_values("The up-to-40x compares it with others on one 24GB GPU") == [(40,)]
+    assert _result_values("The 128k-token capacity needs an 80GB card") == [(128,), (80,)]
+
+
+def test_a_baseline_of_another_work_named_in_the_sentence_is_not_the_guarded_ones() -> None:
+    guard = {"text": "The README benchmark compares Turbo with round-robin; do not present its "
+                     "gains as over commercial engines."}
+    assert not _guardrail("The paper reports 3x lower waits compared with commercial engines.\n",
+                          guard)
+    assert _guardrail("Against commercial engines: waits up to 3x lower.\n", guard)

@@ -27,7 +27,7 @@ from decimal import Decimal
 from ..figures import FigureKind
 from ..models import Article
 from ..report import Finding, Severity
-from .meaning import _NEGATED_BEFORE, _content, _owns, _values, find_lemmas
+from .meaning import _NEGATED_BEFORE, _content, _owns, _result_values, _values, find_lemmas
 from .prose import Span, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -45,6 +45,10 @@ _AGAINST_RE = re.compile(
     re.IGNORECASE)
 _CONJUNCT_RE = re.compile(r",\s*(?:or\s+|and\s+|nor\s+)?|\s+(?:or|and|nor)\s+")
 _DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those"})
+_QUANTIFIERS = _DETERMINERS | {"both", "all", "each", "either", "neither", "every", "any"}
+#: a work that owns a result: a clause that names one other than the guardrail's is about it
+_OTHER_WORK_RE = re.compile(r"\b(?:paper|post|blog|abstract|review|study|README|evaluation|"
+                            r"report|article|preprint|talk|slides)\b", re.IGNORECASE)
 _CAUSATIVE = frozenset({"let", "lets", "make", "makes", "help", "helps", "allow", "allows"})
 _AUXILIARY = frozenset({"can", "could", "will", "would", "now", "also", "still", "ever",
                         "really", "actually"})
@@ -119,11 +123,15 @@ def denials(text: str) -> list[Denial]:
         items = [y for y in re.split(r",\s*(?:or\s+)?|\s+or\s+", against.group("y"))
                  if y.strip() and not _GENERIC.match(y)]
         names = [" ".join(_content(y)) for y in items]
-        head = _values(text.split(";")[0]) if re.match(r"\s*(?:it|them|both|either)\b",
-                                                       against.group("x"), re.I) else []
+        x = against.group("x")
+        pronoun = re.match(r"\s*(?:it|them|both|either|its|their)\b", x, re.I) is not None
+        head = _result_values(text.split(";")[0]) if pronoun else []
+        # "its gains": the head's named subject ("The README benchmark ...") must be said
+        owner = [w for w in _words(" ".join(text.split(";")[0].split()[:3]))
+                 if w[:1].isupper() and w.lower() not in _QUANTIFIERS] if pronoun else []
         if names:
             out.append(Denial("baseline", [], [], [n for n in names if n],
-                              _values(against.group("x")) or head))
+                              _values(x) or head, owner))
     return out
 
 
@@ -166,6 +174,11 @@ def _compares(denial: Denial, sentence: Span, figures: list[TracedFigure]
     for start, end, _term in _live(find_lemmas(sentence.text, denial.names, sentence.start),
                                    sentence):
         before = sentence.text[:start - sentence.start]
+        clause = re.split(r"[,;:]", before)[-1] + sentence.text[start - sentence.start:]
+        clause = re.split(r"[,;:]", clause)[0]
+        if denial.subject and not denial.values and not find_lemmas(clause, denial.subject) \
+                and _OTHER_WORK_RE.search(sentence.text):
+            continue  # "the README against simple schedulers, the paper against Y": not its
         compared = _COMPARED_RE.search(before)
         if compared is not None:
             return sentence.start + compared.start(), end

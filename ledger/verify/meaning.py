@@ -155,9 +155,27 @@ def _content(text: str) -> list[str]:
 
 
 def _values(text: str) -> list[tuple[Decimal, ...]]:
+    text = re.sub(r"\bup-to-(?=\d)", "up to ", text)  # "the up-to-100x"
     return [f.values for f in extract_figures(text) if f.kind is not FigureKind.date]
 
 
+_RESULT_KINDS = (FigureKind.multiplier, FigureKind.percent, FigureKind.money, FigureKind.points)
+
+
+def _result_values(text: str) -> list[tuple[Decimal, ...]]:
+    """The figures a pronoun stands for: the results of the text (multipliers, percentages,
+    money) when it has any ("The up-to-100x compares ... on one 16GB GPU": the 100x), else all."""
+    text = re.sub(r"\bup-to-(?=\d)", "up to ", text)
+    figures = [f for f in extract_figures(text) if f.kind is not FigureKind.date]
+    results = [f.values for f in figures if f.kind in _RESULT_KINDS]
+    return results or [f.values for f in figures]
+
+
+_COMPARED_AS_RE = re.compile(r"\s*(?:over|against|versus|vs\.?|relative\s+to|compared\s+"
+                             r"(?:with|to))\b", re.IGNORECASE)
+#: Qualifiers that make a claim universal: a guardrail that forbids one forbids generality
+_UNIVERSAL_RE = re.compile(r"\b(?:general|generally|always|universal|universally|every|any|all|"
+                           r"whole|entire|in\s+general|regardless)\b", re.IGNORECASE)
 #: A pronoun for the figures named before it: "present either as ...", "add them".
 _PRONOUN_RE = re.compile(r"\s*(?:it|them|its|either|both|each|neither|these|those)\b",
                          re.IGNORECASE)
@@ -186,8 +204,10 @@ def prose_rule(text: str) -> ProseRule | None:
                          subject if not _values(x) else _content(x), forbidden)
         if rule.forbidden and (rule.values or rule.subject):
             return rule
-    head_values = _values(text.split(";")[0])
+    head_values = _result_values(text.split(";")[0])
     if m := _PRESENT_RE.search(text):
+        if _COMPARED_AS_RE.match(m.group("y") or m.group("gy") or m.group("ny") or ""):
+            return None  # "present its gains as over Y": a baseline (.denials)
         x = m.group("x") or m.group("gx") or m.group("nx")
         values = _values(x) or (head_values if _PRONOUN_RE.match(x) else [])
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
@@ -322,6 +342,11 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
              and not _same_word(_allowed_part(text), t)]
     # a status word ("current", "latest") is what a status guardrail forbids: it must be said
     timely = [t for t in forbidden if any(t.lower() in g for g in SYNONYMS if "current" in g)]
+    universal = any(_UNIVERSAL_RE.fullmatch(t) for t in forbidden) and not re.search(
+        r"\bor\s+as\b", text)  # "as X or as Y in general": the generality is one alternative
+    if universal:  # any universal word breaks it, not only the guardrail's own
+        forbidden = forbidden + [w for w in ("general", "always", "every", "any", "all",
+                                             "whole", "entire") if w not in forbidden]
     findings = []
     spans = sentences(article.body)
     for n, sentence in enumerate(spans):
@@ -336,6 +361,10 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
             continue
         if timely and not any(h[2] in timely for h in hits):
             continue
+        if universal and not any(_UNIVERSAL_RE.fullmatch(sentence.text[h[0] - sentence.start:
+                                                                       h[1] - sentence.start])
+                                 for h in hits):
+            continue  # "do not present X as faster in general": only a general claim breaks it
         credited = _CREDIT_WORDS.search(sentence.text) is not None
         by_means = any(_MEANS_BEFORE.search(sentence.text[:h[0] - sentence.start]) for h in hits)
         if rule.kind == "credit_to" and not credited and not by_means:

@@ -5,7 +5,8 @@ An **owner** is a name (a word with a capital letter, up to three words) in one 
 constructions the desk uses to say whose document or result it cites:
 
 * a possessive before a document noun: ``NVIDIA's documentation``, ``Meta's technical blog``,
-  ``DigitalOcean's own summary``;
+  ``DigitalOcean's own summary``, ``Acme's review``, ``Acme's version of the abstract``; a
+  person's group or lab (``Jane Roe's group``) is matched as a person (surname and first name);
 * a possessive before a person: ``Red Hat's Christopher Nuland``;
 * a determiner, the name and a document noun: ``a Microsoft series``, ``the vLLM team``;
 * a possessive before a result noun (``Samsung's figures``) or the name as the subject of a
@@ -48,7 +49,7 @@ from urllib.parse import urlparse
 from ..models import Article, Source
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
-from .persons import Authorship, authorships, same_person
+from .persons import Authorship, authorships, is_person_name, same_person
 from .prose import paragraphs, sentences
 from .text import body_span
 
@@ -57,7 +58,12 @@ __all__ = ["check_owners", "owners_in"]
 _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|page|deck|README|"
         r"article|announcement|site|website|newsletter|team|slides|talk|repository|repo|"
         r"instalment|installment|press\s+release|whitepaper|notes|index|engineers|authors|"
-        r"FAQ|changelog|wiki|handbook|manual|tutorial|cookbook|model\s+card|specification)")
+        r"FAQ|changelog|wiki|handbook|manual|tutorial|cookbook|model\s+card|specification|"
+        r"abstract|review|explainer|note|commentary|critique|walkthrough|overview|primer|"
+        r"group|lab|colleagues|researchers|"
+        # "X's version of the abstract": the owner of that copy
+        r"(?:version|copy|edition|draft|translation)\s+of\s+(?:the|its|their|this)\s+"
+        r"(?:[\w-]+\s+)?(?:paper|post|abstract|article|report|study|README|blog))")
 #: What a product's owner makes: "NAME's widget package" names the product's owner, who need
 #: not be the owner of a source that documents it.
 _PRODUCT = (r"(?:package|library|framework|toolkit|tool|implementation|codebase|plugin|"
@@ -87,7 +93,7 @@ _PATTERNS = [
     ("person", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
                           rf"\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
                           rf"described|explained|showed|benchmarked|published)\b")),
-    ("result", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[a-z][\w-]*\s+){{0,2}}?{_RESULT}\b")),
+    ("result", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
     ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
     # the subject, then a parenthetical naming its document: "NVIDIA, in a post on caching,"
     ("doc", re.compile(rf"^\s*{_NAME},\s+(?:in|on)\s+(?:a|an|its|their|the)\s+"
@@ -119,7 +125,8 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
             if construction in ("doc", "named") and re.search(
-                    r"\b(?:team|authors|engineers)$", m.group()):
+                    r"\b(?:team|authors|engineers|group|lab|colleagues|researchers)$",
+                    m.group()):
                 construction = "team"
             out.append((m.start("name"), end, name, construction, person))
     return out
@@ -342,7 +349,10 @@ def check_owners(article: Article) -> list[Finding]:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
-                if _matches(name, _accepted(article, sources, construction)) or (
+                if is_person_name(name) and construction in ("doc", "named", "team"):
+                    if _person_verdict(article, name, sources)[0]:
+                        continue  # "Jane Roe's group": a person, matched as a person
+                elif _matches(name, _accepted(article, sources, construction)) or (
                         construction in ("team", "named")
                         and _title_match(name, article, sources)):
                     continue

@@ -56,8 +56,10 @@ __all__ = [
     "Server",
     "ServerContext",
     "kernel_timeouts",
+    "landing_for",
     "parse_address",
     "recv_exact_into",
+    "respond",
     "send_buffers",
     "tune_socket",
 ]
@@ -219,6 +221,30 @@ def _read_head(sock: socket.socket, max_payload: int, *, first: bytes = b"",
     except ProtocolError as exc:
         exc.header = header  # type: ignore[attr-defined]
         raise
+
+
+def respond(handler: Handler, ctx: ServerContext, header: Header, meta: dict[str, Any],
+            payload: memoryview, landing: Landing | None = None,
+            ) -> tuple[int, OutMeta, Sequence[Buffer]]:
+    """A request's answer as ``(status, metadata, payload buffers)``, whatever the transport.
+
+    A StoreError the handler raises is answered as itself; any other exception is a bug in
+    the handler, answered as an internal StoreError (code -1) and logged, never blamed on the
+    request."""
+    try:
+        if header.is_response:
+            raise ProtocolError("a server does not accept response frames (field flags)")
+        if landing is not None:
+            out_meta, out_payload = landing.finish()
+        else:
+            out_meta, out_payload = handler.handle(ctx, header.opcode, meta, payload)
+        return 0, out_meta, out_payload
+    except StoreError as exc:
+        status, err = error_meta(exc)
+    except Exception as exc:  # answer, log, keep serving
+        logger.exception("handler failed for op %s from %s", header.opcode, ctx.peer)
+        status, err = error_meta(StoreError(f"internal error: {type(exc).__name__}: {exc}"))
+    return status, err, ()
 
 
 def _check_hash(header: Header, views: Sequence[memoryview]) -> None:
@@ -492,8 +518,8 @@ class Handler(Protocol):
         ...
 
 
-def _landing(handler: Any, ctx: ServerContext, header: Header,
-             meta: dict[str, Any]) -> Landing | None:
+def landing_for(handler: Any, ctx: ServerContext, header: Header,
+                meta: dict[str, Any]) -> Landing | None:
     """The handler's :class:`Landing` for this frame, when it has a
     ``land(ctx, op, meta, payload_len)`` method that returns one whose buffers fit exactly."""
     land = getattr(handler, "land", None)
@@ -644,7 +670,7 @@ class Server:
         try:
             header, meta = _read_head(sock, self._max_payload, first=bytes(first),
                                       deadline=deadline)
-            landing = _landing(self._handler, ctx, header, meta)
+            landing = landing_for(self._handler, ctx, header, meta)
             if landing is not None:
                 digest = _recv_landing(sock, landing, deadline)
                 return _Work(header, meta, memoryview(b""), buf, landing, digest)
@@ -757,21 +783,13 @@ class Server:
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
         payload: memoryview, landing: Landing | None,
     ) -> None:
+        status, out_meta, out_payload = respond(self._handler, ctx, header, meta, payload,
+                                                landing)
         try:
-            if header.is_response:
-                raise ProtocolError("a server does not accept response frames (field flags)")
-            if landing is not None:
-                out_meta, out_payload = landing.finish()
-            else:
-                out_meta, out_payload = self._handler.handle(ctx, header.opcode, meta, payload)
             buffers = _frame_buffers(header.opcode, header.request_id, out_meta, out_payload,
-                                     response=True)
-        except StoreError as exc:
-            status, err = error_meta(exc)
-            buffers = _frame_buffers(header.opcode, header.request_id, err, (), status=status,
-                                     response=True)
-        except Exception as exc:  # answer, log, keep serving
-            logger.exception("handler failed for op %s from %s", header.opcode, ctx.peer)
+                                     status=status, response=True)
+        except Exception as exc:  # a reply that cannot be encoded: a handler bug
+            logger.exception("reply to op %s from %s cannot be encoded", header.opcode, ctx.peer)
             status, err = error_meta(StoreError(f"internal error: {type(exc).__name__}: {exc}"))
             buffers = _frame_buffers(header.opcode, header.request_id, err, (), status=status,
                                      response=True)
