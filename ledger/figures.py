@@ -188,12 +188,12 @@ _RANGE_RE = re.compile(
 #: after the ``x``.
 _NUMBER_RE = re.compile(
     rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
-    rf"(?P<mag>[KMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
+    rf"(?P<mag>[KkMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
 #: ``25K tokens``, ``4 million tokens``: a magnitude letter or word after the number multiplies
 #: it (printed to the magnitude: ``4 million`` is 4,000,000 to the nearest million).
-_MAGNITUDE = {"K": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_MAGNITUDE = {"K": 3, "k": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _WORD_RE = re.compile(
     rf"\b(?P<fw>(?:{_TEN}|{_SMALL}|hundred|thousand))fold\b"
     rf"|\b(?P<w>{_WORD_NUMBER})\b(?:(?P<mult>-fold\b|\s+times\b|fold\b)|(?P<pct>\s+percent\b))?"
@@ -395,11 +395,17 @@ def word_value(words: str) -> Decimal:
     return Decimal(total)
 
 
+#: After a multiplier word, what makes it part of a compound adjective or a number format.
+_COMPOUND_RE = re.compile(r"-[A-Za-z]|\s+precision\b", re.I)
+
+
 def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
     for m in _WORD_RE.finditer(text):
         if not claimed.free(*m.span()):
             continue
         if m.group("mw"):
+            if _COMPOUND_RE.match(text, m.end()):
+                continue  # "half-precision", "double-digit", "double precision": no figure
             value = Decimal(_MULTIPLIER_WORDS[m.group("mw").lower()])
             kind = FigureKind.multiplier
         elif m.group("fw"):  # twofold, tenfold, hundredfold

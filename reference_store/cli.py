@@ -39,6 +39,7 @@ from reference_store.master import Master, MasterConfig
 from reference_store.metrics import MetricsServer
 from reference_store.node import Node, NodeConfig
 from reference_store.tenants import ClusterKey, TenantPolicy
+from reference_store.transport.budget import DEFAULT_PAYLOAD_BUDGET
 
 __all__ = ["build_parser", "main"]
 
@@ -116,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--advertise-host", help="host clients use to reach this node")
     n.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
                    help=f"connections served at once; more are closed ({DEFAULT_MAX_CONNECTIONS})")
+    n.add_argument("--payload-budget", default=str(DEFAULT_PAYLOAD_BUDGET >> 20) + "MiB",
+                   metavar="SIZE",
+                   help="payload buffers all connections may hold at once; a larger frame is "
+                        "refused, others wait for room (default %(default)s; writes received "
+                        "straight into the arena take none)")
     n.add_argument("--cluster-key-file", help="the master's cluster key (same file)")
     n.add_argument("--cluster-key-env", metavar="VAR",
                    help="read the cluster key from environment variable VAR instead")
@@ -208,6 +214,7 @@ def _run_node(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, advertise_host=args.advertise_host,
         heartbeat_s=args.heartbeat, frame_timeout_s=args.frame_timeout,
         max_connections=args.max_connections,
+        payload_budget_bytes=parse_size(args.payload_budget, field="--payload-budget"),
         prefault=not args.no_prefault, cluster_key_file=args.cluster_key_file,
         cluster_key=_env_secret(args.cluster_key_env, "--cluster-key-env"),
         share_memory=not args.no_shm, transfer_engine=_engine_config(args),

@@ -14,8 +14,11 @@ node one of two ways (``data_path``):
 ``data_path="auto"`` (the default) takes the one-sided path wherever it can and streams
 otherwise; ``"tcp"`` always streams; ``"shm"`` or ``"te"`` insist on that segment kind (a node
 without it fails the objects with TransferError). Reads fall back to the next replica when a
-node fails; a read that completes after its lease ended raises :class:`LeaseExpired` (the bytes
-may have been evicted and reused).
+node fails, and skips for ``NODE_SUSPECT_S`` a node that failed a call (reads and writes) (a dead or hung node
+costs one short deadline, then nothing; the master hears of it and places puts elsewhere). A read
+that completes after its lease ended asks the master again: the object still listed under the
+same id was never evicted, so its bytes stand; otherwise the read raises :class:`LeaseExpired`
+(the bytes may have been evicted and reused).
 """
 
 from __future__ import annotations
@@ -63,9 +66,13 @@ DEFAULT_STREAMS = 1
 DEFAULT_FRAME_BYTES = 8 << 20
 DATA_PATHS = ("auto", "tcp", "shm", "te")
 DEFAULT_ONE_SIDED_MIN_BYTES = 64 << 10
-# A node call waits this long, plus the frame's bytes at NODE_MIN_RATE: well under the master's
-# node TTL (5 s), so a hung node costs a put or a read one short wait, not the whole TTL.
-DEFAULT_NODE_TIMEOUT_S = 2.0
+# A node call waits this long, plus the frame's bytes at NODE_MIN_RATE: a hung node costs a put
+# or a read one short wait (then a second try elsewhere), well within a second and far under the
+# master's node TTL (5 s). A live node answers a frame in milliseconds, even on a busy machine.
+DEFAULT_NODE_TIMEOUT_S = 0.5
+# After a node fails a call, it is not called for this long (while the master's TTL catches
+# up): reads go to another replica, puts are placed again elsewhere.
+NODE_SUSPECT_S = 5.0
 NODE_MIN_RATE = 100 << 20  # bytes/s a node must at least sustain within one frame
 _RETRY_WHEN_STARTING = (Op.LOCATE, Op.EXISTS, Op.PUT_START)
 R = TypeVar("R", bound=m.Message)
@@ -206,13 +213,16 @@ class StoreClient:
         """Connection number ``stream`` to a node (several let the node copy one frame while
         the next one is still arriving)."""
         slot = f"{address}#{stream % self.streams}"
+        if address in self._suspects():
+            raise TransferError(f"node {address} failed a call less than {NODE_SUSPECT_S:g} s "
+                                "ago; not called again yet")
         with self._lock:
             conn = self._nodes.get(slot)
             if conn is None or conn.closed:
                 try:
                     conn = connect(address, timeout=self.node_timeout)
-                except StoreError:
-                    self._node_failures[address] = time.monotonic()
+                except StoreError as exc:
+                    self._suspect(address, exc)
                     raise
                 self._nodes[slot] = conn
             return conn
@@ -229,12 +239,32 @@ class StoreClient:
     def _node_failed(self, conn: AnyConnection, exc: StoreError) -> None:
         """Remember a node that failed a call (the master hears of it with the revoke), and
         drop a connection that timed out: its late answer must not meet the next call."""
-        self._node_failures[conn.address] = time.monotonic()
+        self._suspect(conn.address, exc)
         if isinstance(exc, RpcTimeout):
             conn.close()
 
+    def _suspect(self, address: str, exc: StoreError) -> None:
+        self._node_failures[address] = time.monotonic()
+        logger.warning("node %s failed a call (%s); not calling it for %g s", address, exc,
+                       NODE_SUSPECT_S)
+
+    def _suspects(self) -> set[str]:
+        """Nodes that failed a call within ``NODE_SUSPECT_S``: not called until then."""
+        now = time.monotonic()
+        return {a for a, t in list(self._node_failures.items()) if now - t < NODE_SUSPECT_S}
+
     def _failed_since(self, since: float) -> list[str]:
         return [a for a, t in list(self._node_failures.items()) if t >= since]
+
+    def _report_failed(self, since: float) -> None:
+        """Tell the master which nodes failed a read since ``since`` (a revoke of no object),
+        so that it places puts elsewhere and lists those replicas last; best effort."""
+        failed = self._failed_since(since)
+        if failed:
+            try:
+                self._call_master(m.PutRevoke(keys=[], failed_nodes=failed), m.CodesReply)
+            except StoreError as exc:
+                logger.info("could not report failed nodes %s: %s", failed, exc)
 
     def close(self) -> None:
         """Close every connection and segment; later calls raise NotReady."""
@@ -388,7 +418,8 @@ class StoreClient:
                     plan[address].append(i)
         failed = self._write_all(plan, started, keys, views, pin, errors)
         begun = [i for i, r in started.items() if not r.code and not r.exists]
-        bad_nodes = self._failed_since(since)
+        suspects = self._suspects()
+        bad_nodes = sorted(set(self._failed_since(since)) | {a for a in plan if a in suspects})
         self._finish(keys, [i for i in begun if i not in failed], [i for i in begun if i in failed],
                      errors, bad_nodes)
         for i in todo:
@@ -532,7 +563,8 @@ class StoreClient:
                 out.append((chunk, m.decode(reply, conn.wait(rid, pending, limit).meta)))
             except StoreError as exc:
                 logger.info("frame to %s failed: %s", conn.address, exc)
-                self._node_failed(conn, exc)
+                if _transient(exc):  # a refusal (a bad grant, say) says nothing of its health
+                    self._node_failed(conn, exc)
                 out.append((chunk, exc))
         return out
 
@@ -629,25 +661,53 @@ class StoreClient:
             loc if isinstance(loc, StoreError)
             else ObjectNotFound(f"object {loc.key!r}: no live replica") for loc in located]
         todo = [i for i, loc in enumerate(located) if not isinstance(loc, StoreError)]
-        attempt = 0
+        tried: dict[int, set[str]] = defaultdict(set)
+        since = time.monotonic()
         while todo:
-            plan: dict[str, list[int]] = defaultdict(list)
-            for i in todo:
-                nodes = located[i].nodes  # type: ignore[union-attr]
-                if attempt < len(nodes):
-                    plan[nodes[attempt]].append(i)
-            todo = self._read_round(plan, located, views, out)
-            attempt += 1
-        now = time.monotonic()
+            plan = self._next_replicas(todo, located, tried)
+            todo = self._read_round(plan, located, views, out) if plan else []
+        self._report_failed(since)
+        self._check_leases(located, out)
         for i, loc in enumerate(located):
             if isinstance(loc, StoreError):
                 continue
-            if isinstance(out[i], int) and now > loc.deadline:
-                out[i] = LeaseExpired("the read lease ended before the read completed")
             result = out[i]
             if isinstance(result, StoreError):
                 out[i] = _naming(result, loc.key)
         return out
+
+    def _next_replicas(self, todo: list[int], located: list[_Located | StoreError],
+                       tried: dict[int, set[str]]) -> dict[str, list[int]]:
+        """Each object's next replica to read: in the master's order, neither tried yet nor a
+        node that failed a call within ``NODE_SUSPECT_S`` (so a dead or hung node is waited
+        for once, not by every read)."""
+        suspect = self._suspects()
+        plan: dict[str, list[int]] = defaultdict(list)
+        for i in todo:
+            loc = located[i]
+            assert not isinstance(loc, StoreError)  # todo holds located objects only
+            for address in loc.nodes:
+                if address not in tried[i] and address not in suspect:
+                    tried[i].add(address)
+                    plan[address].append(i)
+                    break
+        return plan
+
+    def _check_leases(self, located: list[_Located | StoreError],
+                      out: list[int | StoreError]) -> None:
+        """A read that ended after its lease: the master is asked again (renewing the lease).
+        The same object id still listed means it was never evicted, so the bytes read stand;
+        otherwise the read fails with LeaseExpired."""
+        now = time.monotonic()
+        late = {i: loc for i, loc in enumerate(located) if not isinstance(loc, StoreError)
+                and isinstance(out[i], int) and now > loc.deadline}
+        if not late:
+            return
+        again = self._locate([loc.key for loc in late.values()], lease=True)
+        for (i, loc), fresh in zip(late.items(), again, strict=True):
+            if isinstance(fresh, StoreError) or fresh.object_id != loc.object_id:
+                out[i] = LeaseExpired("the read lease ended before the read completed, and "
+                                      "the object has changed since")
 
     def _read_round(self, plan: dict[str, list[int]], located: list[Any],
                     views: list[memoryview], out: list[int | StoreError]) -> list[int]:

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from reference_store.errors import StoreError
+
 __all__ = ["build_parser", "main", "trace_schema", "write_run_outputs"]
 
 _EPILOG = """examples:
@@ -283,6 +285,9 @@ def main(argv: Sequence[str] | None = None,
         return _COMMANDS[args.command](args, out)
     except (ValueError, OSError) as exc:  # ConfigError and format errors are ValueErrors
         sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except StoreError as exc:  # the store a config names cannot be reached, or refused us
+        sys.stderr.write(f"error: store: {exc}\n")
         return 2
     except RuntimeError as exc:
         from replay.runner import AllRequestsFailed  # raised only once the runner is loaded

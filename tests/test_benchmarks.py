@@ -69,3 +69,23 @@ def test_a_benchmark_prints_its_ratios_and_writes_them_where_told(tmp_path: Path
         assert f"ratio: {label} = {value:.2f}" in done.stdout
     assert doc["command"][1:3] == ["benchmarks/bench_hashing.py", "--tokens"]
     assert f"results: {out}" in done.stdout
+
+
+def test_the_record_runs_readme_commands_and_names_date_command_and_load(tmp_path: Path) -> None:
+    """``benchmarks/record.py`` runs the README's benchmark commands as written and records,
+    for each, its command, start, load average and ratios; a name outside the table is refused."""
+    record = tmp_path / "2026-12-01" / "record.json"
+    done = subprocess.run([sys.executable, "benchmarks/record.py", "--only", "bench_hashing",
+                           "--output", str(record)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(record.read_text())
+    assert doc["date"] and doc["commit"] and doc["machine"]["cpus"]
+    (run,) = doc["runs"]
+    assert run["command"] == ["python", "benchmarks/bench_hashing.py"]  # as the README says
+    assert run["exit_code"] == 0 and len(run["load_average_before"]) == 3
+    assert "sha256_cbor / sha256 speed" in run["ratios"]
+    assert json.loads((record.parent / run["result_file"]).read_text())["ratios"]
+    refused = subprocess.run([sys.executable, "benchmarks/record.py", "--only", "nosuch"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert refused.returncode == 2 and "not in the README's benchmark table" in refused.stderr

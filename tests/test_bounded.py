@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 import zlib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ from reference_store.transport.tcp import Connection
 pytestmark = pytest.mark.slow
 
 GiB, MiB = 1 << 30, 1 << 20
-BUDGET = 64 * MiB  # what one announcement may cost at most
+BUDGET = 64 * MiB  # the node's --payload-budget: what all announcements together may cost
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,7 @@ def c() -> Iterator[Cluster]:
     with cluster(nodes=1, memory="8MiB",
                  master_args=("--frame-timeout", "1.5", "--max-connections", "64"),
                  node_args=("--frame-timeout", "1.5", "--max-connections", "64",
-                            "--no-prefault")) as cl:
+                            "--no-prefault", "--payload-budget", "64MiB")) as cl:
         cl.wait_nodes(1)
         yield cl
 
@@ -96,6 +98,70 @@ def test_a_1_gib_announcement_does_not_raise_rss(c: Cluster, role: str) -> None:
     finally:
         for s in socks:
             s.close()
+
+
+def _send_frame(address: str, payload_len: int, send: int) -> bool:
+    """Announce a PING with ``payload_len`` bytes and really send ``send`` of them; True when
+    the server answered (or closed) before all of them went."""
+    with _connect(address) as s:
+        try:
+            s.sendall(_header(p.Op.PING, b"{}", payload_len))
+            chunk = b"x" * MiB
+            for _ in range(send // MiB):
+                s.sendall(chunk)
+            s.settimeout(5)
+            s.recv(1)  # an answer, or b"" when closed
+        except TimeoutError:
+            return False
+        except OSError:
+            pass
+        return True
+
+
+class _PeakRss:
+    """The most a process's RSS grew over a baseline while the block ran (sampled)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.base, self.peak = pid, _rss(pid), 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            self.peak = max(self.peak, _rss(self.pid) - self.base)
+
+    def __enter__(self) -> _PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def test_a_1_gib_frame_really_sent_is_refused_within_the_budget(c: Cluster) -> None:
+    """More than the whole in-flight budget: refused with an error frame before any buffer,
+    although the peer keeps sending (256 MiB of it)."""
+    node = c.nodes[0]
+    with _PeakRss(node.popen.pid) as rss:
+        assert _send_frame(node.address, GiB, 256 * MiB)
+    assert rss.peak < BUDGET, f"node RSS grew by {rss.peak >> 20} MiB"
+    with _connect(node.address) as s:
+        s.sendall(_header(p.Op.PING, b"{}", GiB))
+        header, meta = _response(s)
+        assert header.status == ProtocolError.code and "in-flight budget" in str(meta["error"])
+
+
+def test_parallel_large_frames_share_one_budget(c: Cluster) -> None:
+    """Sixteen connections each send a 32 MiB frame at once (512 MiB together, eight times the
+    64 MiB budget): the node's RSS never grows by more than the budget (plus a little for
+    threads), frames wait for room or time out, and the node serves afterwards."""
+    node = c.nodes[0]
+    with _PeakRss(node.popen.pid) as rss, ThreadPoolExecutor(16) as pool:
+        done = list(pool.map(lambda _: _send_frame(node.address, 32 * MiB, 32 * MiB), range(16)))
+    assert all(done)
+    assert rss.peak < BUDGET + 16 * MiB, f"node RSS grew by {rss.peak >> 20} MiB"
+    assert Connection(node.address, timeout=5).call(p.Op.PING, {}).meta["ok"]
 
 
 def test_the_master_refuses_payloads_with_an_error_frame(c: Cluster) -> None:

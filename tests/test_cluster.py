@@ -194,13 +194,22 @@ def test_stalled_put_is_taken_over_after_the_put_timeout(cl: LocalCluster, clien
         stalled.close()
 
 
-def test_lease_expiring_mid_get_fails_the_read(client: StoreClient) -> None:
+def test_a_read_that_outlives_its_lease_stands_only_while_the_object_does(
+        client: StoreClient) -> None:
+    """Past its lease the client asks the master again: the same object still listed was never
+    evicted (its bytes stand, the lease is renewed); a removed one fails the read."""
     client.put("slow", b"s" * 1000)
-    loc = client._locate(["slow"], lease=True)[0]
-    assert not isinstance(loc, Exception)
-    wait_until(lambda: time.monotonic() > loc.deadline, what="lease end")  # type: ignore[union-attr]
-    result = client._read_located([loc], [memoryview(bytearray(1000))])[0]
-    assert isinstance(result, LeaseExpired)
+    client.put("gone", b"g" * 1000)
+    locs = client._locate(["slow", "gone"], lease=True)
+    assert not any(isinstance(loc, Exception) for loc in locs)
+    wait_until(lambda: time.monotonic() > locs[0].deadline,  # type: ignore[union-attr]
+               what="lease end")
+    buf = bytearray(1000)
+    assert client._read_located([locs[0]], [memoryview(buf)]) == [1000]
+    assert buf == b"s" * 1000
+    client.remove("gone", force=True)
+    result = client._read_located([locs[1]], [memoryview(bytearray(1000))])[0]
+    assert isinstance(result, (LeaseExpired, ObjectNotFound))
 
 
 def test_eight_threads_put_then_get_all_correct(client: StoreClient) -> None:

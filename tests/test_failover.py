@@ -1,60 +1,142 @@
 """Failure handling that keeps writing (issue 17, finding 5): a put whose node failed is placed
 again elsewhere (with fewer replicas when no other node is left, said in a warning), the master
-places away from a node a client saw fail, and a hung node costs one short per-call deadline,
-not the 30 s call timeout nor the heartbeat TTL. Real processes; the master's node TTL is 30 s
-here, so the heartbeat never rescues the test."""
+places away from a node a client saw fail, and a dead or hung node costs one short per-call
+deadline (0.5 s), not the 30 s call timeout nor the heartbeat TTL: the client then leaves it
+alone for a while. The deadline is short, yet a busy machine does not trip it. Real processes;
+the master's node TTL is 30 s here, so the heartbeat never rescues the test."""
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
-from cluster_fixtures import cluster
+from cluster_fixtures import Proc, cluster
+
+from reference_store.errors import LeaseExpired, ObjectNotFound
 
 pytestmark = pytest.mark.slow
 
 KiB = 1 << 10
 
 
+def _fail(node: Proc, how: str) -> None:
+    if how == "kill":
+        node.kill9()
+    else:
+        node.popen.send_signal(signal.SIGSTOP)  # hung: its socket still accepts, nothing answers
+
+
+def _value(i: int) -> bytes:
+    """Small objects travel in frames, 64 KiB ones through the node's arena (one-sided)."""
+    return bytes([i % 251]) * (100 if i % 2 else 64 * KiB)
+
+
+@pytest.mark.parametrize("how", ["kill", "hang"])
 @pytest.mark.parametrize("replicas", [1, 2])
-def test_puts_succeed_at_once_after_a_node_dies(replicas: int) -> None:
-    with cluster(nodes=2, memory="32MiB", master_args=("--node-ttl", "30")) as c:
+def test_reads_and_puts_recover_within_1_s_of_a_node_failing(how: str, replicas: int) -> None:
+    """The acceptance of finding 5: the master's node TTL is 30 s and the read lease 0.2 s, so
+    neither the heartbeat nor a fresh lease rescues the client. Reads go to a live replica
+    (the first read that meets the failed node waits one node deadline, later ones skip it),
+    never raising LeaseExpired for an object the master still lists; puts succeed again
+    within 1 s, placed away from the failed node."""
+    with cluster(nodes=2, memory="32MiB",
+                 master_args=("--node-ttl", "30", "--lease-ttl", "0.2")) as c:
         client = c.client(replicas=replicas)
         c.wait_nodes(2, client)
-        client.put("before", b"b" * KiB)
-        c.nodes[0].kill9()
-        started = time.monotonic()
-        for i in range(20):
-            client.put(f"after{i}", b"%d" % i * KiB)
-        took = time.monotonic() - started
-        assert took < 3, f"20 puts took {took:.1f} s after a node died"
-        assert [client.get(f"after{i}") for i in range(20)] == [b"%d" % i * KiB
-                                                                for i in range(20)]
+        keys = [f"r{i}" for i in range(8)]
+        assert not any(client.batch_put(keys, [_value(i) for i in range(8)]))
+        _fail(c.nodes[0], how)
+        try:
+            started = time.monotonic()
+            dests = [bytearray(64 * KiB) for _ in keys]
+            got = client.batch_get_into(keys, dests)
+            first_reads = time.monotonic() - started
+            readable = [i for i, g in enumerate(got) if isinstance(g, int)]
+            assert not [g for g in got if isinstance(g, LeaseExpired)], got
+            assert all(bytes(dests[i][:got[i]]) == _value(i) for i in readable)  # type: ignore[index]
+            if replicas == 2:
+                assert readable == list(range(8)), got
+            else:  # only the live node's share, the rest said at once to have no replica
+                assert 2 <= len(readable) <= 6 and all(
+                    isinstance(g, ObjectNotFound) for g in got if not isinstance(g, int)), got
+            started = time.monotonic()
+            for i in range(8):  # now the failed node is skipped: no deadline is waited for
+                try:
+                    assert client.get(keys[i]) == _value(i)
+                except ObjectNotFound:
+                    assert replicas == 1 and i not in readable
+            later_reads = time.monotonic() - started
+            started = time.monotonic()
+            client.put("after0", b"a" * KiB)
+            first_put = time.monotonic() - started
+            for i in range(1, 20):
+                client.put(f"after{i}", b"%d" % i * KiB)
+            puts = time.monotonic() - started
+            assert first_reads < 1.0 and later_reads < 0.5, (first_reads, later_reads)
+            assert first_put < 1.0 and puts < 1.5, (first_put, puts)
+            assert [client.get(f"after{i}") for i in range(1, 20)] == [
+                b"%d" % i * KiB for i in range(1, 20)]
+        finally:
+            if how == "hang":
+                c.nodes[0].popen.send_signal(signal.SIGCONT)
 
 
-def test_a_hung_node_costs_one_short_deadline() -> None:
+@pytest.mark.parametrize("how", ["kill", "hang"])
+def test_a_first_put_after_a_failure_is_placed_again_within_1_s(how: str) -> None:
+    """No read has met the failed node yet: the first put waits one node deadline, is revoked
+    and placed again on the live node; the puts after it go straight there."""
     with cluster(nodes=2, memory="32MiB", master_args=("--node-ttl", "30")) as c:
         client = c.client(replicas=2)
         c.wait_nodes(2, client)
-        for i in range(4):
-            client.put(f"r{i}", b"%d" % i * (64 * KiB))
-        hung = c.nodes[0]
-        hung.popen.send_signal(signal.SIGSTOP)
+        client.put("before", b"b" * KiB)
+        _fail(c.nodes[0], how)
         try:
-            started = time.monotonic()
-            got = [client.get(f"r{i}") for i in range(4)]  # a live replica answers
-            reads = time.monotonic() - started
-            assert got == [b"%d" % i * (64 * KiB) for i in range(4)]
-            started = time.monotonic()
-            for i in range(10):
-                client.put(f"w{i}", b"w" * KiB)
-            writes = time.monotonic() - started
-            # one node deadline (2 s) at most for the first put, not 30 s, nor 2 for the revoke
-            assert reads < 12 and writes < 4, (reads, writes)
-            assert client.get("w9") == b"w" * KiB
+            marks, started = [], time.monotonic()
+            for i in range(20):
+                client.put(f"w{i}", _value(i))
+                marks.append(time.monotonic() - started)
+            assert marks[0] < 1.0 and marks[-1] - marks[0] < 1.0, marks
+            assert [client.get(f"w{i}") for i in range(20)] == [_value(i) for i in range(20)]
         finally:
-            hung.popen.send_signal(signal.SIGCONT)
+            if how == "hang":
+                c.nodes[0].popen.send_signal(signal.SIGCONT)
+
+
+def test_no_false_failover_on_a_busy_machine(caplog: pytest.LogCaptureFixture) -> None:
+    """Twice as many busy processes as cores, while puts and reads run against two healthy
+    nodes: no node call misses its deadline, so no node is skipped and every put keeps both
+    replicas (the deadline is short, but a live node answers in milliseconds)."""
+    burners: list[subprocess.Popen[bytes]] = []
+    try:
+        with cluster(nodes=2, memory="64MiB") as c:
+            client = c.client(replicas=2)
+            c.wait_nodes(2, client)
+            burners += [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                        for _ in range(2 * (os.cpu_count() or 1))]
+            caplog.set_level(logging.WARNING, logger="reference_store.client")
+            deadline = time.monotonic() + 5
+            rounds = 0
+            while time.monotonic() < deadline:
+                keys = [f"b{rounds}-{i}" for i in range(16)]
+                values = [_value(rounds + i) for i in range(16)]
+                assert not any(client.batch_put(keys, values))
+                dests = [bytearray(64 * KiB) for _ in keys]
+                got = client.batch_get_into(keys, dests)
+                assert all(isinstance(n, int) for n in got), [g for g in got if not isinstance(g, int)]
+                assert [bytes(d[:n]) for d, n in zip(dests, got)] == values  # type: ignore[misc]
+                assert not any(client.batch_remove(keys, force=True))  # room for the next
+                rounds += 1
+            assert rounds > 5
+            assert [r.getMessage() for r in caplog.records] == []
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
 
 
 def test_right_after_a_master_restart_clients_wait_instead_of_failing() -> None:

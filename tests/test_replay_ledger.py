@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -271,3 +272,17 @@ def test_run_whose_every_request_fails_exits_1_with_one_line(tmp_path: Path, db:
     with Ledger.open(db, create=False) as ledger:
         (run,) = ledger.list_runs()
     assert run.status.value == "failed" and "every request failed" in (run.error or "")
+
+
+def test_run_against_a_store_nothing_serves_exits_2_with_one_line(
+        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = tmp_path / "replay.yaml"
+    cfg.write_text(CONFIG.replace("{mode: embedded, host_bytes: 16777216}",
+                                  f'{{mode: distributed, address: "127.0.0.1:{port}"}}'))
+    rc, out = cli(["run", str(cfg), "--db", db, "--arm", "store"], capsys)
+    assert rc == 2 and "Traceback" not in out
+    assert [ln for ln in out.splitlines() if ln.startswith("error:")] == [
+        f"error: store: cannot connect to 127.0.0.1:{port}: [Errno 111] Connection refused"]

@@ -60,9 +60,9 @@ def test_magnitude_words_and_letters_state_the_same_number() -> None:
     from decimal import Decimal
 
     values = {f.text: f.values[0] for f in extract_figures(
-        "a 3 million-row table, 2.5 billion parameters and 40K requests")}
+        "a 3 million-row table, 2.5 billion parameters, 40K requests and 96k prompts")}
     assert values == {"3 million": Decimal(3_000_000), "2.5 billion": Decimal(2_500_000_000),
-                      "40K": Decimal(40_000)}
+                      "40K": Decimal(40_000), "96k": Decimal(96_000)}
     index = _index("The service handled 3 million requests a day.")
     for text in ("It handled 3M requests a day.", "It handled 3,000,000 requests a day."):
         (fig,) = extract_figures(text)
@@ -96,6 +96,10 @@ def test_a_metric_named_in_millions_states_its_value_in_millions() -> None:
     assert any(t.metric == "replayed_prompts_m" for t in trace_figure(fig, index, q).traces)
     ((small, r),) = typed_figures("The replay sent 2.5M prompts.")
     assert trace_figure(small, index, r).traced
+    doc["benchmark_scope"]["reported_metrics"]["peak_k_prompts"] = 96
+    index = build_index(Article.model_validate_json(json.dumps(doc)))
+    ((peak, p),) = typed_figures("At peak it held 96k prompts.")
+    assert any(t.metric == "peak_k_prompts" for t in trace_figure(peak, index, p).traces)
 
 
 def test_a_count_of_others_agrees_with_a_count_of_any_noun() -> None:
@@ -173,3 +177,42 @@ def test_a_score_difference_written_as_a_percent_is_points(tmp_path) -> None:
     doc = _doc_with("On the recall suite the small model loses 7.25 points.",
                     "On the recall suite the small model gives up 7.25%.")
     assert _rules_at(tmp_path, doc, "7.25%").get("percentage-points") == "error"
+
+
+def _with_ratio(doc):  # type: ignore[no-untyped-def]
+    doc["inferences"].append({
+        "id": "I9", "basis_fact_ids": ["F1"], "label": "PCT analysis",
+        "claim": "The nightly batch of 48,000 jobs is four times the daytime load of 12,000.",
+        "computation": {"inputs": {"nightly": 48000, "daytime": 12000},
+                        "steps": [{"name": "ratio", "expression": "nightly / daytime",
+                                   "result": 4}]}})
+    return doc
+
+
+def _body_with(sentence: str):  # type: ignore[no-untyped-def]
+    from verify_fixtures import load
+
+    doc = _with_ratio(load())
+    close = "These are the authors' results, not PCT measurements."
+    doc["body"] = doc["body"].replace(close, close + " " + sentence, 1)
+    return doc
+
+
+def test_a_restated_result_with_another_value_is_arithmetic(tmp_path) -> None:
+    doc = _body_with("By PCT's count the nightly batch is five times the daytime load.")
+    assert _rules_at(tmp_path, doc, "five times").get("arithmetic") == "error"
+    doc = _body_with("By PCT's count the 48,000 is 4.5 times the 12,000.")
+    assert _rules_at(tmp_path, doc, "4.5 times").get("arithmetic") == "error"
+
+
+def test_a_restated_result_kept_or_a_figure_elsewhere_is_not_arithmetic(tmp_path) -> None:
+    doc = _body_with("By PCT's count the nightly batch is four times the daytime load.")
+    assert "arithmetic" not in _rules_at(tmp_path, doc, "four times")
+    doc = _body_with("The desk moved half the daytime load to spare nodes.")
+    assert "arithmetic" not in _rules_at(tmp_path, doc, "half")
+
+
+def test_half_precision_is_no_figure() -> None:
+    assert [f.text for f in extract_figures("a half-precision cache in double precision")] == []
+    assert [f.text for f in extract_figures("the cache halves, then falls by half")] == [
+        "halves", "half"]

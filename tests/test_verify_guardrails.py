@@ -316,3 +316,33 @@ def test_a_baseline_of_another_work_named_in_the_sentence_is_not_the_guarded_one
     assert not _guardrail("The paper reports 3x lower waits compared with commercial engines.\n",
                           guard)
     assert _guardrail("Against commercial engines: waits up to 3x lower.\n", guard)
+
+
+def test_a_model_name_with_digits_is_a_word_of_a_guardrail() -> None:
+    from ledger.verify.meaning import _content
+
+    assert _content("the Qwen-14B gain and the H100 pool, not 40") == ["Qwen-14B", "gain", "H100",
+                                                                      "pool"]
+
+
+def test_implicit_credits_need_the_guardrails_subject_or_a_reference_back() -> None:
+    guard = {"text": "The latency figures are a student's measurements; do not credit them to "
+                     "Acme or present them as Acme results."}
+    assert _guardrail("A student timed the pool. These are Acme's own latency results.\n", guard)
+    assert not _guardrail("Acme's answer is its pool, released in March.\n", guard)
+    said = {"text": "Do not credit the board details to the press release; they come from a "
+                    "teardown."}
+    assert _guardrail("The board details are given according to the press release.\n", said)
+
+
+def test_the_document_that_states_a_sentence_is_credited_with_it() -> None:
+    guard = {"text": "Do not credit the Redis comparison to the final paper; only the preprint "
+                     "names Redis."}
+    assert _guardrail("The final paper keeps the 3x, against Redis and Memcached.\n", guard)
+    assert not _guardrail("The final paper keeps the 3x, against Memcached.\n", guard)
+
+
+def test_not_negates_to_the_end_of_its_clause() -> None:
+    from ledger.verify.meaning import _NEGATED_BEFORE
+
+    assert _NEGATED_BEFORE.search("so the old rates should not be quoted as the behaviour of ")

@@ -257,3 +257,139 @@ def test_a_value_given_the_name_of_another_parameter(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
         d, "The allocator works with a page size of 32 by default.")))
     assert "mislabeled-figure" not in rules_at(result, doc, "32"), result.findings
+
+
+# --- correct prose from an editor who writes differently: none of it is a mislabel ---------
+
+def mislabels(result: FileResult) -> list[str]:
+    return [f.message for f in result.findings if f.rule == "mislabeled-figure"]
+
+
+def test_a_bare_number_that_coincides_with_a_metric_proves_no_label_wrong(
+        tmp_path: Path) -> None:
+    """"r=10" is a setting; that a 10 GiB/s metric exists does not make it that metric."""
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "small_block_ceiling_gibps", 10, "small-block ceiling", ["ceiling"],
+                   "quantity")
+        add_metric(doc, "batch_depth", 3, "default batch depth", ["batch"], "count")
+        add_fact(doc, "Small blocks top out near 10 GiB/s; the default batch depth is 3.")
+        add_sentence(doc, "With the deeper r=10 batch the reads slowed down.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert "mislabeled-figure" not in rules_at(result, doc, "r=10"), result.findings
+
+
+def test_the_verb_means_is_no_statistic(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "bill_cut_pct", 36, "bill reduction", ["bill reduction"], "percent")
+        add_metric(doc, "mean_queue_x", 2.5, "mean queueing multiple", ["mean"], "multiplier")
+        add_fact(doc, "The authors report a 36% bill reduction and a 2.5x mean queueing gain.")
+        add_sentence(doc, "A 36% cut means paying 64% of the old bill.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert "mislabeled-figure" not in rules_at(result, doc, "36%"), result.findings
+
+
+def _statistics(doc: Doc) -> None:
+    add_metric(doc, "mean_wait_x", 5.5, "mean TTFT multiple", ["TTFT"], "multiplier")
+    add_metric(doc, "p99_wait_x", 9.5, "P99 TTFT multiple", ["TTFT"], "multiplier")
+    add_fact(doc, "The authors report TTFT 5.5x better at the mean and 9.5x better at P99.")
+
+
+def test_a_statistic_after_at_belongs_to_the_figure_before_it(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_statistics(d), add_sentence(
+        d, "The authors report TTFT up to 5.5x better at the mean and 9.5x at P99.")))
+    assert mislabels(result) == [], result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_statistics(d), add_sentence(
+        d, "The authors report TTFT up to 5.5x better at P99 and 9.5x at the mean.")))
+    assert rules_at(result, doc, "9.5x").get("mislabeled-figure") == "error", result.findings
+
+
+def _speeds(doc: Doc) -> None:
+    add_metric(doc, "step_latency_cut_x", 2.4, "end-to-end latency reduction", ["latency"],
+               "multiplier")
+    add_metric(doc, "kernel_speedup_x", 6.1, "kernel speedup", ["faster", "kernel"],
+               "multiplier")
+    add_metric(doc, "memory_efficiency_x", 5.2, "memory efficiency gain", ["memory"],
+               "multiplier")
+    add_fact(doc, "The authors report a 6.1x kernel speedup, 2.4x lower step latency and "
+                  "5.2x better memory efficiency.")
+
+
+def test_faster_fits_any_speed_metric_but_not_memory(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_speeds(d), add_sentence(
+        d, "PCT's reading: if the kernel gets 6.1 times faster while the whole step gets "
+           "2.4 times faster, the kernel dominated the step.")))
+    assert "mislabeled-figure" not in rules_at(result, doc, "2.4 times"), result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_speeds(d), add_sentence(
+        d, "The authors report that generation runs 5.2 times faster.")))
+    assert rules_at(result, doc, "5.2 times").get("mislabeled-figure") == "error", \
+        result.findings
+
+
+def test_a_size_named_by_a_metric_of_that_size_is_no_mislabel(tmp_path: Path) -> None:
+    """96 KB coincides with a context metric of unknown kind (96 thousand tokens), but "page"
+    names a metric in KB: the trace is the doubtful part, not the word."""
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "longest_ctx_k", 96, "longest context (thousands of tokens)",
+                   ["context"], "quantity")
+        add_metric(doc, "smallest_page_kb", 48, "smallest page (KB)", ["page"], "quantity")
+        add_fact(doc, "Contexts run to 96k tokens; pages start at 48 KB.")
+        add_sentence(doc, "The allocator supports pages of 48KB and 96KB.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert "mislabeled-figure" not in rules_at(result, doc, "96"), result.findings
+
+
+def test_a_baseline_list_read_respectively(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "over_alpha_x", 1.3, "throughput over Alpha paged kernels",
+                   ["throughput"], "multiplier")
+        add_metric(doc, "over_beta_x", 1.4, "throughput over Beta paged kernels",
+                   ["throughput"], "multiplier")
+        add_fact(doc, "Throughput is 1.3x that of Alpha's paged kernels and 1.4x Beta's.")
+        add_sentence(doc, "Throughput is up to 1.3x and 1.4x higher than with the paged "
+                          "kernels of Alpha and Beta respectively.")
+    _, result = verify_mutant(tmp_path, mutate)
+    assert mislabels(result) == [], result.findings
+
+
+def test_the_desks_arithmetic_may_reorder_a_facts_figures(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_fact(doc, "The rig pairs a 24 GB card with a host CPU holding 192 GB of memory.")
+        doc["inferences"].append({
+            "id": f"I{len(doc['inferences']) + 1}", "claim": "192 GB is 8 times 24 GB.",
+            "basis_fact_ids": [doc["facts"][-1]["id"]], "label": "PCT analysis",
+            "computation": {"inputs": {"host_gb": 192, "card_gb": 24},
+                            "steps": [{"name": "ratio", "expression": "host_gb / card_gb",
+                                       "result": 8}]}})
+        add_sentence(doc, "PCT's arithmetic: the rig's 192 GB of CPU memory is 8 times its "
+                          "24 GB.")
+    _, result = verify_mutant(tmp_path, mutate)
+    assert mislabels(result) == [], result.findings
+
+
+def _named_experiments(doc: Doc) -> None:
+    add_metric(doc, "alpha_capacity_x", 2.1, "Alpha-7B capacity", ["capacity"], "multiplier",
+               "Alpha-7B on one GPU")
+    add_metric(doc, "beta_capacity_x", 4.4, "Beta-70B capacity", ["capacity"], "multiplier",
+               "Beta-70B with pipeline parallelism")
+    add_metric(doc, "shortest_ctx_k", 24, "shortest context (K)", ["context"], "quantity",
+               "Alpha-7B on one GPU")
+    add_metric(doc, "longest_ctx_k", 96, "longest context (K)", ["context"], "quantity",
+               "Alpha-7B on one GPU")
+    add_metric(doc, "page_kb", 48, "page size (KB)", ["page"], "quantity",
+               "Beta-70B with pipeline parallelism")
+    add_fact(doc, "The abstract gives 2.1x for Alpha-7B; it gives 4.4x for Beta-70B; "
+                  "contexts of 24k and 96k; pages of 48 KB.")
+
+
+def test_list_items_that_each_name_their_experiment(tmp_path: Path) -> None:
+    """The name that introduces a list item may sit two commas before its figure."""
+    _, result = verify_mutant(tmp_path, lambda d: (_named_experiments(d), add_sentence(
+        d, "The abstract gives 2.1x for Alpha-7B, and grants Beta-70B, served across several "
+           "nodes, up to 4.4x in capacity.")))
+    assert conflated(result) == [], result.findings
+
+
+def test_values_listed_side_by_side_are_no_join(tmp_path: Path) -> None:
+    _, result = verify_mutant(tmp_path, lambda d: (_named_experiments(d), add_sentence(
+        d, "The static runs use context lengths of 24k, 48k and 96k.")))
+    assert conflated(result) == [], result.findings

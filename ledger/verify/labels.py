@@ -145,6 +145,63 @@ def _families(traced: TracedFigure) -> set[str]:
     return {metric_family(m) for m in traced.metrics}
 
 
+#: Comparatives any speed metric may take ("2.2 times faster" for a latency reduction, a
+#: throughput or a speedup): they name no one metric of speed.
+GENERIC_WORDS = frozenset({"faster", "slower", "quicker", "speedup", "speed-up", "better",
+                           "worse", "gain", "gains", "improvement", "improvements"})
+
+
+_SPEED_WORDS = frozenset({"speedup", "speed", "faster", "latency", "throughput", "time", "ttft",
+                          "tpot", "itl", "goodput", "e2e", "slowdown", "slower"})
+
+
+def _speed_like(article: Article, t: TracedFigure) -> bool:
+    """Every metric the figure traces to measures speed (time, latency, throughput): a
+    generic comparative ("faster", "a gain") fits it whatever its own words."""
+    return bool(t.metrics) and all(
+        metric_family(m) in ("ttft", "latency", "throughput")
+        or _metric_words(article, m) & _SPEED_WORDS for m in t.metrics)
+
+
+def _metric_kind(article: Article, name: str) -> Quantity | None:
+    specs = (article.benchmark_scope.metric_specs or {}) if article.benchmark_scope else {}
+    return metric_quantity(name, specs[name].kind if name in specs else None)
+
+
+def _fits_other_kind(article: Article, t: TracedFigure,
+                     labels: list[tuple[str, set[str]]]) -> bool:
+    """The figure's quantity (a size in KB) is the known quantity of a metric its label names
+    ("pages of 64KB, 128KB": the page-size metric, in KB), while no metric it traces to has a
+    known quantity: the trace, not the label, is the doubtful part."""
+    q = t.quantity
+    if q is None or q.unit is None or any(_metric_kind(article, m) for m in t.metrics):
+        return False
+    scope = article.benchmark_scope
+    names = list(scope.reported_metrics) if scope is not None else []
+    for _, families in labels:
+        for name in names:
+            known = _metric_kind(article, name)
+            if (metric_family(name) in families and known is not None
+                    and known.unit is not None and known.unit.dimension == q.unit.dimension):
+                return True
+    return False
+
+
+def _surely_traced(article: Article, t: TracedFigure) -> bool:
+    """The figure is the metric it traces to, not a number that coincides with it: the figure
+    is typed (a multiplier, a percent, a count, a size...) and no metric it traces to is
+    known to be of another kind. A bare number ("r=10", "4-bit", "four-way") proves no label
+    wrong."""
+    q = t.quantity
+    if q is None or q.kind is Kind.number or not t.metrics:
+        return False
+    for name in t.metrics:
+        known = _metric_kind(article, name)
+        if known is not None and known.kind is not q.kind:
+            return False
+    return True
+
+
 Hit = tuple[int, int, str]
 
 
@@ -241,6 +298,11 @@ def _metric_statistics(article: Article, metric: str) -> set[str]:
     return _statistic(text)
 
 
+_AT_STAT_RE = re.compile(r"(?:\s+[\w-]+){0,2}?\s+at\s+(?:the\s+)?" + _STAT_RE.pattern,
+                         re.IGNORECASE)
+_AT_STAT_ANYWHERE_RE = re.compile(r"\bat\s+(?:the\s+)?" + _STAT_RE.pattern, re.IGNORECASE)
+
+
 def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``mislabeled-figure`` when the words right before a figure name a statistic (peak,
     p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
@@ -253,7 +315,11 @@ def _wrong_statistic(article: Article, traced: list[TracedFigure]) -> list[Findi
             continue
         before = article.body[start_of_window:t.figure.start]
         clause_start = max(before.rfind(c) for c in ",;:.") + 1
-        said = _statistic(before[clause_start:])
+        # "6.4x at the mean and 12.1x at P99": a statistic after "at" is the figure's own, and
+        # one that way before the figure belongs to the figure before it
+        own_after = _AT_STAT_RE.match(article.body, t.figure.end)
+        said = (_statistic(own_after.group()) if own_after is not None
+                else _statistic(_AT_STAT_ANYWHERE_RE.sub(" ", before[clause_start:])))
         if not said:
             continue
         stats = set().union(*(_metric_statistics(article, m) for m in t.metrics))
@@ -273,6 +339,7 @@ _BODY_BASELINE_RE = re.compile(
     r"(?:\s*[×x])?(?:\s+[\w-]+){0,3}?\s+" + _BASELINE_WORD
     + r"\s+(?P<b>[^,;:.()]+?)(?=\s+(?:and|or|on|at|with|for|in|while|when|using)\b|[,;:.()]|$)",
     re.IGNORECASE)
+_RESPECTIVELY_RE = re.compile(r"[^.;]{0,80}?\brespectively\b", re.IGNORECASE)
 _LABEL_BASELINE_RE = re.compile(r"\b" + _BASELINE_WORD + r"\s+(?P<b>[^,;:()]+)", re.IGNORECASE)
 _BASELINE_STOP = frozenset({"the", "a", "an", "its", "their", "of", "with", "without", "any",
                             "baseline", "system", "systems"})
@@ -306,8 +373,8 @@ def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Findin
         if not own:
             continue
         m = _BODY_BASELINE_RE.match(article.body, t.figure.end)
-        if m is None:
-            continue
+        if m is None or _RESPECTIVELY_RE.match(article.body, m.end("b")):
+            continue  # "1.2x and 1.3x over A and B respectively": the list maps in order
         said = _baseline_words(m.group("b"))
         own_fit = max(len(said & words) for words in own)
         others = {name: len(said & words) for name, words in baselines.items()
@@ -403,11 +470,12 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
-        if not own or clause is None or _self_labelled(t):
+        if not own or clause is None or _self_labelled(t) or not _surely_traced(article, t):
             continue
         neighbours = by_clause.get(clause.start, [])
         hits = [h for h in find_terms(clause.text, all_terms, clause.start)
-                if not _noun_of_another(h, t.figure, neighbours, article.body)]
+                if not _noun_of_another(h, t.figure, neighbours, article.body)
+                and article.body[h[0]:h[1]].lower() != "means"]  # "a 36% saving means ..."
         if not hits:
             continue
         ranges = _range_spans(article.body, neighbours)
@@ -416,6 +484,11 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
                   for _, _, term in ([head] if head is not None else _labels_of(
                       t.figure, hits, neighbours, ranges[t.figure.start]))]
         if any(named & own or _fits_own(article, term, t) for term, named in labels):
+            continue
+        if _speed_like(article, t):  # "2.2 times faster" for a latency reduction
+            labels = [(term, named) for term, named in labels
+                      if term.lower() not in GENERIC_WORDS]
+        if not labels or _fits_other_kind(article, t, labels):
             continue
         term, named = labels[0]
         message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
@@ -484,13 +557,13 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     desk = desk_names(article.publisher)
-    attributed = {p.start: attributes(p.text, names, authors, desk) for p in paras}
+    product = f"{article.subject} {article.title}"
+    attributed = {p.start: attributes(p.text, names, authors, desk, product) for p in paras}
     for prev, here in zip(paras, paras[1:], strict=False):
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
     analysis = _analysis_paragraphs(article, traced)
-    product = f"{article.subject} {article.title}"
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
     for t in sorted(traced, key=lambda t: t.figure.start):
@@ -504,7 +577,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                     article.body, t.figure, product):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
                 if sentence is not None and not attributes(sentence.text, names, authors,
-                                                                 desk):
+                                                                 desk, product):
                     findings.append(body_span(
                         article, t.figure.start, t.figure.end, Severity.warning,
                         "unattributed-figure",
@@ -542,15 +615,16 @@ _REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|wit
 _RESULT_VERBS = (
     r"(?:serves|moves|cuts|delivers|reaches|achieves|sustains|handles|boosts|raises|lowers|"
     r"reduces|lifts|improves|increases|accelerates|turns\s+away|rejects|saves|attains|yields|"
-    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up)")
+    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up|keeps|makes|gives|brings|"
+    r"enables|allows|offers|provides|runs|processes|supports)")
 #: A figure stated as what the product does, right after its verb or a few words into the
 #: verb's clause: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x",
 #: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
 #: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"(?P<subject>(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+"
-    r"(?:[\w-]+\s+){0,3}?)"
-    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,5}}?"
+    r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
+    r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
@@ -683,6 +757,7 @@ def _sentence_owners(article: Article, sentence: Span, experiments: list[Experim
         owners = [e for e in experiments if e.owns(fig, quantity)]
         owner[fig.start] = owners[0] if len(owners) == 1 else None
     ranges = _range_spans(sentence.text, [f for f, _ in typed])
+    listed = _enumerations(sentence.text, 0)
     for fig, quantity in typed:
         exp = owner[fig.start]
         if exp is None or _incidental_count(quantity):
@@ -690,6 +765,9 @@ def _sentence_owners(article: Article, sentence: Span, experiments: list[Experim
         whole = ranges[fig.start]
         if any(owner[f.start] is not exp for f, _ in typed if whole[0] <= f.start < whole[1]):
             continue  # "14x to 24x": a range is an experiment's only when both ends are
+        if any(owner[f.start] not in (None, exp) for f, _ in typed
+               if f.start in listed and listed[f.start] == listed.get(fig.start)):
+            continue  # "pages of 64KB, 128KB and 2MB": a list of values of mixed owners
         marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
         for exp in experiments:
@@ -814,6 +892,43 @@ def _names_itself(item: Span, exp: Experiment, other: Experiment) -> bool:
         x.startswith(w[:6]) for x in words)) for w in own)
 
 
+def _has_figure(text: str) -> bool:
+    return any(f.kind is not FigureKind.date for f in extract_figures(text))
+
+
+def _result_item(items: list[Span], item: Span) -> Span:
+    """The list item with the figure-less items before it that introduce it ("and gives
+    Falcon-180B, served with pipeline parallelism, up to 5.6x": the name is two commas back)."""
+    i = next(k for k, it in enumerate(items) if it.start == item.start)
+    first = i
+    while first > 0 and not _has_figure(items[first - 1].text):
+        first -= 1
+    if first == i:
+        return item
+    return Span(items[first].start, item.end, " ".join(it.text for it in items[first:i + 1]))
+
+
+#: What separates the values of one enumeration: "64KB, 128KB, 256KB and 2MB".
+_ENUM_JOIN_RE = re.compile(r"\s*(?:,\s*|,?\s+(?:and|or)\s+)")
+
+
+def _enumerations(text: str, offset: int) -> dict[int, int]:
+    """Figure start -> start of the enumeration it is in: values of one quantity listed with
+    nothing but commas, "and" or "or" between them (after each one's unit). Values listed so
+    are options or settings side by side, never one result joined from two experiments."""
+    group: dict[int, int] = {}
+    figures = [f for f in extract_figures(text) if f.kind is not FigureKind.date]
+    for a, b in zip(figures, figures[1:], strict=False):
+        unit = parse_unit(text, a.end)
+        gap_start = unit[1] if unit is not None and unit[1] <= b.start else a.end
+        suffix = re.match(r"[A-Za-z]+", text[gap_start:b.start])  # "32k, 64k": a suffix
+        gap_start += suffix.end() if suffix else 0
+        group.setdefault(offset + a.start, offset + a.start)
+        if _ENUM_JOIN_RE.fullmatch(text[gap_start:b.start]):
+            group[offset + b.start] = group[offset + a.start]
+    return group
+
+
 def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
                   b: tuple[int, int, Experiment], experiments: list[Experiment]) -> bool:
     """Two figures of different experiments in one sentence that do not join them: in different
@@ -827,7 +942,8 @@ def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
         return False
     if any(_JOINS_RE.match(it.text) for it in items if item_a.start < it.start <= item_b.start):
         return False  # "..., on top of the paper's 15-times gain": one compound result
-    if _names_itself(item_a, first[2], second[2]) and _names_itself(item_b, second[2], first[2]):
+    named_a, named_b = _result_item(items, item_a), _result_item(items, item_b)
+    if _names_itself(named_a, first[2], second[2]) and _names_itself(named_b, second[2], first[2]):
         return True
     later = [it for it in items if item_a.start < it.start <= item_b.start]
     return any(_OWN_SUBJECT_RE.match(it.text) for it in later)
@@ -851,12 +967,15 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
         figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
         written = {(sentence.start + f.start, sentence.start + f.end): f
                    for f in extract_figures(sentence.text)}
+        enumerated = _enumerations(sentence.text, sentence.start)
         items = _list_items(sentence)
         for i, (start, end, exp) in enumerate(marks):
             earlier = [m for m in marks[:i] if m[2] is not exp
                        and not _listed_apart(items, m, (start, end, exp), experiments)
                        and not _stated_together(facts, written.get((m[0], m[1])),
-                                                written.get((start, end)))]
+                                                written.get((start, end)))
+                       and not (m[0] in enumerated and enumerated.get(m[0])
+                                == enumerated.get(start))]
             if not earlier:
                 continue
             if (start, end) in figures:

@@ -134,14 +134,20 @@ _NOT_A_RE = re.compile(r"\bnot\s+(?:an?|the)\s+(?P<y>[\w-]+(?:\s+[\w-]+)?)", re.
 _NEGATED_BEFORE = re.compile(r"\b(?:not|no|none|never|nor|without|rather\s+than|instead\s+of|"
                              r"different|separate|distinct)\s+"
                              r"(?:[\w'’-]+\s+){0,3}$"
-                             # ", not with the baselines of the blog's own test": a contrast
-                             # phrase opened by "not" negates up to its end
-                             r"|(?:^|[,;:(]\s*)(?:but\s+)?not\s+(?!only\b)[^,;:.()]*$",
+                             # ", not with the baselines of the blog's own test", "should not
+                             # be quoted as today's": "not" negates up to the clause's end
+                             r"|\b(?:not|never|no\s+longer)\s+(?!only\b)[^,;:.()]*$",
                              re.IGNORECASE)
 _CREDIT_WORDS = re.compile(
     r"\b(?:credit\w*|attribut\w*|accounts?\s+for|thanks\s+to|due\s+to|because\s+of|"
     r"comes?\s+from|came\s+from|owing\s+to|driven\s+by|delivered\s+by|alone|on\s+its\s+own|"
-    r"by\s+itself|solely|single-handedly)\b", re.IGNORECASE)
+    r"by\s+itself|solely|single-handedly|according\s+to|as\s+reported\s+by|delivered|"
+    r"produced)\b", re.IGNORECASE)
+#: the forbidden owner as a possessive ("NVIDIA's own results") or as the subject that states
+#: the sentence ("The OSDI abstract keeps ... against Orca") credits it too
+_OWNED_AFTER = re.compile(r"^(?:'s|’s)\s", re.IGNORECASE)
+_DOC_SUBJECT = re.compile(r"^\W*(?:the\s+|its\s+|their\s+)?(?:[\w'’-]+\s+){0,2}$",
+                          re.IGNORECASE)
 
 
 def _content(text: str) -> list[str]:
@@ -149,7 +155,10 @@ def _content(text: str) -> list[str]:
     out = []
     for w in words:
         w = re.sub(r"(?:'s|’s)$", "", w)
-        if w and w.lower() not in _STOP and not any(c.isdigit() for c in w) and len(w) > 2:
+        # a name with digits ("Mistral-7B", "H100") is a name; a bare figure is not
+        named = re.fullmatch(r"[A-Za-z][\w.-]*\d[\w.-]*", w) is not None
+        if w and w.lower() not in _STOP and (named or not any(c.isdigit() for c in w)) \
+                and len(w) > 2:
             out.append(w)
     return out
 
@@ -308,6 +317,8 @@ _MEANS_BEFORE = re.compile(r"(?:^|[,;]\s*|\b(?:on|with|using|via|through)\s+)"
                            r"(?:on|with|using|via|through)\s+(?:[\w'’-]+\s+){0,3}$"
                            r"|^(?:on|with|using|via|through)\s+(?:[\w'’-]+\s+){0,3}$",
                            re.IGNORECASE)
+_BACK_SUBJECT = re.compile(r"\s*(?:these|those|they|this|it)\s+(?:are|is|were|was)\b",
+                           re.IGNORECASE)
 #: a sentence that refers back to the figures of the sentence before it
 _REFERS_BACK = re.compile(r"\b(?:it|they|them|these|those|both)\b", re.IGNORECASE)
 
@@ -366,8 +377,15 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                                  for h in hits):
             continue  # "do not present X as faster in general": only a general claim breaks it
         credited = _CREDIT_WORDS.search(sentence.text) is not None
-        by_means = any(_MEANS_BEFORE.search(sentence.text[:h[0] - sentence.start]) for h in hits)
-        if rule.kind == "credit_to" and not credited and not by_means:
+        # implicit credit: a means ("With X, ..."), a possessive ("X's own results"), the
+        # document that states the sentence ("The X abstract keeps ...")
+        implied = any(
+            _MEANS_BEFORE.search(sentence.text[:h[0] - sentence.start])
+            or _OWNED_AFTER.match(sentence.text[h[1] - sentence.start:]) or (
+                _DOC_SUBJECT.match(sentence.text[:h[0] - sentence.start])
+                and h[2].split()[-1].lower() in _DOC_NOUNS | {"abstract", "readme", "review"})
+            for h in hits)
+        if rule.kind == "credit_to" and not credited and not implied:
             continue
         figures = _protected(rule, traced, spans, n, article.body) if rule.values else []
         subject = (find_lemmas(sentence.text, rule.subject, sentence.start)
@@ -376,7 +394,10 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         if rule.values and not figures:
             continue
         if not rule.values and not subject and (rule.kind == "present_as" or not credited):
-            continue  # a means ("with X, ...") credits X only with the guardrail's subject
+            # an implied credit counts only with the guardrail's subject, or a sentence that
+            # refers back to it ("These are X's own results")
+            if rule.kind == "present_as" or not _BACK_SUBJECT.match(sentence.text):
+                continue
         # on the figure it protects; without one, on the whole sentence that breaks it
         if figures and not sentence.contains(figures[0].figure.start, figures[0].figure.end):
             start, end = hits[0][0], hits[-1][1]  # it refers back: the words that break it

@@ -18,6 +18,7 @@ from ..figures import FigureKind
 from ..models import Article
 from ..quantities import typed_figures
 from ..report import Finding, Severity
+from .labels import derived_sentences
 from .prose import group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -140,10 +141,11 @@ def check_swaps(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     by_sentence = group_in(spans, [t for t in traced if t.traces
                                    and t.figure.kind is not FigureKind.date],
                            lambda t: (t.figure.start, t.figure.end))
+    desk = derived_sentences(article, traced)
     for sentence in spans:
         inside = by_sentence.get(sentence.start, [])
-        if len(inside) < 2:
-            continue
+        if len(inside) < 2 or sentence.start in desk:
+            continue  # the desk's own arithmetic orders figures for its sum
         for a, b in combinations(sorted(inside, key=lambda t: t.figure.start), 2):
             if not _comparable(a, b) or _position(sentence.text, a) is None \
                     or _position(sentence.text, b) is None:

@@ -49,6 +49,7 @@ from ..report import Finding, Severity
 from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
+from .restated import Restatement, restatements
 from .text import body_span
 
 __all__ = [
@@ -223,8 +224,9 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
         trace = Trace("metric", f"/benchmark_scope/reported_metrics/{name}", metric=name,
                       author_reported=authors)
         index.add_number(value, trace, percent=_is_percent_metric(name), quantity=quantity)
-        if (shift := _metric_magnitude(name)) and quantity is None:  # "context_tokens_m": 1
-            index.add_number(Decimal(str(value)).scaleb(shift), trace)
+        if (shift := _metric_magnitude(name)) and (  # "context_tokens_m": 1
+                quantity is None or quantity.kind in (Kind.count, Kind.number)):
+            index.add_number(Decimal(str(value)).scaleb(shift), trace, quantity=quantity)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
 
 
@@ -235,8 +237,14 @@ _MAGNITUDE_NAMES = {"k": 3, "thousand": 3, "thousands": 3, "m": 6, "million": 6,
 
 
 def _metric_magnitude(name: str) -> int:
+    """The power of ten a metric's name scales its value by: its last part ("prompts_m"), or a
+    magnitude other than "m" anywhere ("max_k_tokens": thousands of tokens)."""
     parts = name.lower().split("_")
-    return _MAGNITUDE_NAMES.get(parts[-1], 0) if len(parts) > 1 else 0
+    if len(parts) < 2:
+        return 0
+    if parts[-1] in _MAGNITUDE_NAMES:
+        return _MAGNITUDE_NAMES[parts[-1]]
+    return next((_MAGNITUDE_NAMES[p] for p in parts[:-1] if p != "m" and p in _MAGNITUDE_NAMES), 0)
 
 
 def _add_inferences(index: EvidenceIndex, article: Article) -> None:
@@ -592,24 +600,43 @@ def _ordinary(q: Quantity | None) -> bool:
 def check_tracing(article: Article, traced: list[TracedFigure] | None = None) -> list[Finding]:
     """``untraced-figure`` for each body figure that matches no evidence of its kind;
     ``unit-mismatch``, ``percentage-points`` and ``mislabeled-figure`` when evidence has its
-    number under another unit, as percent vs points, or counting another thing."""
+    number under another unit, as percent vs points, or counting another thing; ``arithmetic``
+    beside it when the figure is a result of the desk's own arithmetic that no computation
+    gives (:mod:`ledger.verify.restated`, or a figure stated as a sum's result in a sentence of
+    the desk's arithmetic), also when it traces by coincidence to other evidence."""
     index = build_index(article)
     traced = traced if traced is not None else trace_figures(article)
     desk = _desk_arithmetic_sentences(article, traced)
     intervals = {i.start for i in relative_intervals(article) if i.agrees}
+    restated = {r.figure.start: r for r in restatements(article)}
     findings = []
-    for t in _untraced(traced):
+    for t in traced:
+        if t.traced:
+            if (r := restated.get(t.figure.start)) is not None:
+                findings.append(_restated_finding(article, r, t))
+            continue
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
         finding = _finding_for(article, t, index)
-        if (finding.rule == "untraced-figure" and finding.severity is Severity.error
-                and _sentence_start(article, t) in desk and _stated_as_result(article, t)):
-            finding = body_span(
+        findings.append(finding)
+        if finding.rule != "untraced-figure" or finding.severity is not Severity.error:
+            continue
+        if (r := restated.get(t.figure.start)) is not None:
+            findings.append(_restated_finding(article, r, t))
+        elif _sentence_start(article, t) in desk and _stated_as_result(article, t):
+            findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
                 f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
-                "computation nor any evidence gives it; recompute it", trace=tried(t))
-        findings.append(finding)
+                "computation nor any evidence gives it; recompute it", trace=tried(t)))
     return findings
+
+
+def _restated_finding(article: Article, r: Restatement, t: TracedFigure) -> Finding:
+    return body_span(
+        article, r.figure.start, r.figure.end, Severity.error, "arithmetic",
+        f"{r.figure.text!r} restates the result {r.claim_figure.text!r} of inference "
+        f"{r.inference.id} (\"{r.inference.claim.strip()[:90]}\") with another value that none "
+        "of its arithmetic gives; recompute it", trace=tried(t))
 
 
 _DESK_ORIGINS = frozenset({"inference", "computation", "assumption"})

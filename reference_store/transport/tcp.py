@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import mmap
 import os
 import queue
 import socket
@@ -31,6 +30,13 @@ from reference_store.errors import (
     ProtocolError,
     RpcTimeout,
     StoreError,
+)
+from reference_store.transport.budget import (
+    DEFAULT_KEEP_SCRATCH,
+    DEFAULT_PAYLOAD_BUDGET,
+    PayloadBudget,
+    Scratch,
+    payload_buffer,
 )
 from reference_store.transport.protocol import (
     DEFAULT_MAX_PAYLOAD,
@@ -71,8 +77,6 @@ DEFAULT_IDLE_TIMEOUT_S = 3600.0
 _IOV_MAX = min(getattr(os, "sysconf", lambda _n: 1024)("SC_IOV_MAX") or 1024, 1024)
 _SCRATCH = 1 << 20
 _WAITALL = getattr(socket, "MSG_WAITALL", 0)
-_LAZY_MIN = 1 << 20  # payload buffers this large are mapped lazily (see payload_buffer)
-PayloadBuffer = bytearray | mmap.mmap
 _HASH_PIECE = 256 << 10
 SOCKET_BUFFER_BYTES = 0  # measured: fixed 1-4 MiB buffers gained nothing over autotuning on loopback
 
@@ -142,15 +146,6 @@ def _limit_wait(sock: socket.socket, deadline: float) -> None:
         kernel_timeouts(sock, recv_s=left)
     else:
         sock.settimeout(left)
-
-
-def payload_buffer(nbytes: int) -> PayloadBuffer:
-    """A writable buffer of ``nbytes`` whose memory is committed only as bytes arrive: an
-    announced size costs nothing until the peer really sends it (a ``bytearray`` zero-fills,
-    and so touches, every page at once)."""
-    if nbytes < _LAZY_MIN:
-        return bytearray(nbytes)
-    return mmap.mmap(-1, nbytes)
 
 
 def _recv_hashed(sock: socket.socket, views: Sequence[memoryview],
@@ -448,9 +443,18 @@ class _Work:
     header: Header
     meta: dict[str, Any]
     payload: memoryview
-    buf: PayloadBuffer
+    scratch: Scratch
     landing: Landing | None = None
     digest: int | None = None  # the payload's hash, when the reader computed it
+
+
+def _done(item: _Work) -> None:
+    """A frame is answered: undo its landing if it did not finish, and let its buffer be kept
+    or given back (its last view dropped first, so that the memory is really freed)."""
+    if item.landing is not None:
+        item.landing.abort()  # a no-op once finished
+    item.payload = memoryview(b"")
+    item.scratch.done()
 
 
 def _linger(sock: socket.socket, limit: int = 1 << 20, timeout: float = 1.0) -> None:
@@ -548,7 +552,10 @@ class Server:
     deadline for the whole frame, not for each read), or the connection is closed. At most
     ``max_connections`` connections are served at once (each holds a thread, two when
     pipelined); more are closed as they arrive. Payload buffers take memory only as bytes
-    arrive, and a server with ``max_payload=0`` refuses every payload with an error frame.
+    arrive and count against ``payload_budget``, shared by all connections (see
+    :mod:`~reference_store.transport.budget`): a payload larger than the budget is refused with
+    an error frame, and a frame that finds no room before its deadline is dropped with its
+    connection. A server with ``max_payload=0`` refuses every payload with an error frame.
     A malformed frame is answered with a ProtocolError and the connection is closed, because
     the byte stream can no longer be trusted.
     """
@@ -556,9 +563,11 @@ class Server:
     def __init__(
         self, handler: Handler, *, host: str = "127.0.0.1", port: int = 0,
         max_payload: int = DEFAULT_MAX_PAYLOAD, frame_timeout: float = DEFAULT_FRAME_TIMEOUT_S,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = 512 << 20,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, keep_scratch: int = DEFAULT_KEEP_SCRATCH,
         pipeline: bool = False, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        payload_budget: int = DEFAULT_PAYLOAD_BUDGET,
     ) -> None:
+        self.budget = PayloadBudget(payload_budget)
         self._max_connections = max_connections
         self._refused_at = 0.0
         self._handler = handler
@@ -649,14 +658,16 @@ class Server:
             except Exception:  # a handler bug must not kill the server
                 logger.exception("disconnect handler failed for %s", ctx.peer)
 
-    def _read_frame(self, sock: socket.socket, ctx: ServerContext, buf: PayloadBuffer,
+    def _read_frame(self, sock: socket.socket, ctx: ServerContext, scratch: Scratch,
                     ) -> _Work | None:
-        """The server's one frame reader: read a frame into ``buf`` (replaced when too small)
-        or straight into the handler's :class:`Landing`; None at EOF, after ``idle_timeout``
-        without a frame, or when the frame misses its deadline.
+        """The server's one frame reader: read a frame into ``scratch`` (grown when too small,
+        within the in-flight budget) or straight into the handler's :class:`Landing`; None at
+        EOF, after ``idle_timeout`` without a frame, or when the frame misses its deadline
+        (waiting for room in the budget included).
 
         Raises:
-            ProtocolError: malformed header or metadata (``exc.header`` is set when known).
+            ProtocolError: malformed header or metadata, or a payload larger than the whole
+                in-flight budget (``exc.header`` is set when known).
         """
         kernel_timeouts(sock, recv_s=self._idle_timeout)
         first = bytearray(1)
@@ -673,43 +684,59 @@ class Server:
             landing = landing_for(self._handler, ctx, header, meta)
             if landing is not None:
                 digest = _recv_landing(sock, landing, deadline)
-                return _Work(header, meta, memoryview(b""), buf, landing, digest)
-            if len(buf) < header.payload_len:
-                buf = payload_buffer(header.payload_len)
-            payload = memoryview(buf)[:header.payload_len]
+                return _Work(header, meta, memoryview(b""), scratch, landing, digest)
+            self._fit(scratch, header, deadline)
+            payload = memoryview(scratch.buf)[:header.payload_len]
             recv_exact_into(sock, payload, _WAITALL, deadline)
         except (TimeoutError, BlockingIOError):
             logger.info("closing %s: frame not completed within %.1f s", ctx.peer,
                         self._frame_timeout)
             return None
-        return _Work(header, meta, payload, buf)
+        return _Work(header, meta, payload, scratch)
+
+    def _fit(self, scratch: Scratch, header: Header, deadline: float) -> None:
+        """Room for the frame's payload in ``scratch``, from the in-flight budget.
+
+        Raises:
+            ProtocolError: the payload is larger than the whole budget.
+            TimeoutError: no room came before ``deadline``.
+        """
+        if header.payload_len > self.budget.limit:
+            exc = ProtocolError(f"a payload of {header.payload_len} bytes is larger than this "
+                                f"server's in-flight budget of {self.budget.limit} bytes "
+                                "(field payload_len)")
+            exc.header = header  # type: ignore[attr-defined]
+            raise exc
+        if not scratch.fit(header.payload_len, deadline):
+            raise TimeoutError(f"no room in the in-flight budget for {header.payload_len} bytes")
 
     def _serve_in_turn(self, sock: socket.socket, ctx: ServerContext) -> None:
         """Read a frame, answer it, then read the next (one payload buffer, reused)."""
-        buf: PayloadBuffer = bytearray(0)
+        scratch = Scratch(self.budget, self._keep_scratch)
         try:
             while not self._stop.is_set():
-                item = self._read_frame(sock, ctx, buf)
+                item = self._read_frame(sock, ctx, scratch)
                 if item is None:
                     return
                 try:
                     self._answer_frame(sock, ctx, item)
                 finally:
-                    if item.landing is not None:
-                        item.landing.abort()  # a no-op once finished
-                buf = self._kept(item.buf)
+                    _done(item)
         except ProtocolError as exc:
             self._reply_error(sock, getattr(exc, "header", None), exc)
             _linger(sock)
+        finally:
+            scratch.drop()
 
     def _serve_pipelined(self, sock: socket.socket, ctx: ServerContext) -> None:
         """Read frame k+1 while a worker checks and answers frame k (answers stay in order).
 
         Two payload buffers alternate between the reader and the worker, so that the node's
         copy into its store overlaps with the next frame's transfer."""
-        free: queue.Queue[PayloadBuffer] = queue.Queue()
-        for _ in range(2):
-            free.put(bytearray(0))
+        scratches = [Scratch(self.budget, self._keep_scratch) for _ in range(2)]
+        free: queue.Queue[Scratch] = queue.Queue()
+        for scratch in scratches:
+            free.put(scratch)
         work: queue.Queue[_Work | None] = queue.Queue(maxsize=1)
         broken = threading.Event()
         worker = threading.Thread(target=self._work, args=(sock, ctx, work, free, broken),
@@ -729,10 +756,12 @@ class Server:
         finally:
             work.put(None)
             worker.join()
+            for scratch in scratches:
+                scratch.drop()
 
     def _work(self, sock: socket.socket, ctx: ServerContext,
               work: queue.Queue[_Work | None],
-              free: queue.Queue[PayloadBuffer], broken: threading.Event) -> None:
+              free: queue.Queue[Scratch], broken: threading.Event) -> None:
         while (item := work.get()) is not None:
             try:
                 if not broken.is_set():
@@ -740,9 +769,8 @@ class Server:
             except OSError:
                 broken.set()
             finally:
-                if item.landing is not None:
-                    item.landing.abort()  # a no-op once finished
-                free.put(self._kept(item.buf))
+                _done(item)
+                free.put(item.scratch)
 
     def _answer_frame(self, sock: socket.socket, ctx: ServerContext, item: _Work) -> None:
         """Check a read frame's payload hash and answer it. A bad hash is answered with
@@ -761,10 +789,6 @@ class Server:
             self._reply_error(sock, header, exc)
             return
         self._dispatch(sock, ctx, header, item.meta, item.payload, item.landing)
-
-    def _kept(self, buf: PayloadBuffer) -> PayloadBuffer:
-        """``buf`` for the next frame, unless it is larger than ``keep_scratch``."""
-        return buf if len(buf) <= self._keep_scratch else bytearray(0)
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
