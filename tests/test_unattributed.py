@@ -91,6 +91,7 @@ def test_analysis_weighs_a_figure_credited_earlier(tmp_path: Path) -> None:
     # a document as the subject of a verb that states its figures
     ("The workshop abstract keeps the 2.6x and adds 3.7x.", True),
     ("The OSDI version's abstract keeps the 2.6x.", True),
+    ("The design document itself compares the two fabrics at 190 GB/s.", True),
     ("The documentation warns that replicas lose the benefit.", False),
 ])
 def test_product_actions_and_documents(text: str, credits: bool) -> None:

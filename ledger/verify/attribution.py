@@ -105,7 +105,7 @@ _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_S
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
-_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|"
+_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|document|"
              r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
              r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart)")
 #: What a document does to the figures it carries.
@@ -113,7 +113,8 @@ _CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|inc
                  r"contains|contained|carries|carried|repeats|repeated|restates|restated|"
                  r"updates|updated|revises|revised|drops|dropped|omits|omitted|changes|changed|"
                  r"puts|gives|gave|cuts|lowers|lowered|raises|raised|quotes|prints|printed|"
-                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read)")
+                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read|compares|compared|"
+                 r"ranks|ranked|plots|plotted|charts|charted)")
 #: A parenthetical between an agent and its verb, of up to two comma-separated parts:
 #: ", citing one trace, ", ", dated May 3, 2026, ".
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
@@ -281,7 +282,19 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
     """The words by which ``sentence`` presents a figure as the desk's own measurement
     (``desk``: the desk's names besides "we" and "the desk", from :func:`desk_names`)."""
     claim, negated = _desk_res(desk)
-    m = claim.search(sentence)
-    if m is None or negated.search(sentence):
+    if negated.search(sentence):
         return None
-    return m
+    quoted = [q.span() for q in _QUOTED_RE.finditer(sentence)]
+    for m in claim.finditer(sentence):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # 'the authors write "we measured 2x"': the authors' words, not the desk's
+        if _ARITHMETIC_RUN_RE.match(sentence, m.end()) and m.group().split()[-1] in (
+                "ran", "runs", "run", "reran", "reruns"):
+            continue  # "PCT ran the numbers": arithmetic, not a measurement
+        return m
+    return None
+
+
+_QUOTED_RE = re.compile(r"“[^”]*”|\"[^\"]*\"")
+_ARITHMETIC_RUN_RE = re.compile(r"\s+(?:the\s+|its\s+|our\s+|some\s+)?(?:numbers|arithmetic|"
+                                r"maths?|sums|calculations?|figures\s+through)\b")
