@@ -43,6 +43,7 @@ from reference_store.errors import (
     StoreError,
     StoreFull,
 )
+from reference_store.node_objects import NodeObjects
 from reference_store.tenants import ClusterKey
 from reference_store.transport import messages as m
 from reference_store.transport.budget import DEFAULT_PAYLOAD_BUDGET
@@ -143,12 +144,7 @@ class Node:
             self._prefault()
         self._engine: Any = None
         self._segments = self._export_segments()
-        self._meta: dict[int, m.ObjectRecord] = {}
-        self._landing: set[int] = set()      # ids being received (reserved, not committed)
-        self._reading: dict[int, int] = {}   # id -> responses still sending from its bytes
-        self._doomed: set[int] = set()       # ids removed while being sent: freed afterwards
-        self._cancelled: set[int] = set()    # ids removed while being received: never committed
-        self._lock = threading.Lock()
+        self.objects = NodeObjects()  # each object id's state: the node's only record of them
         self._stop = threading.Event()
         self._server: Server | LocalServer | None = None
         self.registered = threading.Event()
@@ -301,7 +297,7 @@ class Node:
         reserved: dict[int, tuple[Any, m.WriteRecord]] = ctx.state.pop("reserved", {})
         for res, _ in reserved.values():
             res.abort()
-        self._unland(reserved)
+        self.objects.abandon(list(reserved))
         pinned: dict[int, list[Any]] = ctx.state.pop("pinned", {})
         for oid, borrows in pinned.items():
             for borrow in borrows:
@@ -321,7 +317,8 @@ class Node:
             oid, size = rec.object_id, rec.size
             try:
                 self._check_size(oid, size)
-                self._check_write(oid, size, rec.grant, mark=True)
+                self._check_write(oid, size, rec.grant)
+                self.objects.begin_receive([oid])
             except StoreError as exc:
                 m.failure(codes, errors, exc)
                 offsets.append(-1)
@@ -338,7 +335,7 @@ class Node:
                 continue
             if res is not None:  # its room is not in the arena: the client streams it
                 res.abort()
-            self._unland([oid])
+            self.objects.abandon([oid])
             if failed is None:
                 m.success(codes, errors)
             else:
@@ -354,7 +351,7 @@ class Node:
             held = reserved.pop(oid, None)
             if held is not None:
                 held[0].abort()
-                self._unland([oid])
+                self.objects.abandon([oid])
         codes: list[int] = []
         errors: list[str] = []
         for oid in req.ids:
@@ -364,9 +361,9 @@ class Node:
                 continue
             res, rec = held
             done = self._commit([rec], [res])
+            self.objects.abandon([oid])  # a no-op once stored: only a failed commit is left
             codes += done.codes
             errors += done.errors
-            self._unland([oid])
         return m.CodesReply(codes=codes, errors=errors)
 
     def _pin(self, ctx: ServerContext, req: m.Pin) -> m.PinReply:
@@ -425,9 +422,7 @@ class Node:
             oid, size = rec.object_id, rec.size
             try:
                 self._check_write(oid, size, rec.grant)
-                self._store.upsert(str(oid), payload[offset:offset + size])
-                with self._lock:
-                    self._meta[oid] = rec.record()
+                self._copy_in(rec, payload[offset:offset + size])
                 m.success(codes, errors)
             except StoreError as exc:
                 logger.warning("write of object %d failed: %s", oid, exc)
@@ -449,14 +444,32 @@ class Node:
         if sum(rec.size for rec in records) != payload_len or any(
                 rec.size < 0 or rec.size > self.capacity for rec in records):
             return None
-        ids = [rec.object_id for rec in records]
-        with self._lock:
-            if (len(set(ids)) != len(ids) or any(i in self._meta or i in self._landing for i in ids)
-                    or not all(self.key.check(rec.object_id, rec.grant, size=rec.size,
-                                              purpose="write") for rec in records)):
-                return None
-            self._landing.update(ids)
+        if not all(self.key.check(rec.object_id, rec.grant, size=rec.size, purpose="write")
+                   for rec in records):
+            return None
+        try:
+            self.objects.begin_receive([rec.object_id for rec in records])
+        except ObjectAlreadyExists:
+            return None
         return self._reserve(records)
+
+    def _copy_in(self, rec: m.WriteRecord, data: memoryview) -> None:
+        """Receive one object the copying way (the id is checked free and unused).
+
+        Raises:
+            ObjectAlreadyExists: the id is taken.  ObjectNotFound: the master removed it while
+                it was being received.  StoreError: the store refused it.
+        """
+        oid = rec.object_id
+        self.objects.begin_receive([oid])
+        try:
+            self._store.upsert(str(oid), data)
+        except BaseException:
+            self.objects.abandon([oid])
+            raise
+        if not self.objects.received(oid, rec.record()):
+            self._forget(oid)
+            raise ObjectNotFound(f"object {oid} was deleted while it was being received")
 
     def _reserve(self, records: list[m.WriteRecord]) -> _WriteLanding | None:
         landing = _WriteLanding(self, records)
@@ -486,24 +499,13 @@ class Node:
                 res.abort()
                 m.failure(codes, errors, exc)
                 continue
-            with self._lock:
-                cancelled = oid in self._cancelled
-                if not cancelled:
-                    self._meta[oid] = rec.record()
-            if cancelled:  # deleted while it was being received
+            if not self.objects.received(oid, rec.record()):  # deleted while being received
                 self._forget(oid)
                 m.failure(codes, errors, ObjectNotFound(
                     f"object {oid} was deleted while it was being received"))
             else:
                 m.success(codes, errors)
         return m.CodesReply(codes=codes, errors=errors)
-
-    def _unland(self, ids: Any) -> None:
-        """``ids`` are no longer being received (lock taken here)."""
-        with self._lock:
-            for oid in ids:
-                self._landing.discard(oid)
-                self._cancelled.discard(oid)
 
     def _check_size(self, oid: int, size: int) -> None:
         """Raises InvalidParams for a negative size, StoreFull for one above the capacity."""
@@ -513,18 +515,11 @@ class Node:
             raise StoreFull(f"object {oid}: {size} bytes is more than this node holds "
                             f"({self.capacity})")
 
-    def _check_write(self, oid: int, size: int, grant: object, *, mark: bool = False) -> None:
+    def _check_write(self, oid: int, size: int, grant: object) -> None:
         """Raises AuthenticationFailed without a grant for this id and size (or an expired
-        one), ObjectAlreadyExists for a used id (ids are never reused, so an existing one means
-        a forged or replayed write). With ``mark`` the id is then being received, until
-        :meth:`_unland`."""
+        one)."""
         if not self.key.check(oid, grant, size=size, purpose="write"):
             raise AuthenticationFailed(f"no valid grant to write {size} bytes of object {oid}")
-        with self._lock:
-            if oid in self._meta or oid in self._landing:
-                raise ObjectAlreadyExists(f"object {oid} is already stored")
-            if mark:
-                self._landing.add(oid)
 
     def _read(self, ctx: ServerContext, req: m.Read,
               _payload: memoryview) -> tuple[m.ReadReply, list[Buffer]]:
@@ -546,11 +541,8 @@ class Node:
     def _hold(self, oid: int, want: int) -> Any:
         """A :class:`~reference_store.reservation.Borrow` of the object (a delete meanwhile is
         deferred until :meth:`_end_read`), or an error code when it cannot be read."""
-        with self._lock:
-            rec = self._meta.get(oid)
-            if rec is None or rec.size != want:
-                return ObjectNotFound.code
-            self._reading[oid] = self._reading.get(oid, 0) + 1
+        if not self.objects.begin_read(oid, want):
+            return ObjectNotFound.code
         try:
             return self._store.borrow(str(oid))
         except StoreError as exc:
@@ -572,15 +564,8 @@ class Node:
         return borrow.buffer
 
     def _end_read(self, oid: int) -> None:
-        with self._lock:
-            left = self._reading.pop(oid, 0) - 1
-            if left > 0:
-                self._reading[oid] = left
-                return
-            if oid not in self._doomed:
-                return
-            self._doomed.discard(oid)
-        self._forget(oid)
+        if self.objects.end_read(oid):  # the last read of an object removed meanwhile
+            self._forget(oid)
 
     def _forget(self, oid: int) -> None:
         try:
@@ -601,22 +586,14 @@ class Node:
     def _remove_ids(self, ids: list[int]) -> int:
         removed = 0
         for oid in ids:
-            with self._lock:
-                if oid in self._landing and oid not in self._meta:
-                    self._cancelled.add(oid)  # its commit will throw it away
-                    continue
-                if self._meta.pop(oid, None) is None:
-                    continue
-                removed += 1
-                if self._reading.get(oid):
-                    self._doomed.add(oid)
-                    continue
-            self._forget(oid)
+            counted, free_now = self.objects.remove(oid)
+            removed += counted
+            if free_now:
+                self._forget(oid)
         return removed
 
     def _report(self) -> list[m.ObjectRecord]:
-        with self._lock:
-            return list(self._meta.values())
+        return self.objects.report()
 
     # ---------------------------------------------------------------- link to the master
 
@@ -714,4 +691,4 @@ class _WriteLanding:
         self._unmark()
 
     def _unmark(self) -> None:
-        self._node._unland([rec.object_id for rec in self._records])
+        self._node.objects.abandon([rec.object_id for rec in self._records])

@@ -11,6 +11,7 @@ import pytest
 
 from reference_store.errors import ChecksumMismatch
 from reference_store.node import Node, NodeConfig
+from reference_store.node_objects import ObjectState
 from reference_store.transport import protocol as p
 from reference_store.transport.tcp import Connection, ServerContext, recv_exact_into
 
@@ -46,10 +47,11 @@ def _host(node: Node) -> tuple[int, int, int]:
 def _wait_clean(node: Node, deadline_s: float = 10.0) -> None:
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
-        if _host(node) == (0, 0, 0) and not node._landing:
+        if _host(node) == (0, 0, 0) and not node.objects.count(ObjectState.RECEIVING):
             return
         time.sleep(0.02)
-    raise AssertionError(f"node not clean: {_host(node)}, landing {node._landing}")
+    raise AssertionError(f"node not clean: {_host(node)}, "
+                         f"{node.objects.count(ObjectState.RECEIVING)} being received")
 
 
 def _conn(node: Node) -> Connection:

@@ -16,13 +16,19 @@ the sentence that closes it) has
   person pronoun (he, she, they), a person's team (``her team``, ``their group``), or a
   capitalised name that is not the desk's (its publisher and the publisher's initials, "we");
   ``it`` is an agent only with a verb that only a communicator does (``it reports``, ``it
-  says``), not ``it reaches``;
+  says``), not ``it reaches``; the article's own product doing an action (``FlexWidget
+  reaches``, ``Widget ran``: :data:`ACTION_VERBS`) is a claim, not a report, unless that name
+  is also a publisher's; a document is an agent of the verbs that state or change its figures
+  (``The OSDI abstract keeps the 2.6x and adds 3.7x``);
 * a **passive or prepositional** attribution: ``reported by``, ``according to``, ``as reported``,
-  ``per the post``, ``quoted in``;
+  ``per the post``, ``quoted in``, a document framing the sentence (``In the paper, ...``),
+  ``Acme put the gain at 3x``;
 * a **possessive** of an agent before what it produced: ``the post's figures``, ``DeepSeek's two
   published benchmarks``, ``NVIDIA's numbers``;
 * an **attribution word**: ``author-reported``, ``self-reported``, ``vendor-reported``, ``the
-  authors``, or the benchmark scope's ``reported_by``.
+  authors``, ``vendor figures``, ``the claimed speedup``, ``belongs to``, or the benchmark
+  scope's ``reported_by``. Possessives take a bare apostrophe too (``the maintainers'
+  count``) and a numbered table or figure (``the paper's Table 2``).
 
 :func:`desk_claims` finds the opposite: the desk presenting a figure as its own measurement,
 by a verb (``PCT measured``, ``we tested``, ``PCT reran``), a possessive or a noun of its own
@@ -39,7 +45,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
-    "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
+    "ACTION_VERBS", "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
 ]
 
 #: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
@@ -102,12 +108,29 @@ _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_S
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
+_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|document|"
+             r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
+             r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart)")
+#: What a document does to the figures it carries.
+_CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|includes|included|"
+                 r"contains|contained|carries|carried|repeats|repeated|restates|restated|"
+                 r"updates|updated|revises|revised|drops|dropped|omits|omitted|changes|changed|"
+                 r"puts|gives|gave|cuts|lowers|lowered|raises|raised|quotes|prints|printed|"
+                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read|compares|compared|"
+                 r"ranks|ranked|plots|plotted|charts|charted)")
 #: A parenthetical between an agent and its verb, of up to two comma-separated parts:
 #: ", citing one trace, ", ", dated May 3, 2026, ".
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
+#: "Acme put the gain at 3x": the past tense of "put" is its base form.
+_PUT_AT = r"\s+put\s+[^.;]{1,50}?\bat\b"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
+               rf"|\b{_AGENT}{_GAP}{_PUT_AT}"
                rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
+               # a document as the subject of a verb that states or changes its figures: "The
+               # abstract keeps the 2.6x and adds 3.7x"
+               rf"|\b(?:the|The|its|Its|this|This|that|That)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
+               rf"{_DOCUMENT}{_GAP}\s+{_CONTENT_VERB}\b"
                # a parenthetical between the agent and its verb: "A summary on X, dated May
                # 3, says", "The authors, citing a trace, report"
                rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
@@ -115,7 +138,9 @@ _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")
 _PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|described|quoted|"
             r"documented|announced|presented|cited|run|benchmarked|tested)\s+(?:by|in)\b"
-            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)")
+            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)"
+            # a document framing the sentence: "In the paper, throughput rises 3x"
+            rf"|\b[Ii]n\s+(?:the|its|their|that|this)\s+(?:[\w-]+\s+){{0,2}}{_DOCUMENT},")
 #: "Her write-up", "their paper": a person's document (not "their experiment", which may be
 #: anyone's).
 #: "The test used a 7B model": a test's setup, attributed to whoever ran the test.
@@ -127,11 +152,17 @@ _PERSON_DOCUMENT = (r"\b(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:own\s+)?(?:write-?up|pos
 _PRODUCT = (r"(?:figures?|results?|numbers?|benchmarks?|tests?|measurements?|data|claims?|runs?|"
             r"experiments?|evaluations?|post|paper|report|blog|announcement|documentation|"
             r"docs|study|headline|chart|plot|table|tally|estimates?|account|setup|findings?|"
-            r"deployment|write-?up|page|guide|README)")
-_POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?"
+            r"deployment|write-?up|page|guide|README|count|reckoning|words|wording|"
+            r"(?i:table|figure|chart)(?:\s+\d+)?)")
+_POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’|(?<=s)'|(?<=s)’)\s+"
+               rf"(?:[\w-]+\s+){{0,3}}?"
                rf"{_PRODUCT}\b")
 _WORDS = (r"(?i:\bauthor-reported\b|\bself-reported\b|\bvendor-reported\b|\bthe\s+authors\b|"
-          r"\breported\s+by\b|\battributed\s+to\b)")
+          r"\breported\s+by\b|\battributed\s+to\b|\bbelongs?\s+to\b|\bbelonged\s+to\b"
+          # "vendor figures", "the claimed speedup": someone else's numbers
+          r"|\b(?:vendor|supplier|author|authors'|company|marketing)\s+(?:figures|numbers|claims|"
+          r"results|data|benchmarks)\b"
+          r"|\bthe\s+(?:claimed|reported|advertised|quoted|published|stated)\s+(?!by\b)\w+)")
 
 _ATTRIBUTION_RE = re.compile(
     "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS,
@@ -172,7 +203,7 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
     claim = re.compile(
         rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
-        rf"|\b(?i:in|by|from)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
+        rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
         rf"{_DESK_SETTING}")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
@@ -208,24 +239,57 @@ def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
         rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b")
 
 
+#: Verbs that a product does as readily as a reporter: "Widget reaches 2x" is a claim about the
+#: product, "the authors reached 2x" a report.
+ACTION_VERBS = ("measure", "test", "run", "benchmark", "clock", "reach", "achieve", "time",
+                "raise", "count", "show", "give", "put", "rank")
+_ACTION_FORMS = frozenset(f for v in ACTION_VERBS for f in _forms(v, REPORTING_VERBS[v]))
+
+
+def _stems(text: str) -> set[str]:
+    """Words of ``text`` cut to five letters, without short words."""
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def _product_acts(match: str, stems: set[str], names: tuple[str, ...] = ()) -> bool:
+    """The attribution match is the product doing an action ("FlexGen reaches"), not one of
+    the article's publishers ("Hugging Face ran both engines" in an article on its product)."""
+    words = match.split()
+    if not stems or len(words) < 2 or words[-1] not in _ACTION_FORMS:
+        return False
+    agent = [w for w in words[:-1] if w.lower() not in ("the", "its", "this", "that")]
+    if not agent or any(w.endswith(("'s", "’s", "'", "’")) or re.fullmatch(_GROUP, w)
+                        for w in agent):
+        return False  # "Widget's developers ran": people, not the product
+    first = re.sub(r"[^a-z0-9]", "", agent[0].lower())
+    if any(re.sub(r"[^a-z0-9]", "", n.split()[0].lower()) == first for n in names if n):
+        return False
+    return first[:5] in stems
+
+
 def _is_desk(agent: str, desk: tuple[str, ...]) -> bool:
     return any(re.match(rf"{re.escape(n)}(?![\w-])", agent) for n in desk)
 
 
 def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] = (),
-               desk: tuple[str, ...] = ()) -> bool:
+               desk: tuple[str, ...] = (), product: str = "") -> bool:
     """True when ``text`` (a paragraph) attributes its figures to someone other than the desk
     (``desk``: its names, from :func:`desk_names`).
 
     ``names`` are the article's own agents (source publishers, the benchmark scope's
     ``reported_by``): they count as agents even when not capitalised (``vLLM``), in the
     constructions above. ``authors`` are the sources' authors: naming one is attribution.
+    ``product`` is what the article is about (its subject and title): the product doing an
+    action ("Widget reaches 2x", "Widget ran 3x faster") is a claim, not someone reporting.
     """
-    if any(not _is_desk(m.group(), desk) for m in _ATTRIBUTION_RE.finditer(text)):
-        return True
+    stems = _stems(product)
     extra = _extra_pattern(names)
-    if extra and extra.search(text):
-        return True
+    for pattern in (_ATTRIBUTION_RE, extra):
+        if pattern is None:
+            continue
+        if any(not _is_desk(m.group(), desk) and not _product_acts(m.group(), stems, names)
+               for m in pattern.finditer(text)):
+            return True
     return any(re.search(rf"\b{re.escape(a)}\b", text) for a in authors if len(a) > 2)
 
 
@@ -233,7 +297,26 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
     """The words by which ``sentence`` presents a figure as the desk's own measurement
     (``desk``: the desk's names besides "we" and "the desk", from :func:`desk_names`)."""
     claim, negated = _desk_res(desk)
-    m = claim.search(sentence)
-    if m is None or negated.search(sentence):
+    if negated.search(sentence):
         return None
-    return m
+    quoted = [q.span() for q in _QUOTED_RE.finditer(sentence)]
+    for m in claim.finditer(sentence):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # 'the authors write "we measured 2x"': the authors' words, not the desk's
+        if _ARITHMETIC_RUN_RE.match(sentence, m.end()) and m.group().split()[-1] in (
+                "ran", "runs", "run", "reran", "reruns"):
+            continue  # "PCT ran the numbers": arithmetic, not a measurement
+        if m.group().split()[-1] in _LOCATING and _IN_SOURCE_RE.match(sentence, m.end()):
+            continue  # "We found the 3x in the README": where a figure is, not a measurement
+        return m
+    return None
+
+
+_LOCATING = frozenset({"found", "finds", "saw", "sees", "observed", "observes"})
+_IN_SOURCE_RE = re.compile(
+    rf"[^.;:]{{0,60}}?\b(?:in|on)\s+(?:the|its|their|both|two|three|several|each|either|"
+    rf"an?|that|this)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_DOCUMENT}s?|places|sources|versions|"
+    rf"pages|sections|posts|papers)\b")
+_QUOTED_RE = re.compile(r"“[^”]*”|\"[^\"]*\"")
+_ARITHMETIC_RUN_RE = re.compile(r"\s+(?:the\s+|its\s+|our\s+|some\s+)?(?:numbers|arithmetic|"
+                                r"maths?|sums|calculations?|figures\s+through)\b")

@@ -49,7 +49,7 @@ from urllib.parse import urlparse
 from ..models import Article, Source
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
-from .persons import Authorship, authorships, is_person_name, same_person
+from .persons import OTHER_WORKS, Authorship, authorships, is_person_name, same_person
 from .prose import paragraphs, sentences
 from .text import body_span
 
@@ -83,9 +83,14 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
                      if f != v} | {"says", "said", "found", "wrote", "shows", "showed"},
                     key=len, reverse=True)
 _PATTERNS = [
-    ("product", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<product>(?:[\w.+-]+\s+){{0,2}}?)"
-                           rf"{_PRODUCT}s?\b")),
-    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_OWNED_DOC}\b")),
+    # a product as the subject of its clause ("MIT's widget package offers"); in the object
+    # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
+    ("product", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}(?:'s|’s)\s+"
+                           rf"(?P<product>(?:[\w.+-]+\s+){{0,2}}?){_PRODUCT}s?\b")),
+    # the words between the possessive and its document stay in one clause; a comma only
+    # inside a date ("NVIDIA's May 6, 2026 post")
+    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
+                       rf"{_OWNED_DOC}\b")),
     ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                          rf"{_DOC}\b")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
@@ -325,6 +330,9 @@ def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
     if secondary:
         return False, (f"{', '.join(secondary)} is a secondary source; the people named may be "
                        "the authors of the work it reports on")
+    if au.noun in OTHER_WORKS:
+        return False, (f"a {au.noun} is often a work the cited source reports on, not the "
+                       "source itself")
     if au.work and not _title_match(au.work, article, cited):
         return False, (f"{au.work!r} may be another work than the cited one, written by "
                        "this person")
