@@ -203,7 +203,7 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
     claim = re.compile(
         rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
-        rf"|\b(?i:in|by|from)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
+        rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
         rf"{_DESK_SETTING}")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
@@ -306,10 +306,17 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
         if _ARITHMETIC_RUN_RE.match(sentence, m.end()) and m.group().split()[-1] in (
                 "ran", "runs", "run", "reran", "reruns"):
             continue  # "PCT ran the numbers": arithmetic, not a measurement
+        if m.group().split()[-1] in _LOCATING and _IN_SOURCE_RE.match(sentence, m.end()):
+            continue  # "We found the 3x in the README": where a figure is, not a measurement
         return m
     return None
 
 
+_LOCATING = frozenset({"found", "finds", "saw", "sees", "observed", "observes"})
+_IN_SOURCE_RE = re.compile(
+    rf"[^.;:]{{0,60}}?\b(?:in|on)\s+(?:the|its|their|both|two|three|several|each|either|"
+    rf"an?|that|this)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_DOCUMENT}s?|places|sources|versions|"
+    rf"pages|sections|posts|papers)\b")
 _QUOTED_RE = re.compile(r"“[^”]*”|\"[^\"]*\"")
 _ARITHMETIC_RUN_RE = re.compile(r"\s+(?:the\s+|its\s+|our\s+|some\s+)?(?:numbers|arithmetic|"
                                 r"maths?|sums|calculations?|figures\s+through)\b")
