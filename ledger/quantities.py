@@ -27,7 +27,7 @@ percentage points is a ``points`` verdict; a different kind is ``kind``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import Enum
 from functools import lru_cache
@@ -612,7 +612,39 @@ def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
                 _JOIN_RE.fullmatch(text[f.end:g.start]) is not None):
             out[i] = (f, Quantity(r.kind, q.values, f.decimals, r.unit, r.noun, r.modifiers,
                                   r.direction, q.spelled))
+    for i in range(len(out) - 1):
+        if (pair := _compound_duration(text, out[i], out[i + 1])) is not None:
+            out[i], out[i + 1] = pair
     return tuple(out)
+
+
+_COMPOUND_JOIN_RE = re.compile(r"\s*,?\s*(?:and\s+)?")
+
+
+def _compound_duration(text: str, a: tuple[Figure, Quantity], b: tuple[Figure, Quantity]
+                       ) -> tuple[tuple[Figure, Quantity], tuple[Figure, Quantity]] | None:
+    """"two minutes and 24 seconds", "1 h 12 min": one duration written in two units. Both
+    parts state the whole (2.4 minutes; 144 seconds), each in its own unit, so each traces to
+    evidence of the whole duration."""
+    (f, q), (g, r) = a, b
+    if q.kind is not Kind.duration or r.kind is not Kind.duration or q.unit is None or (
+            r.unit is None or q.unit.factor is None or r.unit.factor is None):
+        return None
+    if len(f.values) != 1 or len(g.values) != 1 or q.unit.factor <= r.unit.factor or (
+            _COMPOUND_JOIN_RE.fullmatch(text, _unit_end(text, f), g.start) is None):
+        return None
+    total = f.values[0] * q.unit.factor / r.unit.factor + g.values[0]  # in the smaller unit
+    upper = (total * r.unit.factor / q.unit.factor).normalize()
+    decimals = min(max(0, -int(upper.as_tuple().exponent)), 2)
+    first = replace(f, value=quantize(upper, decimals), decimals=decimals)
+    second = replace(g, value=total, decimals=g.decimals)
+    return ((first, replace(q, values=first.values, decimals=decimals)),
+            (second, replace(r, values=second.values)))
+
+
+def _unit_end(text: str, fig: Figure) -> int:
+    unit = parse_unit(text, fig.end)
+    return unit[1] if unit is not None else fig.end
 
 
 def _resolve_others(text: str, before: list[tuple[Figure, Quantity]], g: Figure, q: Quantity

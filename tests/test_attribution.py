@@ -75,6 +75,10 @@ def test_desk_claims(text: str, claims: bool) -> None:
     ("We noted that the vendor ran it in its own lab at 2.1x.", False),
     ("PCT reran none of these runs.", False),
     ("PCT's run-through of the post finds no setup details.", False),
+    ('The authors write that "we measured 2.1x on eight GPUs".', False),
+    ("The authors write that “we measured 2.1x on eight GPUs”; PCT measured 1.9x.", True),
+    ("PCT ran the numbers: 1.4 times 0.8 is 1.12.", False),
+    ("PCT ran the sweep again and got 2.1x.", True),
 ])
 def test_desk_claims_by_nouns_and_settings(text: str, claims: bool) -> None:
     assert bool(desk_claims(text, DESK)) is claims

@@ -153,3 +153,9 @@ def test_documents_and_groups(tmp_path: Path, opening: str, owner: str,
         replace_body(doc, S4_OPEN, opening)
     doc, result = verify_mutant(tmp_path, mutate)
     assert owner_findings(result, doc, owner) == expected, result.findings
+
+
+def test_a_talk_by_someone_may_be_what_the_source_reports(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_OPEN, "In a May 6, 2026 post on a talk by Maria Lopez, the authors tested"))
+    assert owner_findings(result, doc, "Maria Lopez") == ["warning"]

@@ -216,3 +216,18 @@ def test_half_precision_is_no_figure() -> None:
     assert [f.text for f in extract_figures("a half-precision cache in double precision")] == []
     assert [f.text for f in extract_figures("the cache halves, then falls by half")] == [
         "halves", "half"]
+
+
+def test_a_duration_in_two_units_states_the_whole() -> None:
+    from decimal import Decimal
+
+    from ledger.quantities import typed_figures
+
+    found = [(f.values, f.decimals) for f, _ in typed_figures(
+        "a checkpoint every three minutes and 36 seconds")]
+    assert found == [((Decimal("3.6"),), 1), ((Decimal(216),), 0)]
+    index = _index("The job checkpoints every 216 seconds (3.6 minutes).")
+    for fig, q in typed_figures("a checkpoint every three minutes and 36 seconds"):
+        assert trace_figure(fig, index, q).traced, fig.text
+    assert [f.values for f, _ in typed_figures("2 hours and 4 days")] == [
+        (Decimal(2),), (Decimal(4),)]

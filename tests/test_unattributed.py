@@ -79,3 +79,36 @@ def test_analysis_weighs_a_figure_credited_earlier(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(
         d, S11_OPEN, S11_OPEN + " So 3.8 times the throughput need not mean a cheaper task."))
     assert unattributed(result, doc, "3.8 times", 1) == [], result.findings
+
+
+@pytest.mark.parametrize(("text", "credits"), [
+    # the product doing an action is a claim about it, not someone reporting
+    ("FlexWidget reaches 1 token/s on one GPU.", False),
+    ("FlexWidget ran 3 times faster than the baseline.", False),
+    ("The authors reached 1 token/s on one GPU.", True),
+    # a publisher named in the product's name still reports
+    ("Acme ran both engines itself.", True),
+    # a document as the subject of a verb that states its figures
+    ("The workshop abstract keeps the 2.6x and adds 3.7x.", True),
+    ("The OSDI version's abstract keeps the 2.6x.", True),
+    ("The documentation warns that replicas lose the benefit.", False),
+])
+def test_product_actions_and_documents(text: str, credits: bool) -> None:
+    assert attributes(text, ("Acme",), desk=DESK,
+                      product="Acme FlexWidget offloading for one GPU") is credits
+
+
+@pytest.mark.parametrize(("text", "product", "claimed"), [
+    ("vWidget delivers decode throughput up to 1.99x that of the baseline.", "vWidget paging",
+     True),
+    ("On three models, Widget keeps quality close to the baseline with 2.6 times less memory.",
+     "Widget KV quantization", True),
+    ("On three models, the baseline keeps quality with 2.6 times less memory.",
+     "Widget KV quantization", False),
+])
+def test_claim_in_the_desks_voice(text: str, product: str, claimed: bool) -> None:
+    from ledger.figures import extract_figures
+    from ledger.verify.labels import _claimed_as_result
+
+    figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
+    assert _claimed_as_result(text, figure, product) is claimed

@@ -307,7 +307,7 @@ def test_a_pronoun_stands_for_the_heads_results_and_up_to_is_read() -> None:
     from ledger.verify.meaning import _result_values
 
     assert _result_values("The up-to-40x compares it with others on one 24GB GPU") == [(40,)]
-    assert _result_values("The 128k-token capacity needs an 80GB card") == [(128,), (80,)]
+    assert _result_values("The 40GB limit needs an 80GB card") == [(40,), (80,)]
 
 
 def test_a_baseline_of_another_work_named_in_the_sentence_is_not_the_guarded_ones() -> None:
@@ -346,3 +346,33 @@ def test_not_negates_to_the_end_of_its_clause() -> None:
     from ledger.verify.meaning import _NEGATED_BEFORE
 
     assert _NEGATED_BEFORE.search("so the old rates should not be quoted as the behaviour of ")
+
+
+def test_a_heading_before_a_colon_labels_the_figure_after_it() -> None:
+    body = "Kernel time: up to 3.5x faster. Whole-request power: 6.5x lower.\n"
+    found = _errors(_guardrail(body, _forbid(6.5, "power")))
+    assert found
+
+
+def test_a_synonym_of_a_forbidden_label_is_a_warning_and_the_word_itself_an_error() -> None:
+    syn = _guardrail("The pool gave 14x the serving capacity of one node.\n",
+                     _forbid(14, "throughput"))
+    assert syn and syn[0].severity is Severity.warning
+    same = _guardrail("The pool gave 14x the throughput of one node.\n",
+                      _forbid(14, "throughput"))
+    assert same and same[0].severity is Severity.error
+
+
+def test_a_number_put_on_a_claim_that_has_none() -> None:
+    guard = {"text": "The README gives no figure; do not attach a number to the README's claim "
+                     "that Turbo beats Redis."}
+    assert _guardrail("The README claims three times the speed of Redis.\n", guard)
+    assert not _guardrail("The README claims Turbo beats Redis, but prints no figure.\n", guard)
+    assert not _guardrail("The paper reports 3x the speed of Redis.\n", guard)
+
+
+def test_an_implied_copular_claim_needs_both_names_unnegated() -> None:
+    guard = {"text": "Do not present the Acme results as measured on InfiniBand or imply "
+                     "InfiniBand is available on Azure; it is not."}
+    assert _guardrail("They used pairs of InfiniBand-linked Azure hosts.\n", guard)
+    assert not _guardrail("Azure offers no InfiniBand here, so Acme used Ethernet.\n", guard)

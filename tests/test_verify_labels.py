@@ -393,3 +393,54 @@ def test_values_listed_side_by_side_are_no_join(tmp_path: Path) -> None:
     _, result = verify_mutant(tmp_path, lambda d: (_named_experiments(d), add_sentence(
         d, "The static runs use context lengths of 24k, 48k and 96k.")))
     assert conflated(result) == [], result.findings
+
+
+def _balancers(doc: Doc) -> None:
+    for name, value, label in (("rr_mean_x", 3.3, "mean TTFT vs round-robin"),
+                               ("ql_mean_x", 2.7, "mean TTFT vs least-loaded balancer")):
+        add_metric(doc, name, value, label, ["TTFT"], "multiplier")
+    add_fact(doc, "Against round-robin, mean TTFT is 3.3x better; against the least-loaded "
+                  "balancer, 2.7x.")
+
+
+def test_a_baseline_that_opens_the_sentence(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_balancers(d), add_sentence(
+        d, "Against a least-loaded balancer: mean TTFT up to 3.3x better.")))
+    assert rules_at(result, doc, "3.3x").get("mislabeled-figure") == "error", result.findings
+    _, result = verify_mutant(tmp_path, lambda d: (_balancers(d), add_sentence(
+        d, "Against a round-robin scheduler: mean TTFT up to 3.3x better.")))
+    assert mislabels(result) == [], result.findings
+
+
+def test_a_baseline_list_read_respectively_in_the_wrong_order(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "over_alpha_x", 1.3, "throughput over Alpha paged kernels",
+                   ["throughput"], "multiplier")
+        add_metric(doc, "over_beta_x", 1.4, "throughput over Beta paged kernels",
+                   ["throughput"], "multiplier")
+        add_fact(doc, "Throughput is 1.3x that of Alpha's paged kernels and 1.4x Beta's.")
+        add_sentence(doc, "Throughput is up to 1.3x and 1.4x higher than with the paged "
+                          "kernels of Beta and Alpha respectively.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert rules_at(result, doc, "1.4x").get("mislabeled-figure") == "error", result.findings
+
+
+def _tags(doc: Doc) -> None:
+    for name, value, label in (("recall_q8", 71.5, "recall score q8"),
+                               ("recall_q3", 48.25, "recall score q3"),
+                               ("speed_x", 3.5, "decode speedup")):
+        add_metric(doc, name, value, label, ["recall"], "quantity",
+                   "Zeta-13B quality" if name != "speed_x" else "Zeta-13B speed")
+    add_fact(doc, "Recall is 71.5 with q8 and 48.25 with q3; decoding runs 3.5x faster on "
+                  "Zeta-13B.")
+
+
+def test_a_figure_tagged_with_another_metrics_name(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_tags(d), add_sentence(
+        d, "The authors report recall of 71.5 with q3 and 48.25 with q8.")))
+    assert "mislabeled-figure" in rules_at(result, doc, "48.25"), result.findings
+    assert "mislabeled-figure" in rules_at(result, doc, "71.5"), result.findings
+    _, result = verify_mutant(tmp_path, lambda d: (_tags(d), add_sentence(
+        d, "The authors report recall of 71.5 with q8 and 48.25 with q3, and decoding 3.5x "
+           "faster on Zeta-13B.")))
+    assert mislabels(result) == [], result.findings

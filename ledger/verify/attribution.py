@@ -16,7 +16,10 @@ the sentence that closes it) has
   person pronoun (he, she, they), a person's team (``her team``, ``their group``), or a
   capitalised name that is not the desk's (its publisher and the publisher's initials, "we");
   ``it`` is an agent only with a verb that only a communicator does (``it reports``, ``it
-  says``), not ``it reaches``;
+  says``), not ``it reaches``; the article's own product doing an action (``FlexWidget
+  reaches``, ``Widget ran``: :data:`ACTION_VERBS`) is a claim, not a report, unless that name
+  is also a publisher's; a document is an agent of the verbs that state or change its figures
+  (``The OSDI abstract keeps the 2.6x and adds 3.7x``);
 * a **passive or prepositional** attribution: ``reported by``, ``according to``, ``as reported``,
   ``per the post``, ``quoted in``;
 * a **possessive** of an agent before what it produced: ``the post's figures``, ``DeepSeek's two
@@ -39,7 +42,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
-    "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
+    "ACTION_VERBS", "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
 ]
 
 #: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
@@ -102,12 +105,25 @@ _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_S
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
+_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|"
+             r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
+             r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart)")
+#: What a document does to the figures it carries.
+_CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|includes|included|"
+                 r"contains|contained|carries|carried|repeats|repeated|restates|restated|"
+                 r"updates|updated|revises|revised|drops|dropped|omits|omitted|changes|changed|"
+                 r"puts|gives|gave|cuts|lowers|lowered|raises|raised|quotes|prints|printed|"
+                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read)")
 #: A parenthetical between an agent and its verb, of up to two comma-separated parts:
 #: ", citing one trace, ", ", dated May 3, 2026, ".
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
                rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
+               # a document as the subject of a verb that states or changes its figures: "The
+               # abstract keeps the 2.6x and adds 3.7x"
+               rf"|\b(?:the|The|its|Its|this|This|that|That)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
+               rf"{_DOCUMENT}{_GAP}\s+{_CONTENT_VERB}\b"
                # a parenthetical between the agent and its verb: "A summary on X, dated May
                # 3, says", "The authors, citing a trace, report"
                rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
@@ -208,24 +224,56 @@ def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
         rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b")
 
 
+#: Verbs that a product does as readily as a reporter: "Widget reaches 2x" is a claim about the
+#: product, "the authors reached 2x" a report.
+ACTION_VERBS = ("measure", "test", "run", "benchmark", "clock", "reach", "achieve", "time",
+                "raise", "count", "show", "give", "put", "rank")
+_ACTION_FORMS = frozenset(f for v in ACTION_VERBS for f in _forms(v, REPORTING_VERBS[v]))
+
+
+def _stems(text: str) -> set[str]:
+    """Words of ``text`` cut to five letters, without short words."""
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def _product_acts(match: str, stems: set[str], names: tuple[str, ...] = ()) -> bool:
+    """The attribution match is the product doing an action ("FlexGen reaches"), not one of
+    the article's publishers ("Hugging Face ran both engines" in an article on its product)."""
+    words = match.split()
+    if not stems or len(words) < 2 or words[-1] not in _ACTION_FORMS:
+        return False
+    agent = [w for w in words[:-1] if w.lower() not in ("the", "its", "this", "that")]
+    if not agent:
+        return False
+    first = re.sub(r"[^a-z0-9]", "", agent[0].lower())
+    if any(re.sub(r"[^a-z0-9]", "", n.split()[0].lower()) == first for n in names if n):
+        return False
+    return first[:5] in stems
+
+
 def _is_desk(agent: str, desk: tuple[str, ...]) -> bool:
     return any(re.match(rf"{re.escape(n)}(?![\w-])", agent) for n in desk)
 
 
 def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] = (),
-               desk: tuple[str, ...] = ()) -> bool:
+               desk: tuple[str, ...] = (), product: str = "") -> bool:
     """True when ``text`` (a paragraph) attributes its figures to someone other than the desk
     (``desk``: its names, from :func:`desk_names`).
 
     ``names`` are the article's own agents (source publishers, the benchmark scope's
     ``reported_by``): they count as agents even when not capitalised (``vLLM``), in the
     constructions above. ``authors`` are the sources' authors: naming one is attribution.
+    ``product`` is what the article is about (its subject and title): the product doing an
+    action ("Widget reaches 2x", "Widget ran 3x faster") is a claim, not someone reporting.
     """
-    if any(not _is_desk(m.group(), desk) for m in _ATTRIBUTION_RE.finditer(text)):
-        return True
+    stems = _stems(product)
     extra = _extra_pattern(names)
-    if extra and extra.search(text):
-        return True
+    for pattern in (_ATTRIBUTION_RE, extra):
+        if pattern is None:
+            continue
+        if any(not _is_desk(m.group(), desk) and not _product_acts(m.group(), stems, names)
+               for m in pattern.finditer(text)):
+            return True
     return any(re.search(rf"\b{re.escape(a)}\b", text) for a in authors if len(a) > 2)
 
 
@@ -233,7 +281,19 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
     """The words by which ``sentence`` presents a figure as the desk's own measurement
     (``desk``: the desk's names besides "we" and "the desk", from :func:`desk_names`)."""
     claim, negated = _desk_res(desk)
-    m = claim.search(sentence)
-    if m is None or negated.search(sentence):
+    if negated.search(sentence):
         return None
-    return m
+    quoted = [q.span() for q in _QUOTED_RE.finditer(sentence)]
+    for m in claim.finditer(sentence):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # 'the authors write "we measured 2x"': the authors' words, not the desk's
+        if _ARITHMETIC_RUN_RE.match(sentence, m.end()) and m.group().split()[-1] in (
+                "ran", "runs", "run", "reran", "reruns"):
+            continue  # "PCT ran the numbers": arithmetic, not a measurement
+        return m
+    return None
+
+
+_QUOTED_RE = re.compile(r"“[^”]*”|\"[^\"]*\"")
+_ARITHMETIC_RUN_RE = re.compile(r"\s+(?:the\s+|its\s+|our\s+|some\s+)?(?:numbers|arithmetic|"
+                                r"maths?|sums|calculations?|figures\s+through)\b")

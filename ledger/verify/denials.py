@@ -6,7 +6,9 @@ Three more phrasings than :mod:`.meaning` reads:
   remembers or attends to the whole stream", "never say X extended Y's effective window";
 * **does-not**: "S does not V1 O1 or V2 O2" -- "the tool does not extend the window or let a
   model recall 4 million tokens": each conjunct is a claim the body must not make;
-* **baseline**: "never state / report them against Y or Z" -- the figures' baseline is not Y.
+* **baseline**: "never state / report them against Y or Z" -- the figures' baseline is not Y;
+* **no figure**: "do not attach a number to the README's claim that X improves Y" -- a sentence
+  with the owner, a word of the claim and a result figure breaks it.
 
 A claim is parsed into its verbs (the first word of each conjunct after its subject, past a
 causative "let/make a model"), its object words, the names among them (capitalised words, or a
@@ -35,8 +37,12 @@ from .tracing import TracedFigure
 __all__ = ["Denial", "check_denial", "denials"]
 
 _SAY_RE = re.compile(
-    r"\b(?:never|do\s+not|don't)\s+(?:say|write|claim|suggest|imply)\s+(?:that\s+)?"
+    r"\b(?:never|do\s+not|don't|or)\s+(?:say|write|claim|suggest|imply)\s+(?:that\s+)?"
     r"(?P<claim>[^;.]+)", re.IGNORECASE)
+#: "do not attach a number to the README's claim that X improves Y": the claim has no figure
+_ATTACH_RE = re.compile(
+    r"\b(?:never|do\s+not|don't)\s+(?:attach|give|assign|put|add)\s+(?:a|any)\s+"
+    r"(?:number|figure|value|multiple|percentage|multiplier)\s+to\s+(?P<x>[^;.]+)", re.IGNORECASE)
 _DOES_NOT_RE = re.compile(
     r"^\s*(?P<subject>[A-Z][^;.]*?)\s+(?:does|do|did)\s+not\s+(?P<claims>[^;.]+)")
 _AGAINST_RE = re.compile(
@@ -49,6 +55,7 @@ _QUANTIFIERS = _DETERMINERS | {"both", "all", "each", "either", "neither", "ever
 #: a work that owns a result: a clause that names one other than the guardrail's is about it
 _OTHER_WORK_RE = re.compile(r"\b(?:paper|post|blog|abstract|review|study|README|evaluation|"
                             r"report|article|preprint|talk|slides)\b", re.IGNORECASE)
+_COPULA_CLAIM_RE = re.compile(r"\s*([A-Z][\w-]*)\s+(?:is|are|was|were)\s+(.+)")
 _CAUSATIVE = frozenset({"let", "lets", "make", "makes", "help", "helps", "allow", "allows"})
 _AUXILIARY = frozenset({"can", "could", "will", "would", "now", "also", "still", "ever",
                         "really", "actually"})
@@ -62,7 +69,7 @@ _COMPARED_RE = re.compile(r"\b(?:against|over|versus|vs\.?|than|compared\s+(?:wi
 class Denial:
     """A claim (or baseline) a guardrail forbids."""
 
-    kind: str  # "claim" | "baseline"
+    kind: str  # "claim" | "baseline" | "no_figure"
     verbs: list[str] = field(default_factory=list)
     objects: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
@@ -86,6 +93,10 @@ def _name(word: str) -> str | None:
 def _claim(conjuncts: list[str], values: list[tuple[Decimal, ...]]) -> Denial | None:
     """Verbs of each conjunct, the object words and names of the last one."""
     verbs, rest, subject = [], "", []
+    copula = _COPULA_CLAIM_RE.match(conjuncts[0]) if len(conjuncts) == 1 else None
+    if copula:  # "RoCE is available on AWS": the names must meet
+        names = [n for w in _words(copula.group(1) + " " + copula.group(2)) if (n := _name(w))]
+        return Denial("claim", [], [], names, values) if len(names) >= 2 else None
     for part in conjuncts:
         words = _words(part)
         i = 0
@@ -119,6 +130,14 @@ def denials(text: str) -> list[Denial]:
         for part in _CONJUNCT_RE.split(denied.group("claims")):
             found = _claim([part], _values(part))
             out += [found] if found else []
+    if attach := _ATTACH_RE.search(text):
+        x = attach.group("x")
+        owner = [re.sub(r"(?:'s|’s)$", "", w) for w in _words(x.split(" that ")[0])
+                 if w[:1].isupper() and w.lower() not in _QUANTIFIERS]
+        objects = [w for w in _content(x) if w not in owner and w.lower() not in (
+            "claim", "claims", "that")]
+        if owner and objects:
+            out.append(Denial("no_figure", [], objects, [], [], owner))
     if against := _AGAINST_RE.search(text):
         items = [y for y in re.split(r",\s*(?:or\s+)?|\s+or\s+", against.group("y"))
                  if y.strip() and not _GENERIC.match(y)]
@@ -152,6 +171,12 @@ def _makes_claim(denial: Denial, sentence: Span, figures: list[TracedFigure]
                  ) -> tuple[int, int] | None:
     if denial.values and not any(_owns(denial.values, t) for t in figures):
         return None
+    if not denial.verbs:  # a copular claim: every name, none negated
+        hits = [_live(find_lemmas(sentence.text, [n], sentence.start), sentence)
+                for n in denial.names]
+        if not all(hits):
+            return None
+        return min(h[0][0] for h in hits), max(h[0][1] for h in hits)
     verbs = _live(find_lemmas(sentence.text, denial.verbs, sentence.start), sentence)
     if not verbs or (denial.subject and not find_lemmas(sentence.text, denial.subject)):
         return None
@@ -185,6 +210,18 @@ def _compares(denial: Denial, sentence: Span, figures: list[TracedFigure]
     return None
 
 
+def _numbers(denial: Denial, sentence: Span, figures: list[TracedFigure]
+             ) -> tuple[int, int] | None:
+    """A result figure in a sentence that states the owner's figure-less claim."""
+    if not any(t.figure.kind in (FigureKind.multiplier, FigureKind.percent) for t in figures):
+        return None
+    owner = _live(find_lemmas(sentence.text, denial.subject, sentence.start), sentence)
+    said = _live(find_lemmas(sentence.text, denial.objects, sentence.start), sentence)
+    if not owner or not said:
+        return None
+    return sentence.start, sentence.end
+
+
 def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
                  index: int) -> list[Finding]:
     """Warnings where a sentence makes the denied claim or names the denied baseline."""
@@ -192,11 +229,13 @@ def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
     findings = []
     for sentence in sentences(article.body):
         figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)]
-        where = (_makes_claim if denial.kind == "claim" else _compares)(denial, sentence, figures)
+        check = {"claim": _makes_claim, "baseline": _compares, "no_figure": _numbers}
+        where = check[denial.kind](denial, sentence, figures)
         if where is None:
             continue
-        what = ("makes the claim it denies (" + ", ".join(denial.verbs) + ")"
-                if denial.kind == "claim" else "names a baseline it rules out")
+        what = {"claim": "makes the claim it denies (" + ", ".join(denial.verbs) + ")",
+                "baseline": "names a baseline it rules out",
+                "no_figure": "puts a number on a claim that has none"}[denial.kind]
         findings.append(body_span(
             article, where[0], where[1], Severity.warning, "guardrail",
             f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "

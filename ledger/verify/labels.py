@@ -270,10 +270,12 @@ _WORD_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
 def _metric_words(article: Article, metric: str) -> set[str]:
-    """The words a metric is known by: its name, its spec's label and vocabulary (lemmas)."""
+    """The words a metric is known by: its name, its spec's label, vocabulary and experiment
+    (lemmas)."""
     spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
             if article.benchmark_scope else None)
-    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary) if spec else ())])
+    text = " ".join([metric.replace("_", " "), *((spec.label, *spec.vocabulary,
+                                                  spec.experiment or "") if spec else ())])
     return {lemma(w) for w in _WORD_RE.findall(text.lower())}
 
 
@@ -361,21 +363,54 @@ def _label_baselines(article: Article) -> dict[str, set[str]]:
     return out
 
 
+#: A baseline that opens a sentence and holds for all of it: "Against round-robin: 6.4x ...".
+_LEADING_BASELINE_RE = re.compile(
+    r"^(?:against|compared\s+(?:with|to)|versus|relative\s+to)\s+(?P<b>[^,:;.]+)[,:]",
+    re.IGNORECASE)
+_LIST_SPLIT_RE = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
+def _said_baseline(article: Article, t: TracedFigure) -> tuple[str, int] | None:
+    """The baseline the body states for the figure, and where that statement ends: written
+    after the figure ("29x over FlexGen"); one item of a list read "respectively" ("1.2x and
+    1.3x over A and B respectively": B for 1.3x); or opening the sentence ("Against A: ...")."""
+    body = article.body
+    m = _BODY_BASELINE_RE.match(body, t.figure.end)
+    if m is not None:
+        resp = _RESPECTIVELY_RE.match(body, m.end("b"))
+        if resp is None:
+            return m.group("b"), m.end("b")
+        items = _LIST_SPLIT_RE.split(body[m.start("b"):resp.end() - len("respectively")].strip())
+        sentence = enclosing(sentences(body), t.figure.start, t.figure.end)
+        if sentence is None:
+            return None
+        listed = _enumerations(sentence.text, sentence.start)
+        group = sorted(k for k, g in listed.items() if g == listed.get(t.figure.start))
+        if len(group) != len(items) or t.figure.start not in group:
+            return None
+        return items[group.index(t.figure.start)], resp.end()
+    sentence = enclosing(sentences(body), t.figure.start, t.figure.end)
+    lead = _LEADING_BASELINE_RE.match(sentence.text) if sentence is not None else None
+    if sentence is None or lead is None:
+        return None
+    return lead.group("b"), sentence.start + lead.end("b")
+
+
 def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Finding]:
-    """``mislabeled-figure`` when the baseline written after a figure ("29x over FlexGen") is
-    the baseline of another metric's label and not of any metric the figure traces to: the
-    figures of two baselines were swapped. An error when no word of the figure's own baseline
-    is there; a warning when the written baseline only fits another metric better."""
+    """``mislabeled-figure`` when the baseline the body gives a figure ("29x over FlexGen",
+    "Against round-robin: ...", a list read "respectively") is the baseline of another metric's
+    label and not of any metric the figure traces to: the figures of two baselines were
+    swapped. An error when no word of the figure's own baseline is there; a warning when the
+    written baseline only fits another metric better."""
     baselines = _label_baselines(article)
     findings = []
     for t in traced:
         own = [baselines[m] for m in t.metrics if m in baselines]
-        if not own:
+        said_at = _said_baseline(article, t) if own else None
+        if said_at is None:
             continue
-        m = _BODY_BASELINE_RE.match(article.body, t.figure.end)
-        if m is None or _RESPECTIVELY_RE.match(article.body, m.end("b")):
-            continue  # "1.2x and 1.3x over A and B respectively": the list maps in order
-        said = _baseline_words(m.group("b"))
+        text, said_end = said_at
+        said = _baseline_words(text)
         own_fit = max(len(said & words) for words in own)
         others = {name: len(said & words) for name, words in baselines.items()
                   if name not in t.metrics}
@@ -383,13 +418,61 @@ def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Findin
         if best is None or others[best] <= own_fit:
             continue
         severity = Severity.error if own_fit == 0 else Severity.warning
+        start, end = min(t.figure.start, said_end - len(text)), max(t.figure.end, said_end)
+        if article.body.count("\n", start, end):
+            start, end = t.figure.start, t.figure.end
         findings.append(body_span(
-            article, t.figure.start, m.end("b"), severity, "mislabeled-figure",
-            f"{t.figure.text!r} is stated against {m.group('b').strip()!r}, the baseline of "
+            article, start, end, severity, "mislabeled-figure",
+            f"{t.figure.text!r} is stated against {text.strip()!r}, the baseline of "
             f"{best}, but it traces to {', '.join(sorted(t.metrics))}, measured against "
             "another baseline" + ("" if own_fit == 0 else
                                   " (the baseline named fits both; the checker cannot be sure)"),
             trace=tried(t)))
+    return findings
+
+
+#: A name that tags a figure right after it: "55.0 with int2", "256 for FlashAttention".
+_TAG_RE = re.compile(r"(?:\s*[×x%])?\s+(?:with|for|using|on|under|in|at)\s+(?P<t>[^,;:.()]+?)"
+                     r"(?=\s+(?:and|or|but|while|whereas)\b|[,;:.()]|$)", re.IGNORECASE)
+#: A name: a word with a digit or a capital after its first letter ("int4", "FlashInfer",
+#: "TGI"), not a unit.
+_NAME_TOKEN_RE = re.compile(r"(?<![\w-])(?=[\w-]*(?:\d|[A-Za-z][\w-]*[A-Z]))[A-Za-z][\w.-]*")
+
+
+def _tag_names(text: str) -> set[str]:
+    return {lemma(n) for n in _NAME_TOKEN_RE.findall(text)
+            if parse_unit(n, 0) is None or parse_unit(n, 0)[1] != len(n)}  # type: ignore[index]
+
+
+def _wrong_tag(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the name tagging a figure ("55.0 with int4") is in another
+    metric's name or label and in none of the metrics the figure traces to (55.0 is the int2
+    score): the tags of two figures were swapped."""
+    scope = article.benchmark_scope
+    metrics = list(scope.reported_metrics) if scope is not None else []
+    # the conditions every figure of the scope shares (its model, hardware, workload)
+    shared = _tag_names(" ".join(filter(None, (scope.model, scope.hardware, scope.workload,
+                                                scope.topology)))) if scope is not None else set()
+    findings = []
+    for t in traced:
+        m = _TAG_RE.match(article.body, t.figure.end) if t.metrics else None
+        names = _tag_names(m.group("t")) if m is not None else set()
+        if m is None or not names or _RESPECTIVELY_RE.match(article.body, m.end("t")):
+            continue
+        if any(names & _metric_words(article, own) for own in t.metrics) or names & shared:
+            continue
+        others = [o for o in metrics if o not in t.metrics
+                  and names <= _metric_words(article, o)]
+        if others:
+            sure = _surely_traced(article, t)  # a bare number may coincide with the metric
+            findings.append(body_span(
+                article, t.figure.start, m.end("t"),
+                Severity.error if sure else Severity.warning, "mislabeled-figure",
+                f"{t.figure.text!r} is tagged {m.group('t').strip()!r}, a name of "
+                f"{', '.join(sorted(others))}, but it traces to {', '.join(sorted(t.metrics))}"
+                + ("" if sure else " (a bare number: the checker cannot be sure it is that "
+                                   "metric)"),
+                trace=tried(t)))
     return findings
 
 
@@ -557,13 +640,13 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     desk = desk_names(article.publisher)
-    attributed = {p.start: attributes(p.text, names, authors, desk) for p in paras}
+    product = f"{article.subject} {article.title}"
+    attributed = {p.start: attributes(p.text, names, authors, desk, product) for p in paras}
     for prev, here in zip(paras, paras[1:], strict=False):
         if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
                 here.text):
             attributed[here.start] = True  # "Two of those figures ...": the same attribution
     analysis = _analysis_paragraphs(article, traced)
-    product = f"{article.subject} {article.title}"
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
     for t in sorted(traced, key=lambda t: t.figure.start):
@@ -577,7 +660,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                     article.body, t.figure, product):
                 sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
                 if sentence is not None and not attributes(sentence.text, names, authors,
-                                                                 desk):
+                                                                 desk, product):
                     findings.append(body_span(
                         article, t.figure.start, t.figure.end, Severity.warning,
                         "unattributed-figure",
@@ -615,15 +698,16 @@ _REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|wit
 _RESULT_VERBS = (
     r"(?:serves|moves|cuts|delivers|reaches|achieves|sustains|handles|boosts|raises|lowers|"
     r"reduces|lifts|improves|increases|accelerates|turns\s+away|rejects|saves|attains|yields|"
-    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up)")
+    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up|keeps|makes|gives|brings|"
+    r"enables|allows|offers|provides|runs|processes|supports)")
 #: A figure stated as what the product does, right after its verb or a few words into the
 #: verb's clause: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x",
 #: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
 #: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"(?P<subject>(?:\b[A-Z][\w-]*|\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+"
-    r"(?:[\w-]+\s+){0,3}?)"
-    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,5}}?"
+    r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
+    r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
@@ -1040,5 +1124,6 @@ def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
             + _wrong_baseline(article, traced) + _wrong_parameter(article, traced)
+            + _wrong_tag(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

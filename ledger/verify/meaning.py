@@ -40,6 +40,13 @@ SYNONYMS: list[frozenset[str]] = [
     frozenset({"cost", "price", "spend", "spending", "expense"}),
     frozenset({"dollar", "dollars", "USD"}),
     frozenset({"latency", "delay", "wait", "response time"}),
+    # the domain's metric words: one meaning each
+    frozenset({"throughput", "serving capacity", "tokens per second", "requests per second",
+               "goodput"}),
+    frozenset({"TTFT", "time to first token", "time-to-first-token", "first-token latency"}),
+    frozenset({"memory", "memory footprint", "footprint"}),
+    frozenset({"power", "power draw", "wattage"}),
+    frozenset({"energy", "energy use", "energy consumption"}),
     frozenset({"improvement", "improve", "gain", "boost", "uplift"}),
     frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested"}),
     frozenset({"general", "generally", "always", "universal", "universally", "every"}),

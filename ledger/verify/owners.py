@@ -49,7 +49,7 @@ from urllib.parse import urlparse
 from ..models import Article, Source
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
-from .persons import Authorship, authorships, is_person_name, same_person
+from .persons import OTHER_WORKS, Authorship, authorships, is_person_name, same_person
 from .prose import paragraphs, sentences
 from .text import body_span
 
@@ -325,6 +325,9 @@ def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
     if secondary:
         return False, (f"{', '.join(secondary)} is a secondary source; the people named may be "
                        "the authors of the work it reports on")
+    if au.noun in OTHER_WORKS:
+        return False, (f"a {au.noun} is often a work the cited source reports on, not the "
+                       "source itself")
     if au.work and not _title_match(au.work, article, cited):
         return False, (f"{au.work!r} may be another work than the cited one, written by "
                        "this person")

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["Authorship", "authorships", "is_person_name", "same_person"]
+__all__ = ["OTHER_WORKS", "Authorship", "authorships", "is_person_name", "same_person"]
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _WORD = rf"[{_UPPER}](?:[^\W\d_]*(?:[-'’][^\W\d_]+)*|\.)"
@@ -36,12 +36,21 @@ _LIST = rf"(?P<list>{_PERSON}(?:(?:,\s+|,?\s+and\s+){_PERSON})*)"
 _COLLEAGUES = r"(?:[\w-]+\s+)?(?:co-?authors|coauthors|colleagues|collaborators)\b"
 _DOCS = (r"(?:posts?|papers?|articles?|blog|write-?ups?|reports?|preprints?|README|guides?|"
          r"talks?|threads?|stud(?:y|ies)|series|notes?|pieces?|essays?|tutorials?|surveys?|"
-         r"analys[ie]s|decks?|slides|chapters?|books?|letters?|newsletters?)")
+         r"analys[ie]s|decks?|slides|chapters?|books?|letters?|newsletters?|keynotes?|"
+         r"interviews?|lectures?|presentations?|podcasts?|videos?)")
+#: Works that a cited page usually reports on rather than is: "a talk by Jane Roe [S2]" may
+#: cite a post about the talk.
+OTHER_WORKS = frozenset({
+    "talk", "talks", "thread", "threads", "chapter", "chapters", "book", "books", "letter",
+    "letters", "deck", "decks", "slides", "keynote", "keynotes", "interview", "interviews",
+    "lecture", "lectures", "presentation", "presentations", "podcast", "podcasts", "video",
+    "videos", "newsletter", "newsletters"})
 #: A work's name: a word with a capital letter ("CacheBlend", "vLLM", "H2O").
 _NAMED = r"[A-Za-z0-9]*[A-Z][\w.+-]*"
 _PATTERNS = [
     re.compile(rf"(?:\b(?P<work>{_NAMED}),\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,3}}?)?"
-               rf"\b(?:{_DOCS}|written|authored|co-?authored|edited|compiled)\s+by\s+{_LIST}"),
+               rf"\b(?P<noun>{_DOCS}|written|authored|co-?authored|edited|compiled)\s+by\s+"
+               rf"{_LIST}"),
     re.compile(rf"(?:\b(?P<work>{_NAMED}))?,\s+(?:by|from)\s+{_LIST}"
                rf"(?=\s*[,(]|,?\s+and\s+{_COLLEAGUES})"),
     re.compile(rf"\b{_LIST},?\s+and\s+{_COLLEAGUES}"),
@@ -59,11 +68,13 @@ _ORG_WORDS = frozenset({
 
 @dataclass(frozen=True)
 class Authorship:
-    """One authorship construction: its names (``(start, end, name)`` in the sentence) and the
-    work it names just before it, if any (``Frobnicator`` in "Frobnicator, by Jane Roe")."""
+    """One authorship construction: its names (``(start, end, name)`` in the sentence), the
+    work it names just before it, if any (``Frobnicator`` in "Frobnicator, by Jane Roe"), and
+    the document noun before "by" (``post`` in "a post by Jane Roe")."""
 
     names: tuple[tuple[int, int, str], ...]
     work: str = ""
+    noun: str = ""
 
 
 def _fold(text: str) -> list[str]:
@@ -107,5 +118,6 @@ def authorships(sentence: str) -> list[Authorship]:
                     names.append((start, at, part))
             if names:
                 work = m.group("work") if "work" in pattern.groupindex else None
-                out.append(Authorship(tuple(names), work or ""))
+                noun = m.group("noun") if "noun" in pattern.groupindex else None
+                out.append(Authorship(tuple(names), work or "", (noun or "").lower()))
     return out

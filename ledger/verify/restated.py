@@ -71,10 +71,11 @@ def _same_value(a: Figure, b: Figure) -> bool:
 
 
 def _inference_values(inf: Inference) -> list[Decimal]:
-    values = [v for f in extract_figures(inf.claim) if f.kind is not FigureKind.date
-              for v in f.values]
-    for text in inf.assumptions or []:
+    values: list[Decimal] = []
+    for text in [inf.claim, *(inf.assumptions or [])]:  # as written and as read ("1 h 12 min")
         values += [v for f in extract_figures(text) if f.kind is not FigureKind.date
+                   for v in f.values]
+        values += [v for f, _ in typed_figures(text) if f.kind is not FigureKind.date
                    for v in f.values]
     if inf.computation is not None:
         numbers = [*inf.computation.inputs.values(), *(s.result for s in inf.computation.steps)]
