@@ -158,7 +158,7 @@ _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
     r"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
     r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
-    r"|\d+(?!(?:[KMGTP]i?B|[KMGT]bps|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b"
+    r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b"
     r"|[KMGT]b/)[A-Za-z]{2,}\w*"
     r"|\d{3,}(?![KMBT]\b)[A-Z](?![\w/]))"  # a model number ending in one capital: "Xeon 6 6740E"
     r"(?<=[\w+])"

@@ -8,9 +8,12 @@
   ``rate`` (GB/s, Gb/s, TiB/min, tokens/s, req/s), ``duration``, ``power``, ``frequency``,
   ``money``, ``date``, ``year`` or a plain ``number``;
 * a **unit** from the documented table :data:`UNITS` (symbol, dimension and factor to the base
-  unit: bytes, bytes per second, seconds, ...). A units library (pint) was measured and not
-  used: importing it and building its registry takes about 1 s, the whole budget of one
-  ``ledger verify`` run, and the desk's units fit in one table;
+  unit: bytes, bytes per second, seconds, ...). A units library (pint 0.25.3) was measured and
+  not used: importing it and building its registry takes 0.24-0.50 s (median 0.36 s of five
+  cold starts), a third of the 1 s budget of one ``ledger verify`` run; it reads ``Gb`` as the
+  gilbert (a unit of magnetomotive force) and ``Gbps`` as gigabaud, where the desk means
+  gigabits; it has no tokens; and a conversion costs about 100 us. The desk's units fit in one
+  table of exact Decimal factors;
 * for a count, its **noun** (head lemma and modifiers: ``500 client nodes`` -> ``node`` with
   ``client``) and the noun's class from :data:`NOUN_CLASSES` (``GPUs`` and ``accelerators`` are
   one class; ``engineers`` another);
@@ -20,8 +23,14 @@
 :func:`compare` says whether a figure's quantity agrees with a piece of evidence's: the same
 kind with a compatible unit (converted: ``1 TiB`` = ``1024 GiB``), a percent change and a
 multiplier that state the same ratio, or a count whose noun class agrees. A number that agrees
-only under another unit is a ``unit`` verdict (GB/s vs Gb/s, GiB vs GB); a percent against
-percentage points is a ``points`` verdict; a different kind is ``kind``.
+only under another unit is a ``unit`` verdict (GB/s vs Gb/s, GiB vs GB, a rate of tokens vs
+one of bytes, and a size whose value in bytes is the evidence's count of tokens: ``1 MB`` for
+a million tokens); a figure that is the evidence converted to a sibling unit (the other base,
+bits for bytes, another SI prefix of the second) but written under another unit is
+``converted``: exactly (``20 s`` for 20,000 us, which is 20 ms), or rounded at three or more
+significant digits (``4.88 GB`` for 5.24 GB, which is 4.88 GiB). A conversion traces only when
+it rounds to the figure within 1% (``2 Mb`` is no conversion of 256 KB, 2.048 Mb); a percent against percentage points is a ``points`` verdict; a
+different kind is ``kind``.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ __all__ = [
     "noun_class",
     "parse_unit",
     "quantity_of",
+    "sibling_units",
     "typed_figures",
     "unit_quantity",
 ]
@@ -82,8 +92,8 @@ class Unit:
 
 _DEC = {"": 0, "K": 3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15}
 _BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50}
-_TIME = {"s": Decimal(1), "sec": Decimal(1), "min": Decimal(60), "h": Decimal(3600),
-         "hr": Decimal(3600)}
+_TIME = {"ms": Decimal("0.001"), "s": Decimal(1), "sec": Decimal(1), "min": Decimal(60),
+         "h": Decimal(3600), "hr": Decimal(3600)}
 
 
 def _build_units() -> dict[str, Unit]:
@@ -113,6 +123,9 @@ def _build_units() -> dict[str, Unit]:
     for word, sym in words.items():
         units[word] = units[sym]
         units[word.rstrip("s")] = units[sym]
+    for p in ("K", "M", "G", "T"):  # "an 8Gbit die", "25 Gbit/s"
+        for suffix in ("", *(f"/{t}" for t in _TIME)):
+            units[f"{p}bit{suffix}"] = units[f"{p}b{suffix}"]
     for word in ("bit", "bits"):  # "1 byte = 8 bits"
         units[word] = Unit("bit", "bytes", Decimal(1) / 8, "bit-dec")
     for name, dim in (("tokens", "tokens/s"), ("tok", "tokens/s"), ("token", "tokens/s"),
@@ -447,7 +460,8 @@ class Verdict(str, Enum):
     """How a figure stands against one piece of evidence."""
 
     match = "match"
-    unit = "unit"  # same number under another unit of the same dimension
+    unit = "unit"  # same number under another unit (GB vs GiB, Gb/s vs GB/s, bytes vs tokens)
+    converted = "converted"  # the evidence converted to a sibling unit, written in the wrong one
     points = "points"  # percent against percentage points
     kind = "kind"  # same number, different kind of quantity
     noun = "noun"  # a count of another class of thing
@@ -502,6 +516,8 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return Verdict.match if ok else (Verdict.kind if same else Verdict.value)
     if fig.kind is Kind.percent and ev.kind is Kind.number and ev_value <= 1:
         return Verdict.match if _eq(ev_value * 100, value, d) else Verdict.value
+    if (tokens := _tokens_against_bytes(fig, value, ev, ev_value)) is not None:
+        return tokens
     if fig.unit is not None and ev.unit is not None:
         return _units(fig, value, ev_value, ev)
     if fig.kind is Kind.count and ev.kind is Kind.count:
@@ -543,20 +559,70 @@ def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percen
     return Verdict.match if _eq(ev_value, value, d) else Verdict.value
 
 
+def _tokens_against_bytes(fig: Quantity, value: Decimal, ev: Quantity, ev_value: Decimal
+                          ) -> Verdict | None:
+    """A count of tokens against a size in bytes, either way round: the same printed number
+    ("512 KB" for 512 tokens) or the same number once the size is in bytes ("1 MB" for a
+    million tokens, "4 million bytes" for 4 million tokens) is a changed unit; otherwise None
+    (the other rules decide)."""
+    for a, av, b, bv in ((fig, value, ev, ev_value), (ev, ev_value, fig, value)):
+        if (a.unit is not None and a.unit.dimension == "bytes" and a.unit.factor is not None
+                and b.kind is Kind.count and b.noun_class == "token" and bv != 0):
+            in_bytes = abs(av * a.unit.factor - bv) <= abs(bv) / 1000
+            return Verdict.unit if in_bytes or _eq(ev_value, value, fig.decimals) else None
+    return None
+
+
+_PREFIXED = re.compile(r"(?P<p>[KMGTP])(?:i?)[Bb](?P<t>/\w+)?")
+
+
+_DURATIONS = ("ns", "us", "ms", "s")
+
+
+def sibling_units(unit: Unit) -> list[Unit]:
+    """Units one slip away from ``unit``: the same prefix letter with the other base or the
+    other of bits and bytes (GB: GiB, Gb, Gib); for a duration, the other SI prefixes of the
+    second (s: ns, us, ms)."""
+    if unit.dimension == "s" and unit.factor in {UNITS[d].factor for d in _DURATIONS}:
+        return [UNITS[d] for d in _DURATIONS if UNITS[d].factor != unit.factor]
+    m = _PREFIXED.fullmatch(unit.symbol)
+    if m is None:
+        return []
+    p, t = m.group("p"), m.group("t") or ""
+    names = (f"{p}B{t}", f"{p}iB{t}", f"{p}b{t}", f"{p}ib{t}")
+    return [UNITS[n] for n in names if n in UNITS and n != unit.symbol]
+
+
+def _significant(value: Decimal, decimals: int) -> int:
+    digits = value.copy_abs().quantize(Decimal(1).scaleb(-decimals)).as_tuple().digits
+    return len("".join(map(str, digits)).lstrip("0"))
+
+
 def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Verdict:
     assert fig.unit is not None and ev.unit is not None
     d = fig.decimals
     if fig.unit.dimension != ev.unit.dimension:
         if {fig.unit.dimension, ev.unit.dimension} <= {"bytes", "bytes/s"}:
             return Verdict.kind  # a size is never a rate
+        if "/" in fig.unit.dimension and "/" in ev.unit.dimension and _eq(ev_value, value, d):
+            return Verdict.unit  # "300 tokens/s" for 300 GB/s: a rate in another unit
         return Verdict.kind if _eq(ev_value, value, d) else Verdict.value
-    if fig.unit.symbol == ev.unit.symbol:
-        return Verdict.match if _eq(ev_value, value, d) else Verdict.value
-    if fig.unit.factor is not None and ev.unit.factor is not None:
+    same = fig.unit.symbol == ev.unit.symbol
+    if same and _eq(ev_value, value, d):
+        return Verdict.match
+    if not same and fig.unit.factor is not None and ev.unit.factor is not None:
         converted = ev_value * ev.unit.factor / fig.unit.factor
-        if _eq(converted, value, d):
+        if _close(converted, value, d):  # 256 KB is 2.048 Mb: "2 Mb" is no conversion of it
             return Verdict.match
-    return Verdict.unit if _eq(ev_value, value, d) else Verdict.value
+    if not same and _eq(ev_value, value, d):
+        return Verdict.unit
+    if ev.unit.factor is not None and any(
+            ev_value * ev.unit.factor / s.factor == value  # "20 s" for 20,000 us (20 ms)
+            or (_significant(value, d) >= 3 and _eq(ev_value * ev.unit.factor / s.factor,
+                                                      value, d))
+            for s in sibling_units(fig.unit) if s.factor is not None):
+        return Verdict.converted  # "4.88 GB" for 5.24 GB: converted to GiB, written GB
+    return Verdict.value
 
 
 #: Nouns that stand for whatever the sentence counts ("Ada and ten others", "two more"): a

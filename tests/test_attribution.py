@@ -78,6 +78,10 @@ def test_desk_claims(text: str, claims: bool) -> None:
     ('The authors write that "we measured 2.1x on eight GPUs".', False),
     ("The authors write that “we measured 2.1x on eight GPUs”; PCT measured 1.9x.", True),
     ("PCT ran the numbers: 1.4 times 0.8 is 1.12.", False),
+    ("We found the 3x in the README, not in the paper.", False),
+    ("PCT saw the same 3x in two places.", False),
+    ("PCT found 2.9x in its own runs.", True),
+    ("On PCT's hardware the cache held 90%.", True),
     ("PCT ran the sweep again and got 2.1x.", True),
 ])
 def test_desk_claims_by_nouns_and_settings(text: str, claims: bool) -> None:

@@ -159,3 +159,14 @@ def test_a_talk_by_someone_may_be_what_the_source_reports(tmp_path: Path) -> Non
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(
         d, S4_OPEN, "In a May 6, 2026 post on a talk by Maria Lopez, the authors tested"))
     assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
+
+
+@pytest.mark.parametrize("opening", [
+    # the possessive governs its own noun, not "the authors" of the next clause
+    "In a May 6, 2026 post on Intel's Kimi deployment, the authors tested",
+    # a product in the object says nothing about whose the citation is
+    "In a May 6, 2026 vLLM report, the authors tested Intel's Widget framework and",
+])
+def test_possessives_that_are_not_owners_of_the_citation(tmp_path: Path, opening: str) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S4_OPEN, opening))
+    assert owner_findings(result, doc, "Intel") == [], result.findings

@@ -91,6 +91,7 @@ def test_analysis_weighs_a_figure_credited_earlier(tmp_path: Path) -> None:
     # a document as the subject of a verb that states its figures
     ("The workshop abstract keeps the 2.6x and adds 3.7x.", True),
     ("The OSDI version's abstract keeps the 2.6x.", True),
+    ("The design document itself compares the two fabrics at 190 GB/s.", True),
     ("The documentation warns that replicas lose the benefit.", False),
 ])
 def test_product_actions_and_documents(text: str, credits: bool) -> None:
@@ -112,3 +113,20 @@ def test_claim_in_the_desks_voice(text: str, product: str, claimed: bool) -> Non
 
     figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
     assert _claimed_as_result(text, figure, product) is claimed
+
+
+@pytest.mark.parametrize(("text", "credits"), [
+    ("Widget's developers put the gain at 3x.", True),
+    ("By the maintainers' count, the cache saves 40%.", True),
+    ("Those numbers belong to the vendor.", True),
+    ("In its launch post, Acme put the gain at 3x.", True),
+    ("Those are vendor figures.", True),
+    ("The claimed speedup is 3x.", True),
+    ("The paper's Table 2 lists 3x.", True),
+    ("In the paper, throughput rises 3x.", True),
+    ("Widget reaches 3x.", False),
+    ("The cache puts hot blocks at the front.", False),
+    ("In the end, Widget saves 40%.", False),
+])
+def test_more_ways_to_credit(text: str, credits: bool) -> None:
+    assert attributes(text, ("Acme",), desk=DESK, product="Widget cache") is credits

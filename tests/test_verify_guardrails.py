@@ -196,7 +196,7 @@ def test_extend_to_is_a_generalisation_and_them_is_the_heads_subject() -> None:
 
     rule = prose_rule("The latency figures were taken on Falcon; do not extend them to Qwen or "
                       "Gemma, which served only for quality.")
-    assert rule is not None and rule.subject == ["latency"]
+    assert rule is not None and rule.subject[:2] == ["latency", "Falcon"]
     assert rule.forbidden == ["Qwen", "Gemma"]
 
 
@@ -376,3 +376,18 @@ def test_an_implied_copular_claim_needs_both_names_unnegated() -> None:
                      "InfiniBand is available on Azure; it is not."}
     assert _guardrail("They used pairs of InfiniBand-linked Azure hosts.\n", guard)
     assert not _guardrail("Azure offers no InfiniBand here, so Acme used Ethernet.\n", guard)
+
+
+def test_is_not_a_reads_the_head_noun_as_the_subject() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Support in Redis or Valkey is not an endorsement and not a measured gain.")
+    assert rule is not None and rule.subject == ["Support"]
+    assert rule.forbidden == ["endorsement", "measured", "gain"]
+
+
+def test_it_may_stand_for_a_name_in_the_head_or_for_the_project() -> None:
+    guard = {"text": "The changelog calls Turbo experimental; do not describe it as stable."}
+    assert _guardrail("The project is stable now.\n", guard)
+    assert _guardrail("Turbo is stable, its authors say.\n", guard)
+    assert not _guardrail("The project is experimental, and its API is not stable.\n", guard)

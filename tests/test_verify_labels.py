@@ -444,3 +444,30 @@ def test_a_figure_tagged_with_another_metrics_name(tmp_path: Path) -> None:
         d, "The authors report recall of 71.5 with q8 and 48.25 with q3, and decoding 3.5x "
            "faster on Zeta-13B.")))
     assert mislabels(result) == [], result.findings
+
+
+def _ttft(doc: Doc, sentence: str) -> None:
+    add_metric(doc, "p50_ttft_speedup", 7.5, "median TTFT speedup", ["TTFT"], "multiplier")
+    add_fact(doc, "The authors report a 7.5x median TTFT speedup.")
+    add_sentence(doc, sentence)
+
+
+def test_time_to_first_token_is_a_latency(tmp_path: Path) -> None:
+    """"latency" fits a TTFT figure; "end-to-end latency", a different latency, does not."""
+    doc, result = verify_mutant(tmp_path, lambda d: _ttft(
+        d, "The authors report 7.5x lower latency to the first token."))
+    assert "mislabeled-figure" not in rules_at(result, doc, "7.5x"), result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: _ttft(
+        d, "The authors report 7.5x lower end-to-end latency."))
+    assert rules_at(result, doc, "7.5x").get("mislabeled-figure") == "error", result.findings
+
+
+def test_the_hardware_a_figure_ran_on_is_no_tag(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "offload_ttft_x", 11, "offload TTFT speedup", ["TTFT"], "multiplier")
+        add_metric(doc, "superchip_ttft_x", 23, "TTFT speedup on the Omega-9 superchip",
+                   ["TTFT"], "multiplier")
+        add_fact(doc, "Offloading cut TTFT 11x on Omega-9 and 23x on the Omega-9 superchip.")
+        add_sentence(doc, "Offloading cut TTFT by up to 11x on Omega-9 nodes.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert "mislabeled-figure" not in rules_at(result, doc, "11x"), result.findings

@@ -20,6 +20,7 @@ from .dates import check_dates
 from .grounding import check_quotes
 from .integrity import check_integrity
 from .locate import locate_findings
+from .units import check_inference_units, check_name_units
 
 __all__ = ["CHECKS", "MAX_BODY_CHARS", "Check", "expand_paths", "verify_article", "verify_file", "verify_paths"]
 
@@ -32,6 +33,7 @@ MAX_BODY_CHARS = 200_000
 
 CHECKS: list[Check] = [
     check_integrity, check_dates, check_body, check_arithmetic, check_consistency, check_quotes,
+    check_inference_units, check_name_units,
 ]
 
 

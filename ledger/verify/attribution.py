@@ -21,11 +21,14 @@ the sentence that closes it) has
   is also a publisher's; a document is an agent of the verbs that state or change its figures
   (``The OSDI abstract keeps the 2.6x and adds 3.7x``);
 * a **passive or prepositional** attribution: ``reported by``, ``according to``, ``as reported``,
-  ``per the post``, ``quoted in``;
+  ``per the post``, ``quoted in``, a document framing the sentence (``In the paper, ...``),
+  ``Acme put the gain at 3x``;
 * a **possessive** of an agent before what it produced: ``the post's figures``, ``DeepSeek's two
   published benchmarks``, ``NVIDIA's numbers``;
 * an **attribution word**: ``author-reported``, ``self-reported``, ``vendor-reported``, ``the
-  authors``, or the benchmark scope's ``reported_by``.
+  authors``, ``vendor figures``, ``the claimed speedup``, ``belongs to``, or the benchmark
+  scope's ``reported_by``. Possessives take a bare apostrophe too (``the maintainers'
+  count``) and a numbered table or figure (``the paper's Table 2``).
 
 :func:`desk_claims` finds the opposite: the desk presenting a figure as its own measurement,
 by a verb (``PCT measured``, ``we tested``, ``PCT reran``), a possessive or a noun of its own
@@ -105,7 +108,7 @@ _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_S
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
-_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|"
+_DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|document|"
              r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
              r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart)")
 #: What a document does to the figures it carries.
@@ -113,12 +116,16 @@ _CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|inc
                  r"contains|contained|carries|carried|repeats|repeated|restates|restated|"
                  r"updates|updated|revises|revised|drops|dropped|omits|omitted|changes|changed|"
                  r"puts|gives|gave|cuts|lowers|lowered|raises|raised|quotes|prints|printed|"
-                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read)")
+                 r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read|compares|compared|"
+                 r"ranks|ranked|plots|plotted|charts|charted)")
 #: A parenthetical between an agent and its verb, of up to two comma-separated parts:
 #: ", citing one trace, ", ", dated May 3, 2026, ".
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
+#: "Acme put the gain at 3x": the past tense of "put" is its base form.
+_PUT_AT = r"\s+put\s+[^.;]{1,50}?\bat\b"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
+               rf"|\b{_AGENT}{_GAP}{_PUT_AT}"
                rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
                # a document as the subject of a verb that states or changes its figures: "The
                # abstract keeps the 2.6x and adds 3.7x"
@@ -131,7 +138,9 @@ _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")
 _PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|described|quoted|"
             r"documented|announced|presented|cited|run|benchmarked|tested)\s+(?:by|in)\b"
-            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)")
+            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)"
+            # a document framing the sentence: "In the paper, throughput rises 3x"
+            rf"|\b[Ii]n\s+(?:the|its|their|that|this)\s+(?:[\w-]+\s+){{0,2}}{_DOCUMENT},")
 #: "Her write-up", "their paper": a person's document (not "their experiment", which may be
 #: anyone's).
 #: "The test used a 7B model": a test's setup, attributed to whoever ran the test.
@@ -143,11 +152,17 @@ _PERSON_DOCUMENT = (r"\b(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:own\s+)?(?:write-?up|pos
 _PRODUCT = (r"(?:figures?|results?|numbers?|benchmarks?|tests?|measurements?|data|claims?|runs?|"
             r"experiments?|evaluations?|post|paper|report|blog|announcement|documentation|"
             r"docs|study|headline|chart|plot|table|tally|estimates?|account|setup|findings?|"
-            r"deployment|write-?up|page|guide|README)")
-_POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?"
+            r"deployment|write-?up|page|guide|README|count|reckoning|words|wording|"
+            r"(?i:table|figure|chart)(?:\s+\d+)?)")
+_POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’|(?<=s)'|(?<=s)’)\s+"
+               rf"(?:[\w-]+\s+){{0,3}}?"
                rf"{_PRODUCT}\b")
 _WORDS = (r"(?i:\bauthor-reported\b|\bself-reported\b|\bvendor-reported\b|\bthe\s+authors\b|"
-          r"\breported\s+by\b|\battributed\s+to\b)")
+          r"\breported\s+by\b|\battributed\s+to\b|\bbelongs?\s+to\b|\bbelonged\s+to\b"
+          # "vendor figures", "the claimed speedup": someone else's numbers
+          r"|\b(?:vendor|supplier|author|authors'|company|marketing)\s+(?:figures|numbers|claims|"
+          r"results|data|benchmarks)\b"
+          r"|\bthe\s+(?:claimed|reported|advertised|quoted|published|stated)\s+(?!by\b)\w+)")
 
 _ATTRIBUTION_RE = re.compile(
     "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS,
@@ -188,7 +203,7 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
     claim = re.compile(
         rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
-        rf"|\b(?i:in|by|from)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
+        rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
         rf"{_DESK_SETTING}")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
@@ -243,8 +258,9 @@ def _product_acts(match: str, stems: set[str], names: tuple[str, ...] = ()) -> b
     if not stems or len(words) < 2 or words[-1] not in _ACTION_FORMS:
         return False
     agent = [w for w in words[:-1] if w.lower() not in ("the", "its", "this", "that")]
-    if not agent:
-        return False
+    if not agent or any(w.endswith(("'s", "’s", "'", "’")) or re.fullmatch(_GROUP, w)
+                        for w in agent):
+        return False  # "Widget's developers ran": people, not the product
     first = re.sub(r"[^a-z0-9]", "", agent[0].lower())
     if any(re.sub(r"[^a-z0-9]", "", n.split()[0].lower()) == first for n in names if n):
         return False
@@ -290,10 +306,17 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
         if _ARITHMETIC_RUN_RE.match(sentence, m.end()) and m.group().split()[-1] in (
                 "ran", "runs", "run", "reran", "reruns"):
             continue  # "PCT ran the numbers": arithmetic, not a measurement
+        if m.group().split()[-1] in _LOCATING and _IN_SOURCE_RE.match(sentence, m.end()):
+            continue  # "We found the 3x in the README": where a figure is, not a measurement
         return m
     return None
 
 
+_LOCATING = frozenset({"found", "finds", "saw", "sees", "observed", "observes"})
+_IN_SOURCE_RE = re.compile(
+    rf"[^.;:]{{0,60}}?\b(?:in|on)\s+(?:the|its|their|both|two|three|several|each|either|"
+    rf"an?|that|this)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_DOCUMENT}s?|places|sources|versions|"
+    rf"pages|sections|posts|papers)\b")
 _QUOTED_RE = re.compile(r"“[^”]*”|\"[^\"]*\"")
 _ARITHMETIC_RUN_RE = re.compile(r"\s+(?:the\s+|its\s+|our\s+|some\s+)?(?:numbers|arithmetic|"
                                 r"maths?|sums|calculations?|figures\s+through)\b")

@@ -141,6 +141,11 @@ def vocabularies(article: Article) -> dict[str, list[str]]:
     return vocab
 
 
+#: Words that name a whole family's kind, with the narrower families they fit: time to first
+#: token is a latency ("lower latency to the first token"), though not an end-to-end latency.
+_BROADER = {"latency": frozenset({"ttft"})}
+
+
 def _families(traced: TracedFigure) -> set[str]:
     return {metric_family(m) for m in traced.metrics}
 
@@ -431,8 +436,10 @@ def _wrong_baseline(article: Article, traced: list[TracedFigure]) -> list[Findin
     return findings
 
 
-#: A name that tags a figure right after it: "55.0 with int2", "256 for FlashAttention".
-_TAG_RE = re.compile(r"(?:\s*[×x%])?\s+(?:with|for|using|on|under|in|at)\s+(?P<t>[^,;:.()]+?)"
+#: A name that tags a figure right after it: "55.0 with int2", "256 for FlashAttention" (not
+#: "on"/"in"/"at": those name the hardware or model a figure was measured on, which metrics'
+#: labels name unevenly).
+_TAG_RE = re.compile(r"(?:\s*[×x%])?\s+(?:with|for|using)\s+(?P<t>[^,;:.()]+?)"
                      r"(?=\s+(?:and|or|but|while|whereas)\b|[,;:.()]|$)", re.IGNORECASE)
 #: A name: a word with a digit or a capital after its first letter ("int4", "FlashInfer",
 #: "TGI"), not a unit.
@@ -566,7 +573,8 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         labels = [(term, {f for f, words in vocab.items() if term in words})
                   for _, _, term in ([head] if head is not None else _labels_of(
                       t.figure, hits, neighbours, ranges[t.figure.start]))]
-        if any(named & own or _fits_own(article, term, t) for term, named in labels):
+        if any(named & own or _fits_own(article, term, t)
+               or _BROADER.get(term.lower(), frozenset()) & own for term, named in labels):
             continue
         if _speed_like(article, t):  # "2.2 times faster" for a latency reduction
             labels = [(term, named) for term, named in labels

@@ -137,6 +137,9 @@ _CALL_RE = re.compile(
 _CREDIT_RE = re.compile(
     r"\b(?:do\s+not|don't|never)\s+(?:credit|attribute|ascribe)\s+(?P<x>.+?)\s+to\s+"
     r"(?P<y>[^;:.]+)", re.IGNORECASE)
+#: "Integration into ... is not a Y": the head noun before its modifiers and the negation
+_IS_NOT_RE = re.compile(r"^\s*(?:the\s+)?(?P<noun>[A-Za-z][\w-]*)\b[^;.]*?\s+(?:is|are)\s+not\b",
+                        re.IGNORECASE)
 _NOT_A_RE = re.compile(r"\bnot\s+(?:an?|the)\s+(?P<y>[\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
 _NEGATED_BEFORE = re.compile(r"\b(?:not|no|none|never|nor|without|rather\s+than|instead\s+of|"
                              r"different|separate|distinct)\s+"
@@ -206,6 +209,20 @@ def _head_subject(text: str) -> list[str]:
     return _content(" ".join(head.split()[:2]))
 
 
+#: what a product is called when it is not named: "The project is production-ready."
+_TOPIC_NOUNS = ("project", "system", "library", "framework")
+
+
+def _pronoun_subject(text: str) -> list[str]:
+    """What "it" / "them" in the instruction may stand for: the head's subject words, the
+    names in the head ("The README calls Llumnix alpha": README, Llumnix), and the nouns that
+    stand for a product ("the project")."""
+    head = text.split(";")[0]
+    names = [w for w in _content(head) if w[:1].isupper() and w != head.split()[0]]
+    out = _head_subject(text)
+    return out + [n for n in names if n not in out] + list(_TOPIC_NOUNS)
+
+
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
@@ -229,23 +246,26 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
-        subject = [] if values else (_head_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
+        subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
                                      else _content(x))  # "them": the head's subject
         rule = ProseRule("present_as", values, subject, forbidden)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
     if (m := _CALL_RE.search(text)) and not m.group("cond"):  # "do not call X Y": no "as";
         x = m.group("x")  # with a condition ("without saying which ...") it stays unchecked
-        subject = _head_subject(text) if _PRONOUN_RE.fullmatch(x) else _content(x)
+        subject = _pronoun_subject(text) if _PRONOUN_RE.fullmatch(x) else _content(x)
         values = _values(x) or (head_values if _PRONOUN_RE.fullmatch(x) else [])
         forbidden = _content(m.group("y"))
         if forbidden and (values or subject):
             return ProseRule("present_as", values, [] if values else subject, forbidden,
                              any_term=True)
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
-    if nots and head_values:
+    head = _IS_NOT_RE.match(text)
+    if nots and (head_values or head):
         forbidden = [w for y in nots for w in _content(y)]
-        return (ProseRule("present_as", head_values, [], forbidden, any_term=True)
-                if forbidden else None)
+        # "Integration into X is not an endorsement": the subject is the head noun
+        subject = [] if head_values else _content(head.group("noun")) if head else []
+        return (ProseRule("present_as", head_values, subject, forbidden, any_term=True)
+                if forbidden and (head_values or subject) else None)
     return None
 
 

@@ -83,9 +83,14 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
                      if f != v} | {"says", "said", "found", "wrote", "shows", "showed"},
                     key=len, reverse=True)
 _PATTERNS = [
-    ("product", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<product>(?:[\w.+-]+\s+){{0,2}}?)"
-                           rf"{_PRODUCT}s?\b")),
-    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w,.-]+\s+){{0,3}}?{_OWNED_DOC}\b")),
+    # a product as the subject of its clause ("MIT's widget package offers"); in the object
+    # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
+    ("product", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}(?:'s|’s)\s+"
+                           rf"(?P<product>(?:[\w.+-]+\s+){{0,2}}?){_PRODUCT}s?\b")),
+    # the words between the possessive and its document stay in one clause; a comma only
+    # inside a date ("NVIDIA's May 6, 2026 post")
+    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
+                       rf"{_OWNED_DOC}\b")),
     ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                          rf"{_DOC}\b")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..figures import Figure, FigureKind, context_lengths
+from ..figures import Figure, FigureKind, context_lengths, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
 from ..quantities import (
     NOUN_CLASSES,
@@ -41,6 +41,7 @@ from ..quantities import (
     Verdict,
     compare,
     metric_quantity,
+    sibling_units,
     typed_figures,
     unit_quantity,
 )
@@ -354,6 +355,15 @@ def _names_another_count(q: Quantity, index: EvidenceIndex) -> bool:
                for ev in index.numbers)
 
 
+def _same_number_other_unit(miss: Miss, value: Decimal) -> bool:
+    """The desk's own text states the figure's very number under another unit ("524,288
+    bytes" in an inference claim, the body's "524,288 bits"): the unit changed, whatever an
+    untyped computation result with that number says. Only the exact number: the desk's
+    arithmetic rounding to the figure is not a statement of it."""
+    return (miss.verdict is Verdict.unit and miss.trace.origin in ("inference", "assumption")
+            and miss.value == value)
+
+
 def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None
                  ) -> TracedFigure:
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
@@ -383,12 +393,17 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         # the number as other things of the noun, when the figure's words name a count the
         # sources give separately ("1020 sink tokens": 1020 recent tokens, 4 sink tokens)
         moved = _names_another_count(q, index)
+        # a unit written out outranks bare numbers; a count of tokens does not: the evidence
+        # often gives tokens as a bare number ("budgets 512/2048", "32k, 64k and 128k") and
+        # sizes in bytes beside them ("128KB pages")
         decisive = any(m.verdict is Verdict.points or (
-            (m.verdict is Verdict.unit or (
+            ((m.verdict is Verdict.unit and q.unit is not None) or (
                 m.verdict is Verdict.noun and q.noun_class is not None
                 and m.quantity is not None and m.quantity.noun_class is not None)
              or (m.verdict is Verdict.modifier and moved))
             and m.trace.origin not in ("inference", "computation", "assumption"))
+            or (_same_number_other_unit(m, value) and q.unit is not None)
+            or (m.verdict is Verdict.converted and m.trace.origin not in _DESK_ORIGINS)
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
@@ -482,11 +497,13 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                          trace=trace)
 
     if (miss := by_verdict.get(Verdict.unit)) is not None:
-        assert q is not None and miss.quantity is not None and miss.quantity.unit
+        assert q is not None and miss.quantity is not None
         return at(Severity.error, "unit-mismatch",
-                  f"{f.text!r} is written in {q.unit.symbol if q.unit else '?'} but the "
-                  f"evidence states {format(miss.value, 'f')} {miss.quantity.unit.symbol} "
+                  f"{f.text!r} is written in {_unit_words(q)} but the evidence states "
+                  f"{format(miss.value.normalize(), 'f')} {_unit_words(miss.quantity)} "
                   f"({miss.trace.describe()}); the number agrees, the unit does not")
+    if (miss := by_verdict.get(Verdict.converted)) is not None:
+        return _converted_finding(t, miss, at)
     if (miss := by_verdict.get(Verdict.points)) is not None:
         assert q is not None and miss.quantity is not None
         said, meant = (("percentage points", "percent") if q.kind is Kind.points
@@ -536,6 +553,31 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         severity = Severity.note if _ordinary(q) else Severity.warning
     return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+def _unit_words(q: Quantity) -> str:
+    """``GiB``, ``tokens``: how a finding names a quantity's unit."""
+    if q.unit is not None:
+        return q.unit.symbol
+    return f"{q.noun}s" if q.kind is Kind.count and q.noun else q.describe()
+
+
+def _converted_finding(t: TracedFigure, miss: Miss, at: Callable[..., Finding]) -> Finding:
+    """The figure is the evidence converted to a sibling unit (GB to GiB, GB/s to Gb/s) but
+    written under the evidence's own unit: the conversion was done and the unit not changed
+    with it. An error: :func:`~ledger.quantities.compare` gives this verdict only for a figure
+    of at least three significant digits that traces to nothing else, where a coincidence is
+    unlikely."""
+    q, ev = t.quantity, miss.quantity
+    assert q is not None and q.unit is not None and ev is not None and ev.unit is not None
+    value = t.figure.values[0]
+    sibling = next((s for s in sibling_units(q.unit) if s.factor is not None and ev.unit.factor
+                    and quantize(miss.value * ev.unit.factor / s.factor, q.decimals) == value),
+                   None)
+    return at(Severity.error, "unit-mismatch",
+              f"{t.figure.text!r} is the evidence's {format(miss.value.normalize(), 'f')} "
+              f"{ev.unit.symbol} ({miss.trace.describe()}) converted to "
+              f"{sibling.symbol if sibling else 'another unit'}, but written in {q.unit.symbol}")
 
 
 def _pct(value: Decimal, unit: str = "%") -> str:
