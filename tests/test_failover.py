@@ -86,6 +86,32 @@ def test_reads_and_puts_recover_within_1_s_of_a_node_failing(how: str, replicas:
                 c.nodes[0].popen.send_signal(signal.SIGCONT)
 
 
+def test_a_node_that_failed_a_read_is_reported_so_other_clients_place_elsewhere(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """One client's read meets a hung node; the master hears of it, so another client's puts
+    are placed on the live node straight away and never call the hung one."""
+    with cluster(nodes=2, memory="32MiB", master_args=("--node-ttl", "30")) as c:
+        reader, writer = c.client(replicas=2), c.client(replicas=2)
+        c.wait_nodes(2, reader)
+        keys = [f"r{i}" for i in range(8)]
+        assert not any(reader.batch_put(keys, [_value(i) for i in range(8)]))
+        first = reader._locate(keys[:1], lease=False)[0].nodes[0]  # type: ignore[union-attr]
+        hung = next(n for n in c.nodes if n.address == first)  # the replica read first
+        _fail(hung, "hang")
+        try:
+            with caplog.at_level(logging.WARNING, logger="reference_store.client"):
+                assert [reader.get(k) for k in keys] == [_value(i) for i in range(8)]
+                assert any("failed a call" in r.getMessage() for r in caplog.records)
+                caplog.clear()
+                for i in range(5):
+                    writer.put(f"w{i}", _value(i))
+                assert not [r.getMessage() for r in caplog.records
+                            if "failed a call" in r.getMessage()]
+            assert [writer.get(f"w{i}") for i in range(5)] == [_value(i) for i in range(5)]
+        finally:
+            hung.popen.send_signal(signal.SIGCONT)
+
+
 @pytest.mark.parametrize("how", ["kill", "hang"])
 def test_a_first_put_after_a_failure_is_placed_again_within_1_s(how: str) -> None:
     """No read has met the failed node yet: the first put waits one node deadline, is revoked

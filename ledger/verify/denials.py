@@ -30,7 +30,7 @@ from ..figures import FigureKind
 from ..models import Article
 from ..report import Finding, Severity
 from .meaning import _NEGATED_BEFORE, _content, _owns, _result_values, _values, find_lemmas
-from .prose import Span, sentences
+from .prose import Span, group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -227,8 +227,10 @@ def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
     """Warnings where a sentence makes the denied claim or names the denied baseline."""
     text = article.corrections[index].text
     findings = []
-    for sentence in sentences(article.body):
-        figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)]
+    spans = sentences(article.body)
+    by_sentence = group_in(spans, traced, lambda t: (t.figure.start, t.figure.end))  # linear
+    for sentence in spans:
+        figures = by_sentence.get(sentence.start, [])
         check = {"claim": _makes_claim, "baseline": _compares, "no_figure": _numbers}
         where = check[denial.kind](denial, sentence, figures)
         if where is None:

@@ -27,7 +27,7 @@ from functools import lru_cache
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
-from .prose import Span, sentences
+from .prose import Span, group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -330,11 +330,10 @@ def _metric_words(article: Article, figures: list[TracedFigure]) -> str:
     return " ".join(words)
 
 
-def _subject_by_metric(article: Article, subject: list[str], sentence: Span,
-                       traced: list[TracedFigure]) -> list[tuple[int, int, str]]:
+def _subject_by_metric(article: Article, subject: list[str],
+                       figures: list[TracedFigure]) -> list[tuple[int, int, str]]:
     """The figures of the sentence whose metric the subject words name ("the throughput
     figures" are the figures traced to throughput metrics), as hits."""
-    figures = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)]
     return [(t.figure.start, t.figure.end, t.figure.text) for t in figures
             if find_lemmas(_metric_words(article, [t]), subject)]
 
@@ -350,20 +349,18 @@ _BACK_SUBJECT = re.compile(r"\s*(?:these|those|they|this|it)\s+(?:are|is|were|wa
 _REFERS_BACK = re.compile(r"\b(?:it|they|them|these|those|both)\b", re.IGNORECASE)
 
 
-def _protected(rule: ProseRule, traced: list[TracedFigure], spans: tuple[Span, ...],
-               n: int, body: str) -> list[TracedFigure]:
+def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
+               spans: tuple[Span, ...], n: int, body: str) -> list[TracedFigure]:
     """The guardrail's figures in sentence ``n``; when it has none and refers back with a
     pronoun ("so the desk reports it as ..."), those of the sentence before, same paragraph."""
     sentence = spans[n]
-    own = [t for t in traced if sentence.contains(t.figure.start, t.figure.end)
-           and _owns(rule.values, t)]
+    own = [t for t in by_sentence.get(sentence.start, []) if _owns(rule.values, t)]
     if own or n == 0 or not _REFERS_BACK.search(sentence.text):
         return own
     before = spans[n - 1]
     if "\n" in body[before.end:sentence.start]:
         return own  # another paragraph
-    return [t for t in traced if before.contains(t.figure.start, t.figure.end)
-            and _owns(rule.values, t)]
+    return [t for t in by_sentence.get(before.start, []) if _owns(rule.values, t)]
 
 
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
@@ -387,6 +384,7 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                                              "whole", "entire") if w not in forbidden]
     findings = []
     spans = sentences(article.body)
+    by_sentence = group_in(spans, traced, lambda t: (t.figure.start, t.figure.end))  # linear
     for n, sentence in enumerate(spans):
         hits = [h for h in find_lemmas(sentence.text, forbidden + topic, sentence.start)
                 if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])]
@@ -414,9 +412,10 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
             for h in hits)
         if rule.kind == "credit_to" and not credited and not implied:
             continue
-        figures = _protected(rule, traced, spans, n, article.body) if rule.values else []
+        figures = _protected(rule, by_sentence, spans, n, article.body) if rule.values else []
         subject = (find_lemmas(sentence.text, rule.subject, sentence.start)
-                   or _subject_by_metric(article, rule.subject, sentence, traced)
+                   or _subject_by_metric(article, rule.subject,
+                                         by_sentence.get(sentence.start, []))
                    if rule.subject and not rule.values else [])
         if rule.values and not figures:
             continue
