@@ -129,8 +129,13 @@ def _used(said: Figure, quoted: Quantity, claimed: Sequence[tuple[Figure, Quanti
     if said.kind is FigureKind.date:
         return said.date is not None and any(
             f.kind is FigureKind.date and _date_matches(f, [said.date]) for f, _ in claimed)
+    key = kind_key(quoted)
+    # a claim's bare number does not use a quote's typed figure ("three" is no 2.8x), while a
+    # quote's bare number may be the claim's typed one ("POSIX (14.8)": 14.8 GiB/s)
+    users = [q for f, q in claimed if f.kind is not FigureKind.date and (
+        kind_key(q) == key or q.kind is not Kind.number)]
     return all(any(compare(q, value, ev, quoted, False) is Verdict.match
-                   for f, q in claimed if f.kind is not FigureKind.date for value in q.values)
+                   for q in users for value in q.values)
                for ev in quoted.values)
 
 

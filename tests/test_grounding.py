@@ -203,3 +203,15 @@ def test_a_range_with_one_end_changed_is_contradicted_by_the_quoted_range() -> N
     claim = "Prefill got 1.4-2.9x faster and decode 1.1x."
     quote = "prefill is 1.6-2.9x faster, decode 1.1x"
     assert _ground(claim, quote) == [("1.4-2.9x", "1.6-2.9x")]
+
+
+def test_a_bare_number_of_the_claim_does_not_use_a_quoted_multiplier() -> None:
+    claim = "On three testbeds the cache gave 3.9x."
+    quote = "the cache gave 2.9x"
+    assert _ground(claim, quote) == [("three", None), ("3.9x", "2.9x")]
+
+
+def test_a_quotes_bare_number_is_used_by_the_claims_typed_figure() -> None:
+    claim = "Reads reached 18.2 GiB/s on release 11.4 of the driver."
+    quote = "the fastest backend (18.2) on this rig"
+    assert _ground(claim, quote) == [("11.4", None)]

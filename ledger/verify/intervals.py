@@ -4,7 +4,10 @@ May 21, 2025, ..." after a sentence dated February 18, 2025.
 A duration in days, weeks, months or years followed by ``later``/``after``/``earlier``/
 ``before``, in a sentence that also states a full date, is read against the nearest full date
 stated before that sentence: the direction must agree (``later``: the new date is after the
-earlier one) and the length within half of itself. :func:`relative_intervals` gives each such
+earlier one) and the length within half of itself. An interval that names what it counts from
+("four months after that first version") is read against the earlier dates of the body: one
+that fits is its reference; when none fits it is not decided here (tracing reports the
+duration). :func:`relative_intervals` gives each such
 duration's span and whether it agrees; ``date-order`` reports a contradiction, and a duration
 that agrees is traced (no ``untraced-figure``).
 """
@@ -39,6 +42,21 @@ def _full_dates(text: str, offset: int) -> list[tuple[int, object]]:
             if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None]
 
 
+_DATE_NEXT_RE = re.compile(r"\s+(?:on\s+)?")
+_OWN_REFERENCE_RE = re.compile(r"\s+(?:to\s+)?(?:that|the|this|its|their|his|her|our|[A-Z])")
+
+
+def _names_its_reference(text: str, end: int) -> bool:
+    """"... after that first version", "... before the paper": the interval names what it is
+    counted from, which need not be the date stated just before."""
+    return _OWN_REFERENCE_RE.match(text, end) is not None
+
+
+def _fits(new: object, before: object, later: bool, stated: float) -> bool:
+    gap = (new - before).days  # type: ignore[operator]
+    return (gap > 0) == later and abs(abs(gap) - stated) <= stated / 2
+
+
 def relative_intervals(article: Article) -> list[Interval]:
     """Each "N months later/earlier" of the body read against the dates around it."""
     out: list[Interval] = []
@@ -50,11 +68,27 @@ def relative_intervals(article: Article) -> list[Interval]:
             if q.kind is not Kind.duration or m is None or not dates or not seen:
                 continue
             days = _DAYS[m.group("unit").lower()]
-            before, new = seen[-1][1], dates[0][1]
-            gap = (new - before).days  # type: ignore[operator]
             later = m.group("w").lower() in ("later", "after", "afterwards")
             stated = float(fig.values[0]) * days
-            agrees = (gap > 0) == later and abs(abs(gap) - stated) <= stated / 2
+            new = dates[0][1]
+            before = seen[-1][1]
+            named = [d for at, d in dates if _DATE_NEXT_RE.fullmatch(
+                sentence.text, m.end(), at - sentence.start)]
+            if named:  # "two weeks after April 12, 2024": that date is the reference
+                others = [d for _, d in dates if d is not named[0]]
+                if not others:
+                    continue
+                before, new = named[0], others[0]
+            elif m.group("w").lower() in ("after", "before", "prior") and (
+                    _names_its_reference(sentence.text, m.end())):
+                # "four months after that first version": not the date just before; it agrees
+                # with some earlier date of the body, or it is left to tracing
+                fits = [d for _, d in seen if _fits(new, d, later, stated)]
+                if not fits:
+                    continue
+                before = fits[-1]
+            gap = (new - before).days  # type: ignore[operator]
+            agrees = _fits(new, before, later, stated)
             phrase = sentence.text[fig.start:m.end()]
             out.append(Interval(
                 sentence.start + fig.start, sentence.start + m.end(), agrees,

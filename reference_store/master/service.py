@@ -1,25 +1,7 @@
-"""The master: object metadata, placement, leases, eviction, tenants. No object bytes pass here.
-
-A put is two-phase. ``PUT_START`` places each object on ``replicas`` distinct nodes (best effort)
-and returns where to write; the client writes the bytes straight to the nodes and then sends
-``PUT_END`` (the object becomes readable) or ``PUT_REVOKE``. Only the starting client may end a
-put; a put left unfinished for ``put_timeout_s`` is taken over by the next client that puts the key.
-
-``LOCATE`` grants a read lease (``lease_ttl_s``): a leased object is never evicted and cannot be
-removed without ``force``. ``EXISTS`` does NOT take a lease, so existence probes cannot starve
-eviction (a complaint about Mooncake). When a put needs room the master evicts synchronously,
-least recently used first, skipping leased and hard-pinned objects, soft-pinned ones last; a
-background pass also keeps usage under the high watermark.
-
-Nodes heartbeat; a node silent for ``node_ttl_s`` is dropped and objects with no replica left
-become misses. Object ids grow across restarts (start time in the high 32 bits), and after a
-restart nodes re-register and report what they hold: the object table is rebuilt from those
-reports, so objects on surviving nodes stay readable. ``state_dir`` keeps quota changes.
-
-Dropping an object under the lock only updates the tables; the node deletes are queued per
-thread and sent once the lock is released (one ``NODE_DELETE`` per node, before the request is
-answered), so a slow node never holds up other clients. Ids are never reused, so a late delete
-cannot touch another object.
+"""The master's request handler and lifecycle: each operation decoded, checked and answered
+with the roles it composes (:mod:`~reference_store.master.objects`,
+:mod:`~reference_store.master.membership`, :mod:`~reference_store.master.placement`,
+:mod:`~reference_store.master.deletes`). The package docstring tells the protocol.
 """
 
 from __future__ import annotations
@@ -28,32 +10,15 @@ import itertools
 import json
 import logging
 import os
-import secrets
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import Field, model_validator
-
-from reference_store.config import (
-    DEFAULT_FRAME_TIMEOUT_S,
-    DEFAULT_HIGH_WATERMARK,
-    DEFAULT_LEASE_TTL_S,
-    DEFAULT_LOW_WATERMARK,
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_NODE_TTL_S,
-    DEFAULT_PUT_TIMEOUT_S,
-    StrictModel,
-    parse_size,
-)
+from reference_store.config import parse_size
 from reference_store.errors import (
-    AuthenticationFailed,
-    InvalidKey,
     InvalidParams,
     NotReady,
     ObjectAlreadyExists,
@@ -63,27 +28,34 @@ from reference_store.errors import (
     StoreError,
     StoreFull,
     TenantNotEmpty,
-    TenantQuotaExceeded,
 )
+from reference_store.master.config import MasterConfig
+from reference_store.master.deletes import DeleteFanout
+from reference_store.master.membership import Membership, NodeInfo
+from reference_store.master.objects import (
+    PIN_HARD,
+    PIN_NONE,
+    PIN_SOFT,
+    Ident,
+    ObjectMeta,
+    ObjectTable,
+    checked_keys,
+    object_size,
+)
+from reference_store.master.placement import Placement
 from reference_store.metrics import GaugeSample, Metrics
 from reference_store.tenants import ClusterKey, TenantPolicy
 from reference_store.transport import messages as m
-from reference_store.transport.local import LocalConnection, LocalServer, connect, serve_local
+from reference_store.transport.local import LocalServer, serve_local
 from reference_store.transport.protocol import Buffer, Op
-from reference_store.transport.tcp import Connection, Server, ServerContext
+from reference_store.transport.tcp import Server, ServerContext
 
-__all__ = ["PIN_HARD", "PIN_NONE", "PIN_SOFT", "Master", "MasterConfig", "ObjectTable"]
+__all__ = ["Master"]
 
 logger = logging.getLogger(__name__)
 
-PIN_NONE, PIN_SOFT, PIN_HARD = 0, 1, 2
-MAX_KEY_BYTES = 4096
-MAX_OBJECT_BYTES = 1 << 40  # one object; far above any node, far below float trouble
-DELETE_BATCH = 10_000       # ids per NODE_DELETE frame: keeps its metadata far below the cap
-DELETE_TIMEOUT_S = 2.0      # per NODE_DELETE frame
 READ_GRANT_MIN_S = 30.0     # a read grant lasts the lease, and at least this long
 RECOVERY_MAX_S = 3.0        # after a start, misses say "retry" for up to this (or the node TTL)
-DELETE_GRANT_S = 60.0
 
 #: the master's gauges: name -> (help, label names)
 GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -94,127 +66,6 @@ GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "tenant_usage_bytes": ("Bytes a tenant holds, replicas included", ("tenant",)),
     "tenant_quota_bytes": ("A tenant's quota in bytes (absent: unlimited)", ("tenant",)),
 }
-
-
-class MasterConfig(StrictModel):
-    """Master settings (all times in seconds).
-
-    Raises (on construction):
-        InvalidParams: an unknown field or a value out of range, named.
-    """
-
-    label: ClassVar[str] = "master config"
-
-    host: str = "127.0.0.1"
-    port: int = Field(default=0, ge=0, le=65535)
-    lease_ttl_s: float = Field(default=DEFAULT_LEASE_TTL_S, ge=0)
-    put_timeout_s: float = Field(default=DEFAULT_PUT_TIMEOUT_S, gt=0)
-    node_ttl_s: float = Field(default=DEFAULT_NODE_TTL_S, gt=0)
-    high_watermark: float = Field(default=DEFAULT_HIGH_WATERMARK, gt=0, le=1)
-    low_watermark: float = Field(default=DEFAULT_LOW_WATERMARK, gt=0, le=1)
-    frame_timeout_s: float = Field(default=DEFAULT_FRAME_TIMEOUT_S, gt=0)
-    max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, gt=0)
-    state_dir: str | None = None
-
-    @model_validator(mode="after")
-    def _watermarks(self) -> MasterConfig:
-        if self.low_watermark > self.high_watermark:
-            raise ValueError("low_watermark: must not exceed high_watermark")
-        return self
-
-
-@dataclass
-class NodeInfo:
-    node_id: str
-    address: str
-    capacity: int
-    last_seen: float
-    used: int = 0
-    conn: Connection | LocalConnection | None = None
-    link: ServerContext | None = None  # the connection it registered on, while open
-    alignment: int = 1                 # the node's arena allocates in units of this
-    suspect_until: float = 0.0         # a client saw it fail: placed on only as a last resort
-
-    def footprint(self, size: int) -> int:
-        """Bytes of the node's capacity an object of ``size`` takes (its arena's extent)."""
-        return -(-max(size, 1) // self.alignment) * self.alignment
-
-
-@dataclass
-class ObjectMeta:
-    tenant: str            # the tenant charged for it
-    ns: str                # namespace ('' when isolation is off)
-    key: str
-    size: int
-    object_id: int
-    replicas: list[str]    # node ids
-    owner: str | None = None
-    started: float = 0.0
-    pin: int = PIN_NONE
-    lease_until: float = 0.0
-    last_access: float = field(default_factory=time.monotonic)
-
-    @property
-    def charged(self) -> int:
-        return self.size * len(self.replicas)
-
-
-def _object_size(key: str, size: int) -> int:
-    """A put's size: positive and no larger than :data:`MAX_OBJECT_BYTES` (the message type
-    already made it an integer).
-
-    Raises:
-        InvalidParams: anything else, with the key named.
-    """
-    if size <= 0:
-        raise InvalidParams(f"object {key!r}: size must be positive, got {size}")
-    if size > MAX_OBJECT_BYTES:
-        raise InvalidParams(f"object {key!r}: size {size} is larger than the largest allowed "
-                            f"({MAX_OBJECT_BYTES})")
-    return size
-
-
-class ObjectTable(dict[tuple[str, str], ObjectMeta]):
-    """The object table. It keeps each evictable pin class in recency order, least recently
-    used first, so that choosing an eviction victim walks from the old end instead of scanning
-    every object (which made a full store's puts quadratic)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._recency: dict[int, OrderedDict[tuple[str, str], None]] = {
-            PIN_NONE: OrderedDict(), PIN_SOFT: OrderedDict()}
-
-    def __setitem__(self, ident: tuple[str, str], obj: ObjectMeta) -> None:
-        if ident in self:
-            self._untrack(ident, self[ident])
-        super().__setitem__(ident, obj)
-        self.touch(ident, obj)
-
-    def __delitem__(self, ident: tuple[str, str]) -> None:
-        self._untrack(ident, self[ident])
-        super().__delitem__(ident)
-
-    def _untrack(self, ident: tuple[str, str], obj: ObjectMeta) -> None:
-        order = self._recency.get(obj.pin)
-        if order is not None:
-            order.pop(ident, None)
-
-    def touch(self, ident: tuple[str, str], obj: ObjectMeta) -> None:
-        """``obj`` was just used: it is now the last to be evicted in its pin class."""
-        order = self._recency.get(obj.pin)
-        if order is not None:
-            order[ident] = None
-            order.move_to_end(ident)
-
-    def victim(self, tenant: str | None, now: float) -> ObjectMeta | None:
-        """The least recently used object that is not leased (unpinned before soft-pinned;
-        hard-pinned never), of ``tenant`` when given."""
-        for order in self._recency.values():
-            for ident in order:
-                obj = self[ident]
-                if obj.lease_until <= now and (tenant is None or obj.tenant == tenant):
-                    return obj
-        return None
 
 
 class Master:
@@ -232,10 +83,13 @@ class Master:
                 "(or --cluster-key-file)")
         self.metrics = Metrics(tenants=self.tenants.names())
         self._lock = threading.RLock()
-        self._nodes: dict[str, NodeInfo] = {}
+        self.membership = Membership(self.key, config.node_ttl_s, self._lock)
+        self._nodes = self.membership.nodes
         self._objects = ObjectTable()
-        self._pending: dict[tuple[str, str], ObjectMeta] = {}
-        self._unsent = threading.local()  # .deletes: this thread's (node id, object id) to send
+        self._pending: dict[Ident, ObjectMeta] = {}  # puts started, not yet ended
+        self.deletes = DeleteFanout(self.key, self.membership.delete_targets)
+        self.placement = Placement(self._nodes, self._objects, self._pending, self.tenants,
+                                   self.metrics, self.deletes)
         self._ids = itertools.count((int(time.time()) << 32) + 1)
         self._stop = threading.Event()
         self._server: Server | LocalServer | None = None
@@ -259,7 +113,7 @@ class Master:
         self._recovering_until = time.monotonic() + min(self.config.node_ttl_s, RECOVERY_MAX_S)
         threading.Thread(target=self._monitor, name="master-monitor", daemon=True).start()
         logger.info("master listening on %s", self._server.address)
-        if not self.key.enabled:
+        if not self.key.enabled and not local:  # in-process, no other process can reach it
             logger.warning(
                 "OPEN MODE: no cluster key, so any process that can reach %s can join as a "
                 "storage node, and nodes serve any object to anyone who connects; use it on a "
@@ -279,9 +133,7 @@ class Master:
         if self._server is not None:
             self._server.stop()
         with self._lock:
-            for node in self._nodes.values():
-                if node.conn is not None:
-                    node.conn.close()
+            self.membership.close()
 
     def health(self) -> dict[str, Any]:
         with self._lock:
@@ -371,7 +223,7 @@ class Master:
             out = self._ops[op](ctx, request)
             self._not_yet(op, out)
         finally:
-            self._send_deletes()  # before the reply: a caller told "removed" can rely on it
+            self.deletes.send()  # before the reply: a caller told "removed" can rely on it
         self.metrics.observe("op_latency_seconds", time.perf_counter() - started,
                              op=Op(op).name.lower())
         return out, []
@@ -398,15 +250,12 @@ class Master:
         """A node's registering connection closed: its id may be registered again. A client's
         connection closed: its unfinished puts are dropped and their room and quota freed (the
         monitor also reclaims any put left unfinished for ``put_timeout_s``)."""
-        node_id = ctx.state.get("node_id")
         client_id = ctx.state.get("client_id")
         with self._lock:
-            node = self._nodes.get(node_id) if node_id is not None else None
-            if node is not None and node.link is ctx:
-                node.link = None
+            self.membership.link_closed(ctx)
             if client_id is not None:
                 self._reclaim(lambda obj: obj.owner == client_id, "its client disconnected")
-        self._send_deletes()
+        self.deletes.send()
 
     def _reclaim_stale(self, started_before: float) -> None:
         self._reclaim(lambda obj: obj.started < started_before, "older than the put timeout")
@@ -416,7 +265,7 @@ class Master:
         gone = [ident for ident, obj in self._pending.items() if abandoned(obj)]
         for ident in gone:
             obj = self._pending.pop(ident)
-            self._drop(obj)
+            self.placement.drop(obj)
             self.metrics.inc("puts_reclaimed_total")
         if gone:
             logger.info("reclaimed %d unfinished put(s): %s", len(gone), why)
@@ -450,7 +299,7 @@ class Master:
     # ---------------------------------------------------------------- puts
 
     def _op_put_start(self, ctx: ServerContext, req: m.PutStart) -> m.PutStartReply:
-        keys = _checked_keys(req.keys)
+        keys = checked_keys(req.keys)
         if len(req.sizes) != len(keys):
             raise InvalidParams("sizes must be a list as long as keys (field sizes)")
         if req.replicas < 1 or req.pin not in (PIN_NONE, PIN_SOFT, PIN_HARD):
@@ -459,7 +308,7 @@ class Master:
         with self._lock:
             for key, size in zip(keys, req.sizes):
                 try:
-                    results.append(self._start_one(ctx, key, _object_size(key, size),
+                    results.append(self._start_one(ctx, key, object_size(key, size),
                                                    req.replicas, req.pin, req.upsert))
                 except StoreError as exc:
                     results.append(m.PutSlot(code=exc.code, error=str(exc)))
@@ -473,17 +322,14 @@ class Master:
         self._take_over_stalled(ctx, ident)
         if not self._nodes:
             raise StoreFull("no storage node is registered")
-        now = time.monotonic()
-        healthy = sum(1 for n in self._nodes.values() if n.suspect_until <= now)
+        healthy = self.membership.healthy(time.monotonic())
         count = min(replicas, healthy or len(self._nodes))  # fewer replicas than a dead node
-        self._make_quota_room(ctx.state["tenant"], size * count)
-        chosen = self._place(size, count)
+        self.placement.make_quota_room(ctx.state["tenant"], size * count)
+        chosen = self.placement.place(size, count)
         obj = ObjectMeta(ctx.state["tenant"], ctx.state["ns"], key, size, next(self._ids),
                          [n.node_id for n in chosen], owner=ctx.state["client_id"],
                          started=time.monotonic(), pin=pin)
-        for node in chosen:
-            node.used += node.footprint(size)
-        self.tenants.charge(obj.tenant, obj.charged)
+        self.placement.charge(obj, chosen)
         self._pending[ident] = obj
         return m.PutSlot(object_id=obj.object_id, ns=obj.ns, tenant=obj.tenant,
                          nodes=[n.address for n in chosen],
@@ -499,7 +345,7 @@ class Master:
         logger.info("taking over a stalled put (object id %d)", old.object_id)
         self.metrics.inc("put_takeovers_total")
         del self._pending[ident]
-        self._drop(old)
+        self.placement.drop(old)
 
     def _claim_pending(self, ctx: ServerContext,
                        key: str) -> tuple[tuple[str, str], ObjectMeta] | None:
@@ -516,7 +362,7 @@ class Master:
         codes: list[int] = []
         errors: list[str] = []
         with self._lock:
-            for key in _checked_keys(req.keys):
+            for key in checked_keys(req.keys):
                 claimed = self._claim_pending(ctx, key)
                 if claimed is None:
                     m.failure(codes, errors, _not_yours(key))
@@ -526,7 +372,7 @@ class Master:
                 old = self._objects.get(ident)
                 self._objects[ident] = obj
                 if old is not None:
-                    self._drop(old)
+                    self.placement.drop(old)
                 self.metrics.inc("put_bytes_total", obj.size)
                 self.metrics.inc("puts_total")
                 m.success(codes, errors)
@@ -536,25 +382,15 @@ class Master:
         codes: list[int] = []
         errors: list[str] = []
         with self._lock:
-            for key in _checked_keys(req.keys):
+            for key in checked_keys(req.keys):
                 claimed = self._claim_pending(ctx, key)
                 if claimed is None:
                     m.failure(codes, errors, _not_yours(key))
                     continue
-                self._drop(claimed[1])
+                self.placement.drop(claimed[1])
                 m.success(codes, errors)
-            self._suspect(req.failed_nodes)
+            self.membership.suspect(req.failed_nodes)
         return m.CodesReply(codes=codes, errors=errors)
-
-    def _suspect(self, addresses: list[str]) -> None:
-        """Nodes a client could not write to: placement avoids them until they prove alive
-        again by heartbeat for a node TTL, or are dropped (lock held)."""
-        until = time.monotonic() + self.config.node_ttl_s
-        for node in self._nodes.values():
-            if node.address in addresses:
-                node.suspect_until = until
-                logger.info("node %s at %s failed a client's call; placing elsewhere",
-                            node.node_id, node.address)
 
     # ---------------------------------------------------------------- reads
 
@@ -564,7 +400,7 @@ class Master:
         results: list[m.Location] = []
         hits = misses = nbytes = 0
         with self._lock:
-            for key in _checked_keys(req.keys):
+            for key in checked_keys(req.keys):
                 obj = self._objects.get((ctx.state["ns"], key))
                 if obj is None:
                     misses += 1
@@ -594,7 +430,7 @@ class Master:
     def _op_exists(self, ctx: ServerContext, req: m.Exists) -> m.ExistsReply:
         with self._lock:
             return m.ExistsReply(exists=[int((ctx.state["ns"], k) in self._objects)
-                                         for k in _checked_keys(req.keys)])
+                                         for k in checked_keys(req.keys)])
 
     def _op_list(self, ctx: ServerContext, req: m.ListKeys) -> m.ListReply:
         ns = ctx.state["ns"]
@@ -607,7 +443,7 @@ class Master:
         codes: list[int] = []
         errors: list[str] = []
         with self._lock:
-            for key in _checked_keys(req.keys):
+            for key in checked_keys(req.keys):
                 try:
                     self._remove_one((ctx.state["ns"], key), req.force)
                     m.success(codes, errors)
@@ -624,7 +460,7 @@ class Master:
         if not force and obj.pin == PIN_HARD:
             raise PinnedObject(f"object {ident[1]!r} is hard-pinned")
         del self._objects[ident]
-        self._drop(obj)
+        self.placement.drop(obj)
 
     def _op_remove_all(self, ctx: ServerContext, req: m.RemoveAll) -> m.RemoveAllReply:
         removed = 0
@@ -640,50 +476,19 @@ class Master:
     # ---------------------------------------------------------------- nodes
 
     def _op_node_register(self, ctx: ServerContext, req: m.Register) -> m.RegisterReply:
-        node_id, address = req.node_id, req.address
-        nonce = ctx.state.pop("nonce", None)
-        if self.key.enabled and (nonce is None or not self.key.check_proof(
-                f"register:{nonce}:{node_id}", req.proof)):
-            raise AuthenticationFailed("node registration without a valid cluster-key proof "
-                                       "(NODE_CHALLENGE first)")
-        self._refuse_takeover(ctx, node_id)
-        try:
-            conn = connect(address, timeout=5.0)
-        except StoreError as exc:
-            raise InvalidParams(f"cannot reach node data address {address}: {exc}") from exc
-        drop: list[int] = []
-        with self._lock:
-            old = self._nodes.pop(node_id, None)
-            if old is not None:
-                self._forget_node(old)
-            node = NodeInfo(node_id, address, req.capacity, time.monotonic(), conn=conn,
-                            link=ctx, alignment=max(1, req.alignment))
-            self._nodes[node_id] = node
-            for rec in req.objects:
-                if not self._adopt(node, rec):
-                    drop.append(rec.object_id)
-        ctx.state["node_id"] = node_id
-        logger.info("node %s registered at %s with %d objects", node_id, address,
+        def admitted(node: NodeInfo, replaced: NodeInfo | None) -> list[int]:
+            if replaced is not None:
+                self._forget_node(replaced)
+            return [rec.object_id for rec in req.objects if not self._adopt(node, rec)]
+
+        drop = self.membership.register(ctx, req, admitted)
+        logger.info("node %s registered at %s with %d objects", req.node_id, req.address,
                     len(req.objects))
         return m.RegisterReply(drop=drop)
 
     def _op_node_challenge(self, ctx: ServerContext, req: m.Challenge) -> m.ChallengeReply:
         """A fresh nonce for this connection's next NODE_REGISTER proof."""
-        ctx.state["nonce"] = secrets.token_hex(16)
-        return m.ChallengeReply(nonce=ctx.state["nonce"])
-
-    def _refuse_takeover(self, ctx: ServerContext, node_id: str) -> None:
-        """A live node's id belongs to the connection it registered on.
-
-        Raises:
-            ObjectAlreadyExists: the id is registered on another open connection and has
-                heartbeated within the node TTL.
-        """
-        with self._lock:
-            live = self._nodes.get(node_id)
-            if (live is not None and live.link is not None and live.link is not ctx
-                    and time.monotonic() - live.last_seen <= self.config.node_ttl_s):
-                raise ObjectAlreadyExists(f"node id {node_id} is registered and alive")
+        return m.ChallengeReply(nonce=self.membership.challenge(ctx))
 
     def _adopt(self, node: NodeInfo, rec: m.ObjectRecord) -> bool:
         """Take a reported object into the table; False if the node should drop it."""
@@ -700,177 +505,47 @@ class Master:
         if cur is not None and cur.object_id == oid:
             if node.node_id not in cur.replicas:
                 cur.replicas.append(node.node_id)
-                node.used += node.footprint(size)
-                self.tenants.charge(tenant, size)
+                self.placement.charge(cur, [node])
             return True
         if cur is not None:
-            self._drop(cur)
+            self.placement.drop(cur)
         obj = ObjectMeta(tenant, ns, key, size, oid, [node.node_id], pin=rec.pin)
         self._objects[ident] = obj
-        node.used += node.footprint(size)
-        self.tenants.charge(tenant, size)
+        self.placement.charge(obj, [node])
         self._ids = itertools.count(max(next(self._ids), oid + 1))
         return True
 
     def _op_node_heartbeat(self, ctx: ServerContext, req: m.Heartbeat) -> m.Known:
         with self._lock:
-            node = self._nodes.get(req.node_id)
-            if node is None or node.link is not ctx:  # only its registering connection counts
-                return m.Known(known=False)
-            node.last_seen = time.monotonic()
-        return m.Known(known=True)
+            return m.Known(known=self.membership.heartbeat(ctx, req.node_id))
 
     def _op_node_leave(self, ctx: ServerContext, req: m.Leave) -> m.Known:
         """A node stopping on purpose: dropped at once, logged as departed (not lost)."""
-        node_id = req.node_id
-        if ctx.state.get("node_id") != node_id:
-            raise AuthenticationFailed("only the connection that registered a node may end it")
         with self._lock:
-            node = self._nodes.get(node_id)
+            node = self.membership.leave(ctx, req.node_id)
             if node is None:
                 return m.Known(known=False)
-            del self._nodes[node_id]
             self._forget_node(node)
             self.metrics.inc("nodes_departed_total")
-        logger.info("node %s at %s departed (stopped on purpose)", node_id, node.address)
+        logger.info("node %s at %s departed (stopped on purpose)", node.node_id, node.address)
         return m.Known(known=True)
 
     def _forget_node(self, node: NodeInfo) -> None:
-        """Remove every replica on ``node`` from the tables (caller holds the lock)."""
-        for table in (self._objects, self._pending):
-            for ident, obj in list(table.items()):
-                if node.node_id in obj.replicas:
-                    obj.replicas.remove(node.node_id)
-                    self.tenants.refund(obj.tenant, obj.size)
-                    if not obj.replicas:
-                        del table[ident]
-        if node.conn is not None:
-            node.conn.close()
+        """A member gone (or replaced): its replicas leave the tables (lock held)."""
+        self.placement.forget_node(node)
+        node.close()
 
     def _monitor(self) -> None:
         while not self._stop.wait(min(0.5, self.config.node_ttl_s / 4)):
             now = time.monotonic()
             with self._lock:
-                for node in list(self._nodes.values()):
-                    if now - node.last_seen > self.config.node_ttl_s:
-                        logger.warning("node %s at %s stopped answering; dropping it",
-                                       node.node_id, node.address)
-                        self.metrics.inc("nodes_lost_total")
-                        del self._nodes[node.node_id]
-                        self._forget_node(node)
+                for node in self.membership.expire(now):
+                    self.metrics.inc("nodes_lost_total")
+                    self._forget_node(node)
                 self._reclaim_stale(now - self.config.put_timeout_s)
-                self._evict_to_watermark()
-            self._send_deletes()
-
-    # ---------------------------------------------------------------- placement and eviction
-
-    def _place(self, size: int, count: int) -> list[NodeInfo]:
-        """Pick ``count`` distinct nodes with room, evicting if needed. Raises: StoreFull."""
-        while True:
-            fits = [n for n in self._nodes.values() if n.capacity - n.used >= n.footprint(size)]
-            now = time.monotonic()  # nodes that just failed a call go last, whatever their room
-            fits.sort(key=lambda n: (n.suspect_until <= now, n.capacity - n.used), reverse=True)
-            if len(fits) >= count:
-                return fits[:count]
-            victim = self._next_victim(None)
-            if victim is None:
-                if fits:
-                    return fits  # best effort: fewer replicas than asked
-                raise StoreFull(f"no node has {size} free bytes and nothing can be evicted")
-            self._evict(victim)
-
-    def _make_quota_room(self, tenant: str, need: int) -> None:
-        room = self.tenants.room(tenant)
-        while room is not None and room < need:
-            victim = self._next_victim(tenant)
-            if victim is None:
-                raise TenantQuotaExceeded(
-                    f"tenant {tenant!r} needs {need} bytes, {max(room, 0)} left under its quota")
-            self._evict(victim)
-            room = self.tenants.room(tenant)
-
-    def _next_victim(self, tenant: str | None) -> ObjectMeta | None:
-        return self._objects.victim(tenant, time.monotonic())
-
-    def _evict(self, obj: ObjectMeta) -> None:
-        del self._objects[(obj.ns, obj.key)]
-        self.metrics.inc("evictions_total")
-        self.metrics.inc("evicted_bytes_total", obj.size)
-        self._drop(obj)
-
-    def _evict_to_watermark(self) -> None:
-        capacity = sum(n.capacity for n in self._nodes.values())
-        used = sum(n.used for n in self._nodes.values())
-        if not capacity or used <= self.config.high_watermark * capacity:
-            return
-        while used > self.config.low_watermark * capacity:
-            victim = self._next_victim(None)
-            if victim is None:
-                return
-            used -= victim.charged
-            self._evict(victim)
-
-    def _drop(self, obj: ObjectMeta) -> None:
-        """Free an object's room on its nodes and refund its tenant (lock held). The node
-        deletes are only queued: :meth:`_send_deletes` sends them after the lock is released."""
-        self.tenants.refund(obj.tenant, obj.charged)
-        queue = self._queued_deletes()
-        for node_id in obj.replicas:
-            node = self._nodes.get(node_id)
-            if node is None:
-                continue
-            node.used = max(0, node.used - node.footprint(obj.size))
-            queue.append((node_id, obj.object_id))
-
-    def _queued_deletes(self) -> list[tuple[str, int]]:
-        queue: list[tuple[str, int]] | None = getattr(self._unsent, "deletes", None)
-        if queue is None:
-            queue = self._unsent.deletes = []
-        return queue
-
-    def _send_deletes(self) -> None:
-        """Send the deletes this thread queued, to all nodes at once, each node's ids in as few
-        frames as :data:`DELETE_BATCH` allows. Failures are logged, never raised. Call with
-        the lock released: that is the point."""
-        queue = self._queued_deletes()
-        if not queue:
-            return
-        self._unsent.deletes = []
-        by_node: dict[str, list[int]] = {}
-        for node_id, oid in queue:
-            by_node.setdefault(node_id, []).append(oid)
-        now = time.monotonic()
-        with self._lock:  # the current connection: a node may have re-registered meanwhile
-            conns = {n: self._nodes[n].conn for n in by_node if n in self._nodes}
-            suspect = {n for n in conns if self._nodes[n].suspect_until > now}
-        in_flight = []
-        for node_id, ids in by_node.items():
-            conn = conns.get(node_id)
-            if conn is None:
-                continue
-            calls = self._submit_deletes(conn, ids)
-            if node_id not in suspect:  # a node that just failed a client is not waited for
-                in_flight += [(node_id, conn, *call) for call in calls]
-        for node_id, conn, rid, pending in in_flight:
-            try:
-                conn.wait(rid, pending, DELETE_TIMEOUT_S)
-            except StoreError as exc:
-                logger.warning("could not delete objects on node %s: %s", node_id, exc)
-
-    def _submit_deletes(self, conn: Connection | LocalConnection,
-                        ids: list[int]) -> list[tuple[int, Any]]:
-        """Send ``NODE_DELETE`` frames for ``ids`` without waiting; ``(rid, pending)`` each."""
-        calls = []
-        for start in range(0, len(ids), DELETE_BATCH):
-            chunk = ids[start:start + DELETE_BATCH]
-            request = m.Delete(ids=chunk, grants=[
-                self.key.grant(i, size=0, purpose="delete", ttl_s=DELETE_GRANT_S) for i in chunk])
-            try:
-                calls.append(conn.submit(Op.NODE_DELETE, request))
-            except StoreError as exc:
-                logger.warning("could not delete objects on node %s: %s", conn.address, exc)
-                break
-        return calls
+                self.placement.evict_to_watermark(self.config.high_watermark,
+                                                  self.config.low_watermark)
+            self.deletes.send()
 
     # ---------------------------------------------------------------- metrics and state
 
@@ -917,14 +592,6 @@ class Master:
         for name, quota in quotas.items():
             if name in self.tenants.names():
                 self.tenants.set_quota(name, quota)
-
-
-def _checked_keys(keys: list[str]) -> list[str]:
-    """Raises InvalidKey for an empty key or one over :data:`MAX_KEY_BYTES`."""
-    for k in keys:
-        if not k or len(k.encode()) > MAX_KEY_BYTES:
-            raise InvalidKey(f"keys must be non-empty strings of at most {MAX_KEY_BYTES} bytes")
-    return keys
 
 
 def _not_yours(key: str) -> InvalidParams:
