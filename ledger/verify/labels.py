@@ -15,7 +15,9 @@
   reproduced) sits in a paragraph with no attribution, read by the grammar of
   :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
   "according to", the article's publishers, authors and ``reported_by``). A secondary report of
-  an author's figure counts as author-reported evidence too: its teller must be named. In a
+  an author's figure counts as author-reported evidence too: its teller must be named; so does
+  documentation repeating an author-reported result (a multiplier, rate or percentage), while a
+  count or size that documentation states is a design parameter. In a
   paragraph that credits its figures, a sentence that states an author's figure in the desk's
   own voice as what the product does, in the present tense ("the gateway lifts hit rates from
   about 25%"), and credits no one is a warning; not when the clause is what someone reports
@@ -667,14 +669,24 @@ def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
     """Every trace to a source's evidence is someone's report that needs its owner named: an
     author-reported fact, metric or scope, or a secondary report of it (a third party's
     account needs its teller named as much). The desk's own inferences that restate the figure
-    are set aside. A figure that the same publisher's documentation also states is not counted:
-    documentation states design parameters, which need no credit."""
+    are set aside. A count or size that documentation also states is not counted (a design
+    parameter needs no credit), but a result (a multiplier, a rate, a percentage) that an
+    author-reported fact states still needs its owner when documentation repeats it (a
+    vendor's index restating its README's 6.6 TiB/s)."""
     sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
     if not any(tr.author_reported for tr in sourced):
         return False
-    secondary = {f.id for f in article.facts
-                 if f.evidence_type is EvidenceType.secondary_reporting}
-    return all(tr.author_reported or tr.fact_id in secondary for tr in sourced)
+    kinds = {f.id: f.evidence_type for f in article.facts}
+    allowed = {EvidenceType.secondary_reporting}
+    if t.quantity is not None and t.quantity.kind in _RESULT_KINDS and any(
+            tr.author_reported and tr.origin == "fact" for tr in sourced):
+        allowed |= _DOCUMENTATION
+    return all(tr.author_reported or kinds.get(tr.fact_id or "") in allowed for tr in sourced)
+
+
+_RESULT_KINDS = frozenset({Kind.multiplier, Kind.rate, Kind.percent})
+_DOCUMENTATION = frozenset({EvidenceType.primary_documentation,
+                            EvidenceType.dated_primary_research})
 
 
 def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
