@@ -130,3 +130,24 @@ def test_claim_in_the_desks_voice(text: str, product: str, claimed: bool) -> Non
 ])
 def test_more_ways_to_credit(text: str, credits: bool) -> None:
     assert attributes(text, ("Acme",), desk=DESK, product="Widget cache") is credits
+
+
+@pytest.mark.parametrize(("sentence", "figure", "expected"), [
+    # a result the authors report, which their documentation repeats, still needs an owner
+    ("The pool serves 7.4 times the requests. [S4]", "7.4 times", ["error"]),
+    # a count that documentation states is a design parameter
+    ("The pool spans 74 nodes. [S4]", "74", []),
+])
+def test_documentation_repeating_an_authors_figure(tmp_path: Path, sentence: str, figure: str,
+                                                   expected: list[str]) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["facts"] += [
+            {"id": "F90", "claim": "The May 6 post reports 7.4 times the requests on 74 nodes.",
+             "source_ids": ["S4"],
+             "evidence_type": "author_reported_benchmark_not_independently_reproduced"},
+            {"id": "F91", "claim": "The guide lists 7.4 times the requests and 74 nodes.",
+             "source_ids": ["S4"], "evidence_type": "primary_documentation"}]
+        replace_body(doc, "Reuse also has boundaries.",
+                     sentence + "\n\nReuse also has boundaries.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, figure) == expected, result.findings

@@ -15,7 +15,9 @@
   reproduced) sits in a paragraph with no attribution, read by the grammar of
   :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
   "according to", the article's publishers, authors and ``reported_by``). A secondary report of
-  an author's figure counts as author-reported evidence too: its teller must be named. In a
+  an author's figure counts as author-reported evidence too: its teller must be named; so does
+  documentation repeating an author-reported result (a multiplier, rate or percentage), while a
+  count or size that documentation states is a design parameter. In a
   paragraph that credits its figures, a sentence that states an author's figure in the desk's
   own voice as what the product does, in the present tense ("the gateway lifts hit rates from
   about 25%"), and credits no one is a warning; not when the clause is what someone reports
@@ -483,6 +485,69 @@ def _wrong_tag(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return findings
 
 
+def _label_names(article: Article, metric: str) -> set[str]:
+    """The names in a metric's spec label ("tokens TGI handles on one L4": tgi, l4)."""
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    return _tag_names(spec.label) if spec is not None else set()
+
+
+def _experiment_of(article: Article, metric: str) -> str | None:
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    return spec.experiment if spec is not None else None
+
+
+_CONNECTIVE_RE = re.compile(r"\b(?:and|but|where|while|whereas|against)\b", re.IGNORECASE)
+
+
+def _wrong_subject(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the clause names, before a figure, only a system that is in
+    the label of a parallel metric (same experiment) and not the system of the figure's own
+    label: "TGI handled 10k tokens where vLLM managed about 30k" when the sources give TGI 30k
+    and vLLM 10k. A figure whose own label names no system is never flagged this way."""
+    scope = article.benchmark_scope
+    if scope is None:
+        return []
+    shared = _tag_names(" ".join(filter(None, (scope.model, scope.hardware, scope.workload,
+                                                scope.topology))))
+    spans = clauses(article.body)
+    previous: dict[int, int] = {}
+    findings = []
+    for t in sorted(traced, key=lambda t: t.figure.start):
+        clause = enclosing(spans, t.figure.start, t.figure.end)
+        if clause is None or t.figure.kind is FigureKind.date:
+            continue
+        after = previous.get(clause.start)
+        previous[clause.start] = t.figure.end
+        window = article.body[after if after is not None else clause.start:t.figure.start]
+        if after is not None:  # after another figure: only what follows a connective is ours
+            cut = list(_CONNECTIVE_RE.finditer(window))
+            window = window[cut[-1].end():] if cut else ""
+        if len(t.metrics) != 1:
+            continue
+        names = _tag_names(window) - shared
+        (own,) = t.metrics
+        own_names = _label_names(article, own) - shared
+        if not names or not own_names or names & own_names:
+            continue
+        parallel = [m for m in scope.reported_metrics if m != own
+                    and _experiment_of(article, m) == _experiment_of(article, own)
+                    and names & _label_names(article, m) and not own_names
+                    & _label_names(article, m)]
+        if parallel:
+            sure = _surely_traced(article, t)
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end,
+                Severity.error if sure else Severity.warning, "mislabeled-figure",
+                f"{t.figure.text!r} is credited here to {', '.join(sorted(names))}, the system "
+                f"of {', '.join(sorted(parallel))}, but it traces to {own}, which is "
+                f"{', '.join(sorted(own_names))}'s" + ("" if sure else
+                " (a bare number: the checker cannot be sure it is that metric)"),
+                trace=tried(t)))
+    return findings
+
+
 #: A parameter named right before its value: "a residual length of 128", "group size of 64".
 _NAMED_BEFORE_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+){1,3})of\s+(?:about\s+|roughly\s+|"
                               r"around\s+|up\s+to\s+|~)?$")
@@ -604,14 +669,24 @@ def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
     """Every trace to a source's evidence is someone's report that needs its owner named: an
     author-reported fact, metric or scope, or a secondary report of it (a third party's
     account needs its teller named as much). The desk's own inferences that restate the figure
-    are set aside. A figure that the same publisher's documentation also states is not counted:
-    documentation states design parameters, which need no credit."""
+    are set aside. A count or size that documentation also states is not counted (a design
+    parameter needs no credit), but a result (a multiplier, a rate, a percentage) that an
+    author-reported fact states still needs its owner when documentation repeats it (a
+    vendor's index restating its README's 6.6 TiB/s)."""
     sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
     if not any(tr.author_reported for tr in sourced):
         return False
-    secondary = {f.id for f in article.facts
-                 if f.evidence_type is EvidenceType.secondary_reporting}
-    return all(tr.author_reported or tr.fact_id in secondary for tr in sourced)
+    kinds = {f.id: f.evidence_type for f in article.facts}
+    allowed = {EvidenceType.secondary_reporting}
+    if t.quantity is not None and t.quantity.kind in _RESULT_KINDS and any(
+            tr.author_reported and tr.origin == "fact" for tr in sourced):
+        allowed |= _DOCUMENTATION
+    return all(tr.author_reported or kinds.get(tr.fact_id or "") in allowed for tr in sourced)
+
+
+_RESULT_KINDS = frozenset({Kind.multiplier, Kind.rate, Kind.percent})
+_DOCUMENTATION = frozenset({EvidenceType.primary_documentation,
+                            EvidenceType.dated_primary_research})
 
 
 def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
@@ -1132,6 +1207,6 @@ def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
             + _wrong_baseline(article, traced) + _wrong_parameter(article, traced)
-            + _wrong_tag(article, traced)
+            + _wrong_tag(article, traced) + _wrong_subject(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))
