@@ -391,3 +391,21 @@ def test_it_may_stand_for_a_name_in_the_head_or_for_the_project() -> None:
     assert _guardrail("The project is stable now.\n", guard)
     assert _guardrail("Turbo is stable, its authors say.\n", guard)
     assert not _guardrail("The project is experimental, and its API is not stable.\n", guard)
+
+
+def test_a_forbidden_label_the_sentence_negates_keeps_the_guardrail() -> None:
+    assert not _guardrail("The 5.5x is not a bandwidth result.\n", _forbid(5.5, "bandwidth"))
+    assert _errors(_guardrail("The 5.5x is a bandwidth result.\n", _forbid(5.5, "bandwidth")))
+
+
+def test_a_join_guardrails_values_are_typed_by_the_metrics_that_state_them() -> None:
+    from ledger.models import ExperimentSpec
+    from ledger.verify.guardrails import _typed_experiment
+
+    article = _article("A 46% share of the hits, and 46x faster.\n", [])
+    exp = _typed_experiment(article, ExperimentSpec(name="main", values=[46, 7], terms=[]))
+    assert exp.kinds[0] is not None and exp.kinds[0].kind.value == "multiplier"
+    assert exp.kinds[1] is None  # no reported metric states 7
+    share, speedup = trace_figures(article)[:2]
+    assert not exp.owns(share.figure, share.quantity)  # a percent is not the 46x
+    assert exp.owns(speedup.figure, speedup.quantity)

@@ -471,3 +471,23 @@ def test_the_hardware_a_figure_ran_on_is_no_tag(tmp_path: Path) -> None:
         add_sentence(doc, "Offloading cut TTFT by up to 11x on Omega-9 nodes.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert "mislabeled-figure" not in rules_at(result, doc, "11x"), result.findings
+
+
+def _engines(doc: Doc) -> None:
+    add_metric(doc, "one_card_alphaserve_tokens_k", 30,
+               "tokens AlphaServe handles on one card (thousands)", ["tokens"], "count",
+               "one-card capacity")
+    add_metric(doc, "one_card_betalm_tokens_k", 10,
+               "tokens BetaLM handles on one card (thousands)", ["tokens"], "count",
+               "one-card capacity")
+    add_fact(doc, "On one card AlphaServe handles 30k tokens, while BetaLM gets about 10k.")
+
+
+def test_two_systems_figures_swapped(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
+        d, "On one card, AlphaServe held 10k tokens where BetaLM managed about 30k.")))
+    assert "mislabeled-figure" in rules_at(result, doc, "10k"), result.findings
+    assert "mislabeled-figure" in rules_at(result, doc, "30k"), result.findings
+    _, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
+        d, "On one card, AlphaServe held 30k tokens where BetaLM managed about 10k.")))
+    assert mislabels(result) == [], result.findings

@@ -485,6 +485,69 @@ def _wrong_tag(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return findings
 
 
+def _label_names(article: Article, metric: str) -> set[str]:
+    """The names in a metric's spec label ("tokens TGI handles on one L4": tgi, l4)."""
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    return _tag_names(spec.label) if spec is not None else set()
+
+
+def _experiment_of(article: Article, metric: str) -> str | None:
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    return spec.experiment if spec is not None else None
+
+
+_CONNECTIVE_RE = re.compile(r"\b(?:and|but|where|while|whereas|against)\b", re.IGNORECASE)
+
+
+def _wrong_subject(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the clause names, before a figure, only a system that is in
+    the label of a parallel metric (same experiment) and not the system of the figure's own
+    label: "TGI handled 10k tokens where vLLM managed about 30k" when the sources give TGI 30k
+    and vLLM 10k. A figure whose own label names no system is never flagged this way."""
+    scope = article.benchmark_scope
+    if scope is None:
+        return []
+    shared = _tag_names(" ".join(filter(None, (scope.model, scope.hardware, scope.workload,
+                                                scope.topology))))
+    spans = clauses(article.body)
+    previous: dict[int, int] = {}
+    findings = []
+    for t in sorted(traced, key=lambda t: t.figure.start):
+        clause = enclosing(spans, t.figure.start, t.figure.end)
+        if clause is None or t.figure.kind is FigureKind.date:
+            continue
+        after = previous.get(clause.start)
+        previous[clause.start] = t.figure.end
+        window = article.body[after if after is not None else clause.start:t.figure.start]
+        if after is not None:  # after another figure: only what follows a connective is ours
+            cut = list(_CONNECTIVE_RE.finditer(window))
+            window = window[cut[-1].end():] if cut else ""
+        if len(t.metrics) != 1:
+            continue
+        names = _tag_names(window) - shared
+        (own,) = t.metrics
+        own_names = _label_names(article, own) - shared
+        if not names or not own_names or names & own_names:
+            continue
+        parallel = [m for m in scope.reported_metrics if m != own
+                    and _experiment_of(article, m) == _experiment_of(article, own)
+                    and names & _label_names(article, m) and not own_names
+                    & _label_names(article, m)]
+        if parallel:
+            sure = _surely_traced(article, t)
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end,
+                Severity.error if sure else Severity.warning, "mislabeled-figure",
+                f"{t.figure.text!r} is credited here to {', '.join(sorted(names))}, the system "
+                f"of {', '.join(sorted(parallel))}, but it traces to {own}, which is "
+                f"{', '.join(sorted(own_names))}'s" + ("" if sure else
+                " (a bare number: the checker cannot be sure it is that metric)"),
+                trace=tried(t)))
+    return findings
+
+
 #: A parameter named right before its value: "a residual length of 128", "group size of 64".
 _NAMED_BEFORE_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+){1,3})of\s+(?:about\s+|roughly\s+|"
                               r"around\s+|up\s+to\s+|~)?$")
@@ -1144,6 +1207,6 @@ def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
             + _wrong_baseline(article, traced) + _wrong_parameter(article, traced)
-            + _wrong_tag(article, traced)
+            + _wrong_tag(article, traced) + _wrong_subject(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))
