@@ -936,11 +936,14 @@ def _sentence_owners(article: Article, sentence: Span, experiments: list[Experim
             continue  # "pages of 64KB, 128KB and 2MB": a list of values of mixed owners
         marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
-        for exp in experiments:
-            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start):
-                if not _verb_use(article.body, start, end, term):
-                    marks.append((start, end, exp))
+        marks += _term_marks(article, sentence, experiments)
     return sorted(marks, key=lambda m: m[0])
+
+
+def _term_marks(article: Article, sentence: Span, experiments: list[Experiment]) -> list[Mark]:
+    return [(start, end, exp) for exp in experiments
+            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start)
+            if not _verb_use(article.body, start, end, term)]
 
 
 def _states(numbers: list[Figure], fig: Figure) -> bool:
@@ -1129,8 +1132,14 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     for sentence in sentences(article.body):
         if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
-        marks = _sentence_owners(article, sentence, experiments, use_terms)
-        figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        placed = _sentence_owners(article, sentence, experiments, False)
+        if not placed:
+            continue  # at least one side of a join is a figure
+        marks = sorted(placed + _term_marks(article, sentence, experiments), key=lambda m: m[0]
+                       ) if use_terms else placed
+        if len({id(m[2]) for m in marks}) < 2:
+            continue
+        figures = {(s, e) for s, e, _ in placed}
         written = {(sentence.start + f.start, sentence.start + f.end): f
                    for f in extract_figures(sentence.text)}
         enumerated = _enumerations(sentence.text, sentence.start)
