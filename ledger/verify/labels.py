@@ -622,18 +622,22 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     by_clause = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
                          lambda f: (f.start, f.end))
     findings = []
+    per_clause: dict[int, tuple[list[Hit], dict[int, tuple[int, int]]]] = {}
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
         if not own or clause is None or _self_labelled(t) or not _surely_traced(article, t):
             continue
         neighbours = by_clause.get(clause.start, [])
-        hits = [h for h in find_terms(clause.text, all_terms, clause.start)
+        if clause.start not in per_clause:  # the clause's words and ranges, read once
+            per_clause[clause.start] = (find_terms(clause.text, all_terms, clause.start),
+                                        _range_spans(article.body, neighbours))
+        terms, ranges = per_clause[clause.start]
+        hits = [h for h in terms
                 if not _noun_of_another(h, t.figure, neighbours, article.body)
                 and article.body[h[0]:h[1]].lower() != "means"]  # "a 36% saving means ..."
         if not hits:
             continue
-        ranges = _range_spans(article.body, neighbours)
         head = _head_label(article.body, ranges[t.figure.start], hits)
         labels = [(term, {f for f, words in vocab.items() if term in words})
                   for _, _, term in ([head] if head is not None else _labels_of(
