@@ -27,7 +27,7 @@ from functools import lru_cache
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
-from .prose import Span, group_in, sentences
+from .prose import Span, clauses, enclosing, group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -363,6 +363,15 @@ def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
     return [t for t in by_sentence.get(before.start, []) if _owns(rule.values, t)]
 
 
+def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int, str]]:
+    """The hits of the clause with the most different terms (the first such clause)."""
+    groups: dict[int, list[tuple[int, int, str]]] = {}
+    for h in hits:
+        span = enclosing(clauses(body), h[0], h[1])
+        groups.setdefault(span.start if span else h[0], []).append(h)
+    return max(groups.values(), key=lambda g: (_distinct_terms(g), -g[0][0]))
+
+
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
@@ -427,10 +436,12 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # on the figure it protects; without one, on the whole sentence that breaks it
         if figures and not sentence.contains(figures[0].figure.start, figures[0].figure.end):
             start, end = hits[0][0], hits[-1][1]  # it refers back: the words that break it
-        elif figures:  # from the protected figure to the nearest word that breaks the guardrail
-            near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
-            word = min(hits, key=lambda h: abs(h[0] - near.figure.start))
-            start, end = min(near.figure.start, word[0]), max(near.figure.end, word[1])
+        elif figures:  # from the protected figure to the words that break the guardrail:
+            # those of the clause that holds most of them
+            group = _densest(hits, article.body)
+            near = min(figures, key=lambda t: abs(t.figure.start - group[0][0]))
+            start = min(near.figure.start, group[0][0])
+            end = max(near.figure.end, group[-1][1])
         else:
             start, end = sentence.start, sentence.end
         findings.append(body_span(
