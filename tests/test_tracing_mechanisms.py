@@ -269,3 +269,14 @@ def test_an_interval_that_names_its_reference_is_read_against_a_date_that_fits()
                       "March 1, 2024.") == [True]
     assert _intervals(first + "Eight months later the beta, dated May 10, 2024, "
                       "shipped.") == [False]
+
+
+def test_an_interval_is_read_against_the_date_of_what_it_names() -> None:
+    dated = ("A first draft is dated January 8, 2024. The patch release followed on March 1, "
+             "2024. ")
+    assert _intervals(dated + "The beta, dated May 10, 2024, came two months after that "
+                      "first draft.") == [False]
+    assert _intervals(dated + "The beta, dated May 10, 2024, came four months after that "
+                      "first draft.") == [True]
+    assert _intervals(dated + "The beta, dated May 10, 2024, came ten weeks after the "
+                      "patch release.") == [True]

@@ -5,9 +5,10 @@ A duration in days, weeks, months or years followed by ``later``/``after``/``ear
 ``before``, in a sentence that also states a full date, is read against the nearest full date
 stated before that sentence: the direction must agree (``later``: the new date is after the
 earlier one) and the length within half of itself. An interval that names what it counts from
-("four months after that first version") is read against the earlier dates of the body: one
-that fits is its reference; when none fits it is not decided here (tracing reports the
-duration). :func:`relative_intervals` gives each such
+("four months after that first version") is read against the date of the earlier sentence that
+shares the most words with that reference ("A first version appeared on ..."); when no sentence
+stands out, an earlier date that fits is its reference, and when none fits it is not decided
+here (tracing reports the duration). :func:`relative_intervals` gives each such
 duration's span and whether it agrees; ``date-order`` reports a contradiction, and a duration
 that agrees is traced (no ``untraced-figure``).
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from ..figures import FigureKind, extract_figures
 from ..models import Article
-from ..quantities import Kind, typed_figures
+from ..quantities import Kind, lemma, typed_figures
 from .prose import sentences
 
 __all__ = ["Interval", "relative_intervals"]
@@ -61,6 +62,7 @@ def relative_intervals(article: Article) -> list[Interval]:
     """Each "N months later/earlier" of the body read against the dates around it."""
     out: list[Interval] = []
     seen: list[tuple[int, object]] = []
+    said: list[tuple[object, set[str]]] = []  # each earlier date with its sentence's words
     for sentence in sentences(article.body):
         dates = _full_dates(sentence.text, sentence.start)
         for fig, q in typed_figures(sentence.text):
@@ -81,12 +83,14 @@ def relative_intervals(article: Article) -> list[Interval]:
                 before, new = named[0], others[0]
             elif m.group("w").lower() in ("after", "before", "prior") and (
                     _names_its_reference(sentence.text, m.end())):
-                # "four months after that first version": not the date just before; it agrees
-                # with some earlier date of the body, or it is left to tracing
+                # "four months after that first version": the date of the earlier sentence
+                # that names that version; failing that, an earlier date that fits, or it is
+                # left to tracing
+                named_in = _referent(sentence.text, m.end(), said)
                 fits = [d for _, d in seen if _fits(new, d, later, stated)]
-                if not fits:
+                if named_in is None and not fits:
                     continue
-                before = fits[-1]
+                before = named_in if named_in is not None else fits[-1]
             gap = (new - before).days  # type: ignore[operator]
             agrees = _fits(new, before, later, stated)
             phrase = sentence.text[fig.start:m.end()]
@@ -95,4 +99,30 @@ def relative_intervals(article: Article) -> list[Interval]:
                 f"{phrase!r} puts {new} {'after' if later else 'before'} {before}, but it is "
                 f"{abs(gap)} days {'after' if gap > 0 else 'before'} it"))
         seen += dates
+        words = _words(sentence.text)
+        said += [(d, words) for _, d in dates]
     return out
+
+
+_REFERENCE_RE = re.compile(r"[^,;.:()]{1,60}")
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
+_STOP = frozenset({"that", "the", "this", "its", "their", "his", "her", "our", "and", "with",
+                   "was", "were", "has", "had", "then", "which", "from", "into", "for"})
+
+
+def _words(text: str) -> set[str]:
+    return {lemma(w) for w in _WORD_RE.findall(text) if w.lower() not in _STOP}
+
+
+def _referent(text: str, end: int, said: list[tuple[object, set[str]]]) -> object | None:
+    """The date of the earlier sentence that shares the most words with the reference named
+    after the interval ("that first version" -> "A first version appeared on ..."), if one
+    shares more than any other."""
+    m = _REFERENCE_RE.match(text, end)
+    words = _words(m.group()) if m else set()
+    if not words:
+        return None
+    scored = sorted(((len(words & w), i) for i, (_, w) in enumerate(said)), reverse=True)
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return said[scored[0][1]][0]
