@@ -246,6 +246,8 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
+        if [w.lower() for w in forbidden] == ["baseline"]:
+            return None  # "do not name X as its baseline": a baseline (.denials)
         subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
                                      else _content(x))  # "them": the head's subject
         rule = ProseRule("present_as", values, subject, forbidden)
@@ -287,6 +289,21 @@ def _distinct_terms(hits: list[tuple[int, int, str]]) -> int:
         if start not in places and term not in places.values():
             places[start] = term
     return len(places)
+
+
+def _compounds(words: list[str], kept: list[str], text: str) -> list[str]:
+    """A kept modifier whose head noun was set aside as allowed stays with it: "describe it as
+    GPU memory; it sets host memory" forbids "GPU memory", not every "GPU"."""
+    out = []
+    for w in kept:
+        i = words.index(w) if w in words else -1
+        head = words[i + 1] if 0 <= i < len(words) - 1 else None
+        phrase = f"{w} {head}" if head else ""
+        if head and head not in kept and re.search(re.escape(phrase), text, re.IGNORECASE):
+            out.append(phrase)
+        else:
+            out.append(w)
+    return out
 
 
 def _allowed_part(text: str) -> str:
@@ -376,7 +393,7 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
     text = article.corrections[index].text
-    forbidden = _distinctive(rule, text, article)
+    forbidden = _compounds(rule.forbidden, _distinctive(rule, text, article), text)
     if rule.values:  # what the protected figure is, by its metric, is not what is forbidden
         what = _metric_words(article, [t for t in traced if _owns(rule.values, t)])
         forbidden = [t for t in forbidden if not _same_word(what, t)] or forbidden
