@@ -27,7 +27,7 @@ from functools import lru_cache
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
-from .prose import Span, group_in, sentences
+from .prose import Span, clauses, enclosing, group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -246,6 +246,8 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
+        if [w.lower() for w in forbidden] == ["baseline"]:
+            return None  # "do not name X as its baseline": a baseline (.denials)
         subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
                                      else _content(x))  # "them": the head's subject
         rule = ProseRule("present_as", values, subject, forbidden)
@@ -287,6 +289,21 @@ def _distinct_terms(hits: list[tuple[int, int, str]]) -> int:
         if start not in places and term not in places.values():
             places[start] = term
     return len(places)
+
+
+def _compounds(words: list[str], kept: list[str], text: str) -> list[str]:
+    """A kept modifier whose head noun was set aside as allowed stays with it: "describe it as
+    GPU memory; it sets host memory" forbids "GPU memory", not every "GPU"."""
+    out = []
+    for w in kept:
+        i = words.index(w) if w in words else -1
+        head = words[i + 1] if 0 <= i < len(words) - 1 else None
+        phrase = f"{w} {head}" if head else ""
+        if head and head not in kept and re.search(re.escape(phrase), text, re.IGNORECASE):
+            out.append(phrase)
+        else:
+            out.append(w)
+    return out
 
 
 def _allowed_part(text: str) -> str:
@@ -363,11 +380,20 @@ def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
     return [t for t in by_sentence.get(before.start, []) if _owns(rule.values, t)]
 
 
+def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int, str]]:
+    """The hits of the clause with the most different terms (the first such clause)."""
+    groups: dict[int, list[tuple[int, int, str]]] = {}
+    for h in hits:
+        span = enclosing(clauses(body), h[0], h[1])
+        groups.setdefault(span.start if span else h[0], []).append(h)
+    return max(groups.values(), key=lambda g: (_distinct_terms(g), -g[0][0]))
+
+
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
     text = article.corrections[index].text
-    forbidden = _distinctive(rule, text, article)
+    forbidden = _compounds(rule.forbidden, _distinctive(rule, text, article), text)
     if rule.values:  # what the protected figure is, by its metric, is not what is forbidden
         what = _metric_words(article, [t for t in traced if _owns(rule.values, t)])
         forbidden = [t for t in forbidden if not _same_word(what, t)] or forbidden
@@ -427,10 +453,12 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # on the figure it protects; without one, on the whole sentence that breaks it
         if figures and not sentence.contains(figures[0].figure.start, figures[0].figure.end):
             start, end = hits[0][0], hits[-1][1]  # it refers back: the words that break it
-        elif figures:  # from the protected figure to the nearest word that breaks the guardrail
-            near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
-            word = min(hits, key=lambda h: abs(h[0] - near.figure.start))
-            start, end = min(near.figure.start, word[0]), max(near.figure.end, word[1])
+        elif figures:  # from the protected figure to the words that break the guardrail:
+            # those of the clause that holds most of them
+            group = _densest(hits, article.body)
+            near = min(figures, key=lambda t: abs(t.figure.start - group[0][0]))
+            start = min(near.figure.start, group[0][0])
+            end = max(near.figure.end, group[-1][1])
         else:
             start, end = sentence.start, sentence.end
         findings.append(body_span(
