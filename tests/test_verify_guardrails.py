@@ -455,3 +455,17 @@ def test_a_modifier_whose_head_the_guardrail_allows_stays_a_compound() -> None:
                      "GB, beside its 9x cache."}
     assert not _guardrail("The 64-entry pool sits on a disk, with host storage beside it.\n",
                           guard)
+
+
+def test_each_name_a_credit_guardrail_lists_is_forbidden_alone() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not credit Acme's 7.5x to Redis or Valkey; it is Acme's own result.")
+    assert rule is not None and rule.forbidden == ["Redis", "Valkey"]
+
+
+def test_a_range_written_as_two_figures_and_a_named_alternative_break_a_guardrail() -> None:
+    guard = {"text": "The paper states the 1.5-2.5x on H200 cards only; do not present it as "
+                     "holding on B100 or other older cards."}
+    assert _guardrail("Owners of B100 boards can expect the same 1.5 to 2.5 times gain.\n", guard)
+    assert not _guardrail("On H200 cards the gain is 1.5 to 2.5 times.\n", guard)

@@ -226,7 +226,7 @@ def _pronoun_subject(text: str) -> list[str]:
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
-        x, y = m.group("x"), re.split(r"\bor\s+to\b|,", m.group("y"))
+        x, y = m.group("x"), re.split(r"\bor\s+(?:to\s+)?|,", m.group("y"))
         if not _content(x):  # "do not attribute it to the GTC or CoreWeave posts": each name
             first = re.split(r",\s*and\b|\band\s+do\s+not\b", m.group("y"))[0]
             y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
@@ -371,13 +371,14 @@ def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
     """The guardrail's figures in sentence ``n``; when it has none and refers back with a
     pronoun ("so the desk reports it as ..."), those of the sentence before, same paragraph."""
     sentence = spans[n]
-    own = [t for t in by_sentence.get(sentence.start, []) if _owns(rule.values, t)]
+    ends = rule.values + [(v,) for vs in rule.values if len(vs) > 1 for v in vs]
+    own = [t for t in by_sentence.get(sentence.start, []) if _owns(ends, t)]
     if own or n == 0 or not _REFERS_BACK.search(sentence.text):
         return own
     before = spans[n - 1]
     if "\n" in body[before.end:sentence.start]:
         return own  # another paragraph
-    return [t for t in by_sentence.get(before.start, []) if _owns(rule.values, t)]
+    return [t for t in by_sentence.get(before.start, []) if _owns(ends, t)]
 
 
 def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int, str]]:
@@ -403,6 +404,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
              and not _same_word(_allowed_part(text), t)]
     # a status word ("current", "latest") is what a status guardrail forbids: it must be said
     timely = [t for t in forbidden if any(t.lower() in g for g in SYNONYMS if "current" in g)]
+    # the model and hardware names among alternatives ("on A100 or other GPUs"): each alone
+    alternatives = {t for t in forbidden if re.search(r"\bor\b", text)
+                    and any(c.isdigit() for c in t)}  # a model or hardware name: "A100"
     universal = any(_UNIVERSAL_RE.fullmatch(t) for t in forbidden) and not re.search(
         r"\bor\s+as\b", text)  # "as X or as Y in general": the generality is one alternative
     if universal:  # any universal word breaks it, not only the guardrail's own
@@ -419,6 +423,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # one word suffices for a credit, a "not a ..." list, or a label of one or two words
         needed = 1 if (rule.kind == "credit_to" or rule.any_term
                        or len(rule.forbidden) <= 2) else min(2, len(forbidden) + len(topic))
+        if alternatives and any(h[2] in alternatives for h in hits):
+            needed = 1  # "as holding on A100 or other GPUs": a named alternative alone
         if not hits or _distinct_terms(hits) < needed or all(h[2] in topic for h in hits):
             continue
         if timely and not any(h[2] in timely for h in hits):
