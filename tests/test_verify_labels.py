@@ -491,3 +491,22 @@ def test_two_systems_figures_swapped(tmp_path: Path) -> None:
     _, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
         d, "On one card, AlphaServe held 30k tokens where BetaLM managed about 10k.")))
     assert mislabels(result) == [], result.findings
+
+
+def _tasks(doc: Doc) -> None:
+    add_metric(doc, "reasoning_tasks", 14, "reasoning tasks scored", ["tasks"], "count")
+    add_metric(doc, "tp_degree", 6, "tensor-parallel degree", ["tensor parallelism"], "count")
+    add_fact(doc, "The suite scores the model on 14 reasoning tasks with a tensor-parallel "
+                  "degree of 6; version 14 of the harness was used.")
+
+
+def test_a_count_moved_onto_hardware(tmp_path: Path) -> None:
+    """14 counts reasoning tasks; "14 GPUs" moves it onto hardware, though a bare 14 (a
+    version) elsewhere in the facts matches the number."""
+    doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
+        d, "The authors scored the model on 14 GPUs.")))
+    assert rules_at(result, doc, "14 GPUs").get("mislabeled-figure") == "error", \
+        result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
+        d, "The authors spread the model over 6 GPUs.")))
+    assert "mislabeled-figure" not in rules_at(result, doc, "6 GPUs"), result.findings

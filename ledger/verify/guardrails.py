@@ -64,6 +64,8 @@ _DISTINCT_RE = re.compile(r"^\s*(?P<items>.+?)\s+are\s+(?:distinct|different|sep
 _LIST_SPLIT_RE = re.compile(r",(?!\s*\d)\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+")
 _STOPWORDS = {"the", "a", "an", "of", "experiment", "experiments", "run", "runs", "test",
               "tests", "result", "results", "benchmark", "its", "their", "this", "that"}
+#: how far back a date without its own name looks for the document it dates
+_CONTEXT_CHARS = 400
 _CONJUNCTION_RE = re.compile(r"\b(?:and|or|but|while|whereas)\b|[;:]", re.IGNORECASE)
 _TODAY_RE = re.compile(r"\b(?:today'?s?|current|this)\b", re.IGNORECASE)
 
@@ -380,6 +382,12 @@ def _distinct(rule: DistinctDatesRule, article: Article, index: int) -> list[Fin
         if len(labels) != 1 or sentence is None:
             continue
         hits = find_terms(sentence.text, [t for _, t in all_terms], sentence.start)
+        context = ""
+        if not hits:  # "The release post, dated ...": the last one named before it
+            window = max(0, sentence.start - _CONTEXT_CHARS)
+            hits = find_terms(article.body[window:sentence.start], [t for _, t in all_terms],
+                              window)[-1:]
+            context = " (named in the text before this sentence; the checker cannot be sure)"
         if not hits:
             continue
         term = min(hits, key=lambda h: max(h[0] - fig.end, fig.start - h[1], 0))[2]
@@ -388,7 +396,8 @@ def _distinct(rule: DistinctDatesRule, article: Article, index: int) -> list[Fin
             findings.append(_violation(
                 article, fig.start, fig.end, index,
                 f"{fig.text!r} is the date of the {labels[0]!r} but is given to the "
-                f"{' / '.join(sorted(owners))!r}"))
+                f"{' / '.join(sorted(owners))!r}{context}",
+                Severity.warning if context else Severity.error))
     return findings
 
 
@@ -427,6 +436,9 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
     findings = []
     for index, correction, rule in guardrail_rules(article):
         prose = prose_rule(correction.text) if correction.rule is None else None
+        if isinstance(rule, ForbiddenLabelRule) and all(
+                len(label.split()) <= 2 for label in rule.forbidden):
+            prose = None  # "do not describe the 100 as GPU memory": the label read exactly
         denied = denials(correction.text) if correction.rule is None else []
         if prose is not None or denied:  # read by meaning too, beside any phrasing read exactly
             found = _apply(rule, article, traced, index) if rule is not None else []
