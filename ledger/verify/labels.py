@@ -1130,7 +1130,8 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
         if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
         marks = _sentence_owners(article, sentence, experiments, use_terms)
-        figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        bare = _sentence_owners(article, sentence, experiments, False) if use_terms else marks
+        figures = {(s, e) for s, e, _ in bare}
         written = {(sentence.start + f.start, sentence.start + f.end): f
                    for f in extract_figures(sentence.text)}
         enumerated = _enumerations(sentence.text, sentence.start)
