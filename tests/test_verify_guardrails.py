@@ -431,3 +431,41 @@ def test_a_prose_violation_spans_the_clause_that_breaks_it() -> None:
     found = _guardrail(body, guard)
     assert found and found[0].end_column is not None
     assert found[0].end_column > body.index("both small sizes")
+
+
+def test_name_x_as_its_baseline_is_a_comparison_with_x() -> None:
+    guard = {"text": "The 12-18% gain is measured against hand-tuned kernels; do not name Redis "
+                     "or another store as its baseline."}
+    assert _guardrail("Writes ran 12 to 18% faster than Redis.\n", guard)
+    assert not _guardrail("Redis is faster than a disk when the cache is warm.\n", guard)
+    assert not _guardrail("Writes ran 12 to 18% faster, not against Redis but hand-tuned "
+                          "kernels.\n", guard)
+
+
+def test_a_source_that_does_not_state_something_denies_no_claim() -> None:
+    from ledger.verify.denials import denials
+
+    assert denials("The post does not state the hardware behind the table; do not describe "
+                   "the table as like for like.") == []
+    assert denials("Turbo does not extend the window.")
+
+
+def test_a_modifier_whose_head_the_guardrail_allows_stays_a_compound() -> None:
+    guard = {"text": "Do not describe the 64-entry pool as disk storage; it is host storage in "
+                     "GB, beside its 9x cache."}
+    assert not _guardrail("The 64-entry pool sits on a disk, with host storage beside it.\n",
+                          guard)
+
+
+def test_each_name_a_credit_guardrail_lists_is_forbidden_alone() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not credit Acme's 7.5x to Redis or Valkey; it is Acme's own result.")
+    assert rule is not None and rule.forbidden == ["Redis", "Valkey"]
+
+
+def test_a_range_written_as_two_figures_and_a_named_alternative_break_a_guardrail() -> None:
+    guard = {"text": "The paper states the 1.5-2.5x on H200 cards only; do not present it as "
+                     "holding on B100 or other older cards."}
+    assert _guardrail("Owners of B100 boards can expect the same 1.5 to 2.5 times gain.\n", guard)
+    assert not _guardrail("On H200 cards the gain is 1.5 to 2.5 times.\n", guard)

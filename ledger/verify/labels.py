@@ -622,18 +622,22 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     by_clause = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
                          lambda f: (f.start, f.end))
     findings = []
+    per_clause: dict[int, tuple[list[Hit], dict[int, tuple[int, int]]]] = {}
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
         if not own or clause is None or _self_labelled(t) or not _surely_traced(article, t):
             continue
         neighbours = by_clause.get(clause.start, [])
-        hits = [h for h in find_terms(clause.text, all_terms, clause.start)
+        if clause.start not in per_clause:  # the clause's words and ranges, read once
+            per_clause[clause.start] = (find_terms(clause.text, all_terms, clause.start),
+                                        _range_spans(article.body, neighbours))
+        terms, ranges = per_clause[clause.start]
+        hits = [h for h in terms
                 if not _noun_of_another(h, t.figure, neighbours, article.body)
                 and article.body[h[0]:h[1]].lower() != "means"]  # "a 36% saving means ..."
         if not hits:
             continue
-        ranges = _range_spans(article.body, neighbours)
         head = _head_label(article.body, ranges[t.figure.start], hits)
         labels = [(term, {f for f, words in vocab.items() if term in words})
                   for _, _, term in ([head] if head is not None else _labels_of(
@@ -936,11 +940,14 @@ def _sentence_owners(article: Article, sentence: Span, experiments: list[Experim
             continue  # "pages of 64KB, 128KB and 2MB": a list of values of mixed owners
         marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
-        for exp in experiments:
-            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start):
-                if not _verb_use(article.body, start, end, term):
-                    marks.append((start, end, exp))
+        marks += _term_marks(article, sentence, experiments)
     return sorted(marks, key=lambda m: m[0])
+
+
+def _term_marks(article: Article, sentence: Span, experiments: list[Experiment]) -> list[Mark]:
+    return [(start, end, exp) for exp in experiments
+            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start)
+            if not _verb_use(article.body, start, end, term)]
 
 
 def _states(numbers: list[Figure], fig: Figure) -> bool:
@@ -1129,9 +1136,14 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     for sentence in sentences(article.body):
         if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
-        marks = _sentence_owners(article, sentence, experiments, use_terms)
-        bare = _sentence_owners(article, sentence, experiments, False) if use_terms else marks
-        figures = {(s, e) for s, e, _ in bare}
+        placed = _sentence_owners(article, sentence, experiments, False)
+        if not placed:
+            continue  # at least one side of a join is a figure
+        marks = sorted(placed + _term_marks(article, sentence, experiments), key=lambda m: m[0]
+                       ) if use_terms else placed
+        if len({id(m[2]) for m in marks}) < 2:
+            continue
+        figures = {(s, e) for s, e, _ in placed}
         written = {(sentence.start + f.start, sentence.start + f.end): f
                    for f in extract_figures(sentence.text)}
         enumerated = _enumerations(sentence.text, sentence.start)
