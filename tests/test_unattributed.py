@@ -181,3 +181,16 @@ def test_people_of_the_product_are_not_the_product(names: tuple[str, ...],
                                                    credits: bool) -> None:
     assert attributes("Widget-3 runs attention 1.8 times faster than before.", names,
                       desk=DESK, product="Widget-3 attention kernels") is credits
+
+
+def test_reporting_partys_possessive_before_its_figure() -> None:
+    from ledger.verify.labels import _quoted_parties
+
+    assert _quoted_parties("Widget Labs (Ada Byron), quoting Acme AI and Beta Group; Widget "
+                           "team benchmark page") == [
+        "Widget Labs", "Widget", "Ada Byron", "Acme AI", "Acme", "Beta Group", "Beta"]
+    assert _quoted_parties("Widget-3 authors (arXiv); Gadget benchmark commit") == []
+    text = "The desk's arithmetic: Acme's hit rate rose by 40 percentage points, a doubling."
+    assert attributes(text, ("Acme",), desk=DESK)
+    # the product's possessive is not a party crediting its figure
+    assert not attributes(text.replace("Acme", "Widget"), ("Acme",), desk=DESK)

@@ -240,7 +240,10 @@ def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(
         rf"\b(?:{alternation}){_GAP}\s+(?:{_VERB_INFLECTED})\b"
         rf"|\b(?:{alternation})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?{_PRODUCT}\b"
-        rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b")
+        rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b"
+        # a reporting party's possessive before its figure: "Acme's hit rate rose by 40 points"
+        rf"|\b(?:{alternation})(?:'s|’s)\s+(?:[a-zA-Z][\w-]*\s+){{0,4}}?"
+        rf"(?:by\s+|to\s+|of\s+|at\s+|from\s+)?(?:about\s+|up\s+to\s+|nearly\s+)?\d")
 
 
 #: Verbs that a product does as readily as a reporter: "Widget reaches 2x" is a claim about the

@@ -54,6 +54,7 @@ from ..quantities import (
 )
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, attributes, desk_claims, desk_names, reported_clause
+from .persons import is_person_name
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure, tried
@@ -718,9 +719,30 @@ def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
         for author in src.authors or []:
             authors += [author, author.split()[-1]]
     if article.benchmark_scope is not None:
-        names.append(article.benchmark_scope.reported_by.split(",")[0].strip())
+        reported_by = article.benchmark_scope.reported_by
+        names.append(reported_by.split(",")[0].strip())
+        names += _quoted_parties(reported_by)
     return (tuple(dict.fromkeys(n for n in names if n and not n.endswith("et al."))),
             tuple(dict.fromkeys(a for a in authors if a)))
+
+
+_PARTY_SPLIT = re.compile(r"\s*(?:[,;()]|\bquoting\b|\band\b|\bvia\b)\s*")
+_PEOPLE_WORDS = re.compile(r"\b(?:authors?|team|maintainers|developers|engineers|researchers|"
+                           r"contributors|page|post|paper|commit|benchmark|blog)\b", re.I)
+
+
+def _quoted_parties(reported_by: str) -> list[str]:
+    """The organisations a benchmark scope's ``reported_by`` names ("LMSYS, quoting Acme AI and
+    Beta Group"), each with its first word ("Acme" for "Acme's hit rate"); not a product's
+    people or documents ("Widget authors", "Widget team benchmark page"), whose first word is
+    the product; a person's first name is not a party."""
+    parties: list[str] = []
+    for part in _PARTY_SPLIT.split(reported_by):
+        words = part.split()
+        if not words or not words[0][:1].isupper() or _PEOPLE_WORDS.search(part):
+            continue
+        parties += [part, words[0]] if len(words) > 1 and not is_person_name(part) else [part]
+    return parties
 
 
 def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
