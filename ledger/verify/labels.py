@@ -810,6 +810,8 @@ _RESULT_VERBS = (
 _RESULT_CLAIM_RE = re.compile(
     r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
     r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
+    # a second verb of the same subject: "Widget fine-tunes the heads and reaches 2x"
+    r"(?:(?:[\w-]+\s+){1,8}?and\s+)?"
     rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
