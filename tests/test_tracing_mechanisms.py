@@ -231,3 +231,52 @@ def test_a_duration_in_two_units_states_the_whole() -> None:
         assert trace_figure(fig, index, q).traced, fig.text
     assert [f.values for f, _ in typed_figures("2 hours and 4 days")] == [
         (Decimal(2),), (Decimal(4),)]
+
+
+def test_a_changelog_month_written_with_a_dot_is_a_month_after_a_time_word() -> None:
+    found = [(f.text, f.kind.value) for f in extract_figures(
+        "the beta shipped in 2023.9 and the GA (2024.2); the file holds 2023.5 GB")]
+    assert found == [("2023.9", "date"), ("2024.2", "date"), ("2023.5", "quantity")]
+
+
+def test_versions_are_no_figures() -> None:
+    assert [f.text for f in extract_figures(
+        "tested with release 3.1 of the runtime (build 1.14.2) and driver 550.54.15")] == []
+    assert [f.text for f in extract_figures("about 2.5 times faster")] == ["2.5 times"]
+
+
+def _intervals(body: str) -> list[bool]:
+    import json
+
+    from verify_fixtures import load
+
+    from ledger.models import Article
+    from ledger.verify.intervals import relative_intervals
+
+    doc = load()
+    doc["body"] = body
+    return [i.agrees for i in relative_intervals(Article.model_validate_json(json.dumps(doc)))]
+
+
+def test_an_interval_that_names_its_reference_is_read_against_a_date_that_fits() -> None:
+    first = "The alpha is dated January 8, 2024. A patch followed on March 1, 2024. "
+    assert _intervals(first + "The beta, dated May 10, 2024, came four months after "
+                      "that alpha.") == [True]
+    # nothing four months before the beta: left to tracing, not a date-order error
+    assert _intervals("A patch is dated April 20, 2024. The beta, dated May 10, 2024, came "
+                      "four months after the alpha.") == []
+    assert _intervals(first + "The beta, dated May 10, 2024, came ten weeks after "
+                      "March 1, 2024.") == [True]
+    assert _intervals(first + "Eight months later the beta, dated May 10, 2024, "
+                      "shipped.") == [False]
+
+
+def test_an_interval_is_read_against_the_date_of_what_it_names() -> None:
+    dated = ("A first draft is dated January 8, 2024. The patch release followed on March 1, "
+             "2024. ")
+    assert _intervals(dated + "The beta, dated May 10, 2024, came two months after that "
+                      "first draft.") == [False]
+    assert _intervals(dated + "The beta, dated May 10, 2024, came four months after that "
+                      "first draft.") == [True]
+    assert _intervals(dated + "The beta, dated May 10, 2024, came ten weeks after the "
+                      "patch release.") == [True]

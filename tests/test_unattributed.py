@@ -130,3 +130,54 @@ def test_claim_in_the_desks_voice(text: str, product: str, claimed: bool) -> Non
 ])
 def test_more_ways_to_credit(text: str, credits: bool) -> None:
     assert attributes(text, ("Acme",), desk=DESK, product="Widget cache") is credits
+
+
+@pytest.mark.parametrize(("sentence", "figure", "expected"), [
+    # a result the authors report, which their documentation repeats, still needs an owner
+    ("The pool serves 7.4 times the requests. [S4]", "7.4 times", ["error"]),
+    # a count that documentation states is a design parameter
+    ("The pool spans 74 nodes. [S4]", "74", []),
+])
+def test_documentation_repeating_an_authors_figure(tmp_path: Path, sentence: str, figure: str,
+                                                   expected: list[str]) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["facts"] += [
+            {"id": "F90", "claim": "The May 6 post reports 7.4 times the requests on 74 nodes.",
+             "source_ids": ["S4"],
+             "evidence_type": "author_reported_benchmark_not_independently_reproduced"},
+            {"id": "F91", "claim": "The guide lists 7.4 times the requests and 74 nodes.",
+             "source_ids": ["S4"], "evidence_type": "primary_documentation"}]
+        replace_body(doc, "Reuse also has boundaries.",
+                     sentence + "\n\nReuse also has boundaries.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, figure) == expected, result.findings
+
+
+@pytest.mark.parametrize(("text", "product", "claimed"), [
+    # a second verb of the same subject states the figure as what the product does
+    ("Widget-2 trains the heads on a frozen model and reaches 2.4x the decode speed.",
+     "Widget-2 heads", True),
+    ("The baseline trains the heads on a frozen model and reaches 2.4x the decode speed.",
+     "Widget-2 heads", False),
+    ("The post says Widget-2 trains the heads on a frozen model and reaches 2.4x the speed.",
+     "Widget-2 heads", False),
+])
+def test_claim_by_a_second_verb(text: str, product: str, claimed: bool) -> None:
+    from ledger.figures import extract_figures
+    from ledger.verify.labels import _claimed_as_result
+
+    figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
+    assert _claimed_as_result(text, figure, product) is claimed
+
+
+@pytest.mark.parametrize(("names", "credits"), [
+    # the product's people report; the product acting is still the product
+    (("Widget-3 authors (arXiv)",), False),
+    (("the Widget-3 team",), False),
+    # a publisher whose name opens like the product's still reports
+    (("Widget-3 Labs Inc",), True),
+])
+def test_people_of_the_product_are_not_the_product(names: tuple[str, ...],
+                                                   credits: bool) -> None:
+    assert attributes("Widget-3 runs attention 1.8 times faster than before.", names,
+                      desk=DESK, product="Widget-3 attention kernels") is credits

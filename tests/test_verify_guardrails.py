@@ -391,3 +391,81 @@ def test_it_may_stand_for_a_name_in_the_head_or_for_the_project() -> None:
     assert _guardrail("The project is stable now.\n", guard)
     assert _guardrail("Turbo is stable, its authors say.\n", guard)
     assert not _guardrail("The project is experimental, and its API is not stable.\n", guard)
+
+
+def test_a_forbidden_label_the_sentence_negates_keeps_the_guardrail() -> None:
+    assert not _guardrail("The 5.5x is not a bandwidth result.\n", _forbid(5.5, "bandwidth"))
+    assert _errors(_guardrail("The 5.5x is a bandwidth result.\n", _forbid(5.5, "bandwidth")))
+
+
+def test_a_join_guardrails_values_are_typed_by_the_metrics_that_state_them() -> None:
+    from ledger.models import ExperimentSpec
+    from ledger.verify.guardrails import _typed_experiment
+
+    article = _article("A 46% share of the hits, and 46x faster.\n", [])
+    exp = _typed_experiment(article, ExperimentSpec(name="main", values=[46, 7], terms=[]))
+    assert exp.kinds[0] is not None and exp.kinds[0].kind.value == "multiplier"
+    assert exp.kinds[1] is None  # no reported metric states 7
+    share, speedup = trace_figures(article)[:2]
+    assert not exp.owns(share.figure, share.quantity)  # a percent is not the 46x
+    assert exp.owns(speedup.figure, speedup.quantity)
+
+
+def test_a_date_without_its_documents_name_is_read_against_the_one_named_before() -> None:
+    guard = {"text": "The two posts have distinct dates.",
+             "rule": {"kind": "distinct_dates",
+                      "dates": {"beta post": "2026-02-10", "final post": "2026-06-01"},
+                      "terms": {"beta post": ["beta"], "final post": ["final"]}}}
+    wrong = "Acme shipped its beta in winter. The post, dated June 1, 2026, lists one test.\n"
+    found = _guardrail(wrong, guard)
+    assert found and found[0].severity is Severity.warning
+    right = "Acme shipped its beta in winter. The post, dated February 10, 2026, lists one test.\n"
+    assert not _guardrail(right, guard)
+
+
+def test_a_prose_violation_spans_the_clause_that_breaks_it() -> None:
+    guard = {"text": "Sizes of 16KB and 32KB need a patched kernel; do not present 16KB or 32KB "
+                     "pages as working with the stock kernel."}
+    body = ("Acme supports 16KB and 32KB pages; as the stock kernel maps large pages only, "
+            "both small sizes work with the stock kernel.\n")
+    found = _guardrail(body, guard)
+    assert found and found[0].end_column is not None
+    assert found[0].end_column > body.index("both small sizes")
+
+
+def test_name_x_as_its_baseline_is_a_comparison_with_x() -> None:
+    guard = {"text": "The 12-18% gain is measured against hand-tuned kernels; do not name Redis "
+                     "or another store as its baseline."}
+    assert _guardrail("Writes ran 12 to 18% faster than Redis.\n", guard)
+    assert not _guardrail("Redis is faster than a disk when the cache is warm.\n", guard)
+    assert not _guardrail("Writes ran 12 to 18% faster, not against Redis but hand-tuned "
+                          "kernels.\n", guard)
+
+
+def test_a_source_that_does_not_state_something_denies_no_claim() -> None:
+    from ledger.verify.denials import denials
+
+    assert denials("The post does not state the hardware behind the table; do not describe "
+                   "the table as like for like.") == []
+    assert denials("Turbo does not extend the window.")
+
+
+def test_a_modifier_whose_head_the_guardrail_allows_stays_a_compound() -> None:
+    guard = {"text": "Do not describe the 64-entry pool as disk storage; it is host storage in "
+                     "GB, beside its 9x cache."}
+    assert not _guardrail("The 64-entry pool sits on a disk, with host storage beside it.\n",
+                          guard)
+
+
+def test_each_name_a_credit_guardrail_lists_is_forbidden_alone() -> None:
+    from ledger.verify.meaning import prose_rule
+
+    rule = prose_rule("Do not credit Acme's 7.5x to Redis or Valkey; it is Acme's own result.")
+    assert rule is not None and rule.forbidden == ["Redis", "Valkey"]
+
+
+def test_a_range_written_as_two_figures_and_a_named_alternative_break_a_guardrail() -> None:
+    guard = {"text": "The paper states the 1.5-2.5x on H200 cards only; do not present it as "
+                     "holding on B100 or other older cards."}
+    assert _guardrail("Owners of B100 boards can expect the same 1.5 to 2.5 times gain.\n", guard)
+    assert not _guardrail("On H200 cards the gain is 1.5 to 2.5 times.\n", guard)

@@ -471,3 +471,72 @@ def test_the_hardware_a_figure_ran_on_is_no_tag(tmp_path: Path) -> None:
         add_sentence(doc, "Offloading cut TTFT by up to 11x on Omega-9 nodes.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert "mislabeled-figure" not in rules_at(result, doc, "11x"), result.findings
+
+
+def _engines(doc: Doc) -> None:
+    add_metric(doc, "one_card_alphaserve_tokens_k", 30,
+               "tokens AlphaServe handles on one card (thousands)", ["tokens"], "count",
+               "one-card capacity")
+    add_metric(doc, "one_card_betalm_tokens_k", 10,
+               "tokens BetaLM handles on one card (thousands)", ["tokens"], "count",
+               "one-card capacity")
+    add_fact(doc, "On one card AlphaServe handles 30k tokens, while BetaLM gets about 10k.")
+
+
+def test_two_systems_figures_swapped(tmp_path: Path) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
+        d, "On one card, AlphaServe held 10k tokens where BetaLM managed about 30k.")))
+    assert "mislabeled-figure" in rules_at(result, doc, "10k"), result.findings
+    assert "mislabeled-figure" in rules_at(result, doc, "30k"), result.findings
+    _, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
+        d, "On one card, AlphaServe held 30k tokens where BetaLM managed about 10k.")))
+    assert mislabels(result) == [], result.findings
+
+
+def _tasks(doc: Doc) -> None:
+    add_metric(doc, "reasoning_tasks", 14, "reasoning tasks scored", ["tasks"], "count")
+    add_metric(doc, "tp_degree", 6, "tensor-parallel degree", ["tensor parallelism"], "count")
+    add_fact(doc, "The suite scores the model on 14 reasoning tasks with a tensor-parallel "
+                  "degree of 6; version 14 of the harness was used.")
+
+
+def test_a_count_moved_onto_hardware(tmp_path: Path) -> None:
+    """14 counts reasoning tasks; "14 GPUs" moves it onto hardware, though a bare 14 (a
+    version) elsewhere in the facts matches the number."""
+    doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
+        d, "The authors scored the model on 14 GPUs.")))
+    assert rules_at(result, doc, "14 GPUs").get("mislabeled-figure") == "error", \
+        result.findings
+    doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
+        d, "The authors spread the model over 6 GPUs.")))
+    assert "mislabeled-figure" not in rules_at(result, doc, "6 GPUs"), result.findings
+
+
+def test_a_word_after_and_labels_the_figures_after_it(tmp_path: Path) -> None:
+    """"... 2.1 to 2.9 times smaller and a fetch delay 1.6 to 1.8 times lower": the delay is
+    the second range's, not the first's."""
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "size_cut_low_x", 2.1, "cache size reduction, low end", ["size"],
+                   "multiplier")
+        add_metric(doc, "size_cut_high_x", 2.9, "cache size reduction, high end", ["size"],
+                   "multiplier")
+        add_metric(doc, "delay_cut_low_x", 1.6, "fetch delay reduction, low end", ["delay"],
+                   "multiplier")
+        add_metric(doc, "delay_cut_high_x", 1.8, "fetch delay reduction, high end",
+                   ["delay"], "multiplier")
+        add_fact(doc, "The authors report caches 2.1-2.9x smaller and fetch delay 1.6-1.8x "
+                      "lower.")
+        add_sentence(doc, "The authors report caches 2.1 to 2.9 times smaller and a total "
+                          "fetch delay 1.6 to 1.8 times lower.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    for figure in ("2.1 to", "2.9 times", "1.6 to", "1.8 times"):
+        assert "mislabeled-figure" not in rules_at(result, doc, figure), result.findings
+
+
+def test_two_figures_set_against_each_other_are_no_swapped_list(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_fact(doc, "The hosted service took 51 ms per token and 9,410 ms to the first token.")
+        add_sentence(doc, "The hosted service took 9,410 ms to the first token, though its "
+                          "51 ms per token was the best of the field.")
+    _, result = verify_mutant(tmp_path, mutate)
+    assert swaps(result) == [], result.findings

@@ -43,6 +43,9 @@ _SAY_RE = re.compile(
 _ATTACH_RE = re.compile(
     r"\b(?:never|do\s+not|don't)\s+(?:attach|give|assign|put|add)\s+(?:a|any)\s+"
     r"(?:number|figure|value|multiple|percentage|multiplier)\s+to\s+(?P<x>[^;.]+)", re.IGNORECASE)
+_NAME_AS_RE = re.compile(
+    r"\b(?:never|do\s+not|don't)\s+(?:name|cite|give|use|treat|present)\s+(?P<y>[^;.]+?)\s+as\s+"
+    r"(?:its|their|the)\s+baseline", re.IGNORECASE)
 _DOES_NOT_RE = re.compile(
     r"^\s*(?P<subject>[A-Z][^;.]*?)\s+(?:does|do|did)\s+not\s+(?P<claims>[^;.]+)")
 _AGAINST_RE = re.compile(
@@ -56,6 +59,11 @@ _QUANTIFIERS = _DETERMINERS | {"both", "all", "each", "either", "neither", "ever
 _OTHER_WORK_RE = re.compile(r"\b(?:paper|post|blog|abstract|review|study|README|evaluation|"
                             r"report|article|preprint|talk|slides)\b", re.IGNORECASE)
 _COPULA_CLAIM_RE = re.compile(r"\s*([A-Z][\w-]*)\s+(?:is|are|was|were)\s+(.+)")
+_DOC_SUBJECT_RE = re.compile(r"\b(?:post|paper|README|abstract|blog|page|document|table|"
+                             r"source|article|report|review|FAQ|docs|documentation)s?$",
+                             re.IGNORECASE)
+_REPORTING_RE = re.compile(r"\s*(?:state|say|give|list|report|name|mention|describe|show|"
+                           r"document|specify|disclose)\b", re.IGNORECASE)
 _CAUSATIVE = frozenset({"let", "lets", "make", "makes", "help", "helps", "allow", "allows"})
 _AUXILIARY = frozenset({"can", "could", "will", "would", "now", "also", "still", "ever",
                         "really", "actually"})
@@ -126,7 +134,9 @@ def denials(text: str) -> list[Denial]:
         claim = m.group("claim")
         found = _claim(_CONJUNCT_RE.split(claim), _values(claim))
         out += [found] if found else []
-    if denied := _DOES_NOT_RE.match(text):
+    denied = _DOES_NOT_RE.match(text)
+    if denied and not _DOC_SUBJECT_RE.search(denied.group("subject")) and not _REPORTING_RE.match(
+            denied.group("claims")):  # "The post does not state ...": about the source
         for part in _CONJUNCT_RE.split(denied.group("claims")):
             found = _claim([part], _values(part))
             out += [found] if found else []
@@ -138,6 +148,13 @@ def denials(text: str) -> list[Denial]:
             "claim", "claims", "that")]
         if owner and objects:
             out.append(Denial("no_figure", [], objects, [], [], owner))
+    if named := _NAME_AS_RE.search(text):  # "do not name X or Y as its baseline"
+        items = [y for y in re.split(r",\s*(?:or\s+)?|\s+or\s+", named.group("y"))
+                 if y.strip() and not _GENERIC.match(y)]
+        names = [" ".join(_content(y)) for y in items]
+        if any(names):
+            out.append(Denial("baseline", [], [], [n for n in names if n],
+                              _result_values(text.split(";")[0])))
     if against := _AGAINST_RE.search(text):
         items = [y for y in re.split(r",\s*(?:or\s+)?|\s+or\s+", against.group("y"))
                  if y.strip() and not _GENERIC.match(y)]
@@ -192,8 +209,9 @@ def _makes_claim(denial: Denial, sentence: Span, figures: list[TracedFigure]
 def _compares(denial: Denial, sentence: Span, figures: list[TracedFigure]
               ) -> tuple[int, int] | None:
     results = [t for t in figures if t.figure.kind in (FigureKind.multiplier, FigureKind.percent)]
-    if denial.values:
-        results = [t for t in results if _owns(denial.values, t)]
+    if denial.values:  # a range's ends too: "29 to 69%" is written as two figures
+        ends = denial.values + [(v,) for vs in denial.values if len(vs) > 1 for v in vs]
+        results = [t for t in results if _owns(ends, t)]
     if not results:
         return None
     for start, end, _term in _live(find_lemmas(sentence.text, denial.names, sentence.start),

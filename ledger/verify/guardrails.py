@@ -32,11 +32,11 @@ from ..models import (
     GuardrailRule,
     SeparateExperimentsRule,
 )
-from ..quantities import parse_unit
+from ..quantities import metric_quantity, parse_unit
 from ..report import Finding, Severity
 from .denials import check_denial, denials
 from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
-from .meaning import _same_word, check_prose_rule, find_lemmas, prose_rule
+from .meaning import _NEGATED_BEFORE, _same_word, check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
@@ -50,7 +50,7 @@ _LABEL_RE = re.compile(
 #: "Do not merge A and B [into one claim | as one result] [or present ...]": B ends where the
 #: joining phrase or the next instruction starts.
 _CONFLATE_RE = re.compile(
-    r"^\s*Do not (?:conflate|mix|merge|combine|join|add|sum) (?P<a>.+?) (?:with|and|to) "
+    r"^\s*Do not (?:conflate|mix|merge|combine) (?P<a>.+?) (?:with|and|to) "
     r"(?P<b>.+?)(?=\s+(?:into|as\s+(?:one|a\s+single)|together)\b|,?\s+(?:or|and|nor)\s+"
     r"(?:do\s+not\s+|never\s+)?(?:present|describe|call|label|treat|report|add|sum|credit|"
     r"attribute|state|say|write)\b|\s*[;.,]|\s*$)",
@@ -64,6 +64,8 @@ _DISTINCT_RE = re.compile(r"^\s*(?P<items>.+?)\s+are\s+(?:distinct|different|sep
 _LIST_SPLIT_RE = re.compile(r",(?!\s*\d)\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+")
 _STOPWORDS = {"the", "a", "an", "of", "experiment", "experiments", "run", "runs", "test",
               "tests", "result", "results", "benchmark", "its", "their", "this", "that"}
+#: how far back a date without its own name looks for the document it dates
+_CONTEXT_CHARS = 400
 _CONJUNCTION_RE = re.compile(r"\b(?:and|or|but|while|whereas)\b|[;:]", re.IGNORECASE)
 _TODAY_RE = re.compile(r"\b(?:today'?s?|current|this)\b", re.IGNORECASE)
 
@@ -236,6 +238,8 @@ def _labelled(rule: ForbiddenLabelRule, article: Article, t: TracedFigure, span:
     for start, end, term in find_lemmas(span.text, rule.forbidden, span.start):
         if _names_another_metric(article, rule, t, term, span.text):
             continue  # "67% lower model cost": the figure's other metric, named rightly
+        if _NEGATED_BEFORE.search(body[span.start:start]):
+            continue  # "the 5x is not a throughput result" keeps the guardrail
         # the forbidden word itself is sure; a synonym of it is read, not sure: a warning
         exact = any(_same_word(body[start:end], t) for t in rule.forbidden)
         if own is not None and own[0] <= start and end <= own[1]:
@@ -310,10 +314,26 @@ def _nearest_figure(start: int, end: int, figures: list[Figure], fig: Figure | N
     return min(figures, key=distance, default=None)
 
 
+def _typed_experiment(article: Article, spec: ExperimentSpec) -> Experiment:
+    """The experiment of a join guardrail, each value typed by the reported metric that states
+    it (a metric of the experiment of that name first), so that a "15%" is not the paper's
+    "15x"; a value no metric states stays untyped."""
+    scope = article.benchmark_scope
+    metrics = scope.reported_metrics if scope else {}
+    specs = (scope.metric_specs or {}) if scope else {}
+    values = [Decimal(str(v)) for v in spec.values]
+    kinds = []
+    for value in values:
+        named = sorted((name for name, v in metrics.items() if Decimal(str(v)) == value),
+                       key=lambda n: (specs[n].experiment != spec.name) if n in specs else True)
+        kinds.append(metric_quantity(named[0], specs[named[0]].kind if named[0] in specs
+                                     else None) if named else None)
+    return Experiment(spec.name, values, list(spec.terms), kinds)
+
+
 def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[TracedFigure],
               index: int) -> list[Finding]:
-    experiments = [Experiment(e.name, [Decimal(str(v)) for v in e.values], list(e.terms))
-                   for e in rule.experiments]
+    experiments = [_typed_experiment(article, e) for e in rule.experiments]
     return [
         _violation(article, start, end, index,
                    f"this sentence joins the {second.name!r} experiment to the {first.name!r} "
@@ -362,6 +382,12 @@ def _distinct(rule: DistinctDatesRule, article: Article, index: int) -> list[Fin
         if len(labels) != 1 or sentence is None:
             continue
         hits = find_terms(sentence.text, [t for _, t in all_terms], sentence.start)
+        context = ""
+        if not hits:  # "The release post, dated ...": the last one named before it
+            window = max(0, sentence.start - _CONTEXT_CHARS)
+            hits = find_terms(article.body[window:sentence.start], [t for _, t in all_terms],
+                              window)[-1:]
+            context = " (named in the text before this sentence; the checker cannot be sure)"
         if not hits:
             continue
         term = min(hits, key=lambda h: max(h[0] - fig.end, fig.start - h[1], 0))[2]
@@ -370,7 +396,8 @@ def _distinct(rule: DistinctDatesRule, article: Article, index: int) -> list[Fin
             findings.append(_violation(
                 article, fig.start, fig.end, index,
                 f"{fig.text!r} is the date of the {labels[0]!r} but is given to the "
-                f"{' / '.join(sorted(owners))!r}"))
+                f"{' / '.join(sorted(owners))!r}{context}",
+                Severity.warning if context else Severity.error))
     return findings
 
 
@@ -409,6 +436,9 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
     findings = []
     for index, correction, rule in guardrail_rules(article):
         prose = prose_rule(correction.text) if correction.rule is None else None
+        if isinstance(rule, ForbiddenLabelRule) and all(
+                len(label.split()) <= 2 for label in rule.forbidden):
+            prose = None  # "do not describe the 100 as GPU memory": the label read exactly
         denied = denials(correction.text) if correction.rule is None else []
         if prose is not None or denied:  # read by meaning too, beside any phrasing read exactly
             found = _apply(rule, article, traced, index) if rule is not None else []

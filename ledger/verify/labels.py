@@ -15,7 +15,9 @@
   reproduced) sits in a paragraph with no attribution, read by the grammar of
   :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
   "according to", the article's publishers, authors and ``reported_by``). A secondary report of
-  an author's figure counts as author-reported evidence too: its teller must be named. In a
+  an author's figure counts as author-reported evidence too: its teller must be named; so does
+  documentation repeating an author-reported result (a multiplier, rate or percentage), while a
+  count or size that documentation states is a design parameter. In a
   paragraph that credits its figures, a sentence that states an author's figure in the desk's
   own voice as what the product does, in the present tense ("the gateway lifts hit rates from
   about 25%"), and credits no one is a warning; not when the clause is what someone reports
@@ -215,21 +217,37 @@ def _gap(a_start: int, a_end: int, b_start: int, b_end: int) -> int:
 
 
 def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure],
-               whole: tuple[int, int]) -> list[Hit]:
+               whole: tuple[int, int], body: str) -> list[Hit]:
     """The words that describe ``figure``: those nearer to it than to any other figure of the
     clause; when none are, those of the other end of its range (``whole``: "time to first token
     cut by 2.2 to 3.3 times": 3.3 too is time to first token); else the word nearest to it
-    (ties: the word after the figure)."""
+    (ties: the word after the figure). A word after an "and" that follows a figure belongs to
+    the figures after it ("3.5 times smaller and a total delay 3.2 times lower": delay is 3.2's),
+    when there are any."""
+    def candidates(hit: Hit) -> list[Figure]:
+        later = [f for f in figures if f.start >= hit[1]]
+        if not later:
+            return figures
+        return [f for f in figures if f.start >= hit[1]
+                or not _AND_RE.search(body, f.end, hit[0])] or figures
+
     def nearest_figure(hit: Hit) -> Figure:
-        return min(figures, key=lambda f: (_gap(hit[0], hit[1], f.start, f.end), f.start))
+        return min(candidates(hit),
+                   key=lambda f: (_gap(hit[0], hit[1], f.start, f.end), f.start))
     own = [h for h in hits if nearest_figure(h) is figure]
     if own:
         return own
     ranged = [h for h in hits if whole[0] <= nearest_figure(h).start < whole[1]]
     if ranged:
         return ranged
-    return [min(hits, key=lambda h: (_gap(h[0], h[1], whole[0], whole[1]),
-                                     0 if h[0] >= whole[1] else 1))]
+    reachable = [h for h in hits if any(whole[0] <= f.start < whole[1] for f in candidates(h))]
+    if not reachable:
+        return []
+    return [min(reachable, key=lambda h: (_gap(h[0], h[1], whole[0], whole[1]),
+                                          0 if h[0] >= whole[1] else 1))]
+
+
+_AND_RE = re.compile(r"\band\b")
 
 
 #: What joins the two ends of one range: "2.2 to 3.3 times", "14x-24x", "from 30 through 40".
@@ -483,6 +501,69 @@ def _wrong_tag(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return findings
 
 
+def _label_names(article: Article, metric: str) -> set[str]:
+    """The names in a metric's spec label ("tokens TGI handles on one L4": tgi, l4)."""
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    return _tag_names(spec.label) if spec is not None else set()
+
+
+def _experiment_of(article: Article, metric: str) -> str | None:
+    spec = ((article.benchmark_scope.metric_specs or {}).get(metric)
+            if article.benchmark_scope else None)
+    return spec.experiment if spec is not None else None
+
+
+_CONNECTIVE_RE = re.compile(r"\b(?:and|but|where|while|whereas|against)\b", re.IGNORECASE)
+
+
+def _wrong_subject(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``mislabeled-figure`` when the clause names, before a figure, only a system that is in
+    the label of a parallel metric (same experiment) and not the system of the figure's own
+    label: "TGI handled 10k tokens where vLLM managed about 30k" when the sources give TGI 30k
+    and vLLM 10k. A figure whose own label names no system is never flagged this way."""
+    scope = article.benchmark_scope
+    if scope is None:
+        return []
+    shared = _tag_names(" ".join(filter(None, (scope.model, scope.hardware, scope.workload,
+                                                scope.topology))))
+    spans = clauses(article.body)
+    previous: dict[int, int] = {}
+    findings = []
+    for t in sorted(traced, key=lambda t: t.figure.start):
+        clause = enclosing(spans, t.figure.start, t.figure.end)
+        if clause is None or t.figure.kind is FigureKind.date:
+            continue
+        after = previous.get(clause.start)
+        previous[clause.start] = t.figure.end
+        window = article.body[after if after is not None else clause.start:t.figure.start]
+        if after is not None:  # after another figure: only what follows a connective is ours
+            cut = list(_CONNECTIVE_RE.finditer(window))
+            window = window[cut[-1].end():] if cut else ""
+        if len(t.metrics) != 1:
+            continue
+        names = _tag_names(window) - shared
+        (own,) = t.metrics
+        own_names = _label_names(article, own) - shared
+        if not names or not own_names or names & own_names:
+            continue
+        parallel = [m for m in scope.reported_metrics if m != own
+                    and _experiment_of(article, m) == _experiment_of(article, own)
+                    and names & _label_names(article, m) and not own_names
+                    & _label_names(article, m)]
+        if parallel:
+            sure = _surely_traced(article, t)
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end,
+                Severity.error if sure else Severity.warning, "mislabeled-figure",
+                f"{t.figure.text!r} is credited here to {', '.join(sorted(names))}, the system "
+                f"of {', '.join(sorted(parallel))}, but it traces to {own}, which is "
+                f"{', '.join(sorted(own_names))}'s" + ("" if sure else
+                " (a bare number: the checker cannot be sure it is that metric)"),
+                trace=tried(t)))
+    return findings
+
+
 #: A parameter named right before its value: "a residual length of 128", "group size of 64".
 _NAMED_BEFORE_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+){1,3})of\s+(?:about\s+|roughly\s+|"
                               r"around\s+|up\s+to\s+|~)?$")
@@ -557,22 +638,26 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     by_clause = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
                          lambda f: (f.start, f.end))
     findings = []
+    per_clause: dict[int, tuple[list[Hit], dict[int, tuple[int, int]]]] = {}
     for t in traced:
         own = _families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
         if not own or clause is None or _self_labelled(t) or not _surely_traced(article, t):
             continue
         neighbours = by_clause.get(clause.start, [])
-        hits = [h for h in find_terms(clause.text, all_terms, clause.start)
+        if clause.start not in per_clause:  # the clause's words and ranges, read once
+            per_clause[clause.start] = (find_terms(clause.text, all_terms, clause.start),
+                                        _range_spans(article.body, neighbours))
+        terms, ranges = per_clause[clause.start]
+        hits = [h for h in terms
                 if not _noun_of_another(h, t.figure, neighbours, article.body)
                 and article.body[h[0]:h[1]].lower() != "means"]  # "a 36% saving means ..."
         if not hits:
             continue
-        ranges = _range_spans(article.body, neighbours)
         head = _head_label(article.body, ranges[t.figure.start], hits)
         labels = [(term, {f for f, words in vocab.items() if term in words})
                   for _, _, term in ([head] if head is not None else _labels_of(
-                      t.figure, hits, neighbours, ranges[t.figure.start]))]
+                      t.figure, hits, neighbours, ranges[t.figure.start], article.body))]
         if any(named & own or _fits_own(article, term, t)
                or _BROADER.get(term.lower(), frozenset()) & own for term, named in labels):
             continue
@@ -604,14 +689,24 @@ def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
     """Every trace to a source's evidence is someone's report that needs its owner named: an
     author-reported fact, metric or scope, or a secondary report of it (a third party's
     account needs its teller named as much). The desk's own inferences that restate the figure
-    are set aside. A figure that the same publisher's documentation also states is not counted:
-    documentation states design parameters, which need no credit."""
+    are set aside. A count or size that documentation also states is not counted (a design
+    parameter needs no credit), but a result (a multiplier, a rate, a percentage) that an
+    author-reported fact states still needs its owner when documentation repeats it (a
+    vendor's index restating its README's 6.6 TiB/s)."""
     sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
     if not any(tr.author_reported for tr in sourced):
         return False
-    secondary = {f.id for f in article.facts
-                 if f.evidence_type is EvidenceType.secondary_reporting}
-    return all(tr.author_reported or tr.fact_id in secondary for tr in sourced)
+    kinds = {f.id: f.evidence_type for f in article.facts}
+    allowed = {EvidenceType.secondary_reporting}
+    if t.quantity is not None and t.quantity.kind in _RESULT_KINDS and any(
+            tr.author_reported and tr.origin == "fact" for tr in sourced):
+        allowed |= _DOCUMENTATION
+    return all(tr.author_reported or kinds.get(tr.fact_id or "") in allowed for tr in sourced)
+
+
+_RESULT_KINDS = frozenset({Kind.multiplier, Kind.rate, Kind.percent})
+_DOCUMENTATION = frozenset({EvidenceType.primary_documentation,
+                            EvidenceType.dated_primary_research})
 
 
 def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
@@ -715,6 +810,8 @@ _RESULT_VERBS = (
 _RESULT_CLAIM_RE = re.compile(
     r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
     r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
+    # a second verb of the same subject: "Widget fine-tunes the heads and reaches 2x"
+    r"(?:(?:[\w-]+\s+){1,8}?and\s+)?"
     rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
@@ -861,11 +958,14 @@ def _sentence_owners(article: Article, sentence: Span, experiments: list[Experim
             continue  # "pages of 64KB, 128KB and 2MB": a list of values of mixed owners
         marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
-        for exp in experiments:
-            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start):
-                if not _verb_use(article.body, start, end, term):
-                    marks.append((start, end, exp))
+        marks += _term_marks(article, sentence, experiments)
     return sorted(marks, key=lambda m: m[0])
+
+
+def _term_marks(article: Article, sentence: Span, experiments: list[Experiment]) -> list[Mark]:
+    return [(start, end, exp) for exp in experiments
+            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start)
+            if not _verb_use(article.body, start, end, term)]
 
 
 def _states(numbers: list[Figure], fig: Figure) -> bool:
@@ -1054,8 +1154,14 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     for sentence in sentences(article.body):
         if sentence.start in skip or SEPARATION_RE.search(sentence.text):
             continue
-        marks = _sentence_owners(article, sentence, experiments, use_terms)
-        figures = {(s, e) for s, e, _ in _sentence_owners(article, sentence, experiments, False)}
+        placed = _sentence_owners(article, sentence, experiments, False)
+        if not placed:
+            continue  # at least one side of a join is a figure
+        marks = sorted(placed + _term_marks(article, sentence, experiments), key=lambda m: m[0]
+                       ) if use_terms else placed
+        if len({id(m[2]) for m in marks}) < 2:
+            continue
+        figures = {(s, e) for s, e, _ in placed}
         written = {(sentence.start + f.start, sentence.start + f.end): f
                    for f in extract_figures(sentence.text)}
         enumerated = _enumerations(sentence.text, sentence.start)
@@ -1132,6 +1238,6 @@ def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body."""
     return (_mislabeled(article, traced) + _wrong_statistic(article, traced)
             + _wrong_baseline(article, traced) + _wrong_parameter(article, traced)
-            + _wrong_tag(article, traced)
+            + _wrong_tag(article, traced) + _wrong_subject(article, traced)
             + _unattributed(article, traced)
             + _desk_claims(article, traced) + _conflated(article, traced))

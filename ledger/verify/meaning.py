@@ -27,7 +27,7 @@ from functools import lru_cache
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
-from .prose import Span, group_in, sentences
+from .prose import Span, clauses, enclosing, group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -226,7 +226,7 @@ def _pronoun_subject(text: str) -> list[str]:
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
-        x, y = m.group("x"), re.split(r"\bor\s+to\b|,", m.group("y"))
+        x, y = m.group("x"), re.split(r"\bor\s+(?:to\s+)?|,", m.group("y"))
         if not _content(x):  # "do not attribute it to the GTC or CoreWeave posts": each name
             first = re.split(r",\s*and\b|\band\s+do\s+not\b", m.group("y"))[0]
             y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
@@ -246,6 +246,8 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
+        if [w.lower() for w in forbidden] == ["baseline"]:
+            return None  # "do not name X as its baseline": a baseline (.denials)
         subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
                                      else _content(x))  # "them": the head's subject
         rule = ProseRule("present_as", values, subject, forbidden)
@@ -287,6 +289,21 @@ def _distinct_terms(hits: list[tuple[int, int, str]]) -> int:
         if start not in places and term not in places.values():
             places[start] = term
     return len(places)
+
+
+def _compounds(words: list[str], kept: list[str], text: str) -> list[str]:
+    """A kept modifier whose head noun was set aside as allowed stays with it: "describe it as
+    GPU memory; it sets host memory" forbids "GPU memory", not every "GPU"."""
+    out = []
+    for w in kept:
+        i = words.index(w) if w in words else -1
+        head = words[i + 1] if 0 <= i < len(words) - 1 else None
+        phrase = f"{w} {head}" if head else ""
+        if head and head not in kept and re.search(re.escape(phrase), text, re.IGNORECASE):
+            out.append(phrase)
+        else:
+            out.append(w)
+    return out
 
 
 def _allowed_part(text: str) -> str:
@@ -354,20 +371,30 @@ def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
     """The guardrail's figures in sentence ``n``; when it has none and refers back with a
     pronoun ("so the desk reports it as ..."), those of the sentence before, same paragraph."""
     sentence = spans[n]
-    own = [t for t in by_sentence.get(sentence.start, []) if _owns(rule.values, t)]
+    ends = rule.values + [(v,) for vs in rule.values if len(vs) > 1 for v in vs]
+    own = [t for t in by_sentence.get(sentence.start, []) if _owns(ends, t)]
     if own or n == 0 or not _REFERS_BACK.search(sentence.text):
         return own
     before = spans[n - 1]
     if "\n" in body[before.end:sentence.start]:
         return own  # another paragraph
-    return [t for t in by_sentence.get(before.start, []) if _owns(rule.values, t)]
+    return [t for t in by_sentence.get(before.start, []) if _owns(ends, t)]
+
+
+def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int, str]]:
+    """The hits of the clause with the most different terms (the first such clause)."""
+    groups: dict[int, list[tuple[int, int, str]]] = {}
+    for h in hits:
+        span = enclosing(clauses(body), h[0], h[1])
+        groups.setdefault(span.start if span else h[0], []).append(h)
+    return max(groups.values(), key=lambda g: (_distinct_terms(g), -g[0][0]))
 
 
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
                      index: int) -> list[Finding]:
     """Warnings where a sentence breaks a guardrail read from prose."""
     text = article.corrections[index].text
-    forbidden = _distinctive(rule, text, article)
+    forbidden = _compounds(rule.forbidden, _distinctive(rule, text, article), text)
     if rule.values:  # what the protected figure is, by its metric, is not what is forbidden
         what = _metric_words(article, [t for t in traced if _owns(rule.values, t)])
         forbidden = [t for t in forbidden if not _same_word(what, t)] or forbidden
@@ -377,6 +404,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
              and not _same_word(_allowed_part(text), t)]
     # a status word ("current", "latest") is what a status guardrail forbids: it must be said
     timely = [t for t in forbidden if any(t.lower() in g for g in SYNONYMS if "current" in g)]
+    # the model and hardware names among alternatives ("on A100 or other GPUs"): each alone
+    alternatives = {t for t in forbidden if re.search(r"\bor\b", text)
+                    and any(c.isdigit() for c in t)}  # a model or hardware name: "A100"
     universal = any(_UNIVERSAL_RE.fullmatch(t) for t in forbidden) and not re.search(
         r"\bor\s+as\b", text)  # "as X or as Y in general": the generality is one alternative
     if universal:  # any universal word breaks it, not only the guardrail's own
@@ -393,6 +423,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # one word suffices for a credit, a "not a ..." list, or a label of one or two words
         needed = 1 if (rule.kind == "credit_to" or rule.any_term
                        or len(rule.forbidden) <= 2) else min(2, len(forbidden) + len(topic))
+        if alternatives and any(h[2] in alternatives for h in hits):
+            needed = 1  # "as holding on A100 or other GPUs": a named alternative alone
         if not hits or _distinct_terms(hits) < needed or all(h[2] in topic for h in hits):
             continue
         if timely and not any(h[2] in timely for h in hits):
@@ -427,10 +459,12 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # on the figure it protects; without one, on the whole sentence that breaks it
         if figures and not sentence.contains(figures[0].figure.start, figures[0].figure.end):
             start, end = hits[0][0], hits[-1][1]  # it refers back: the words that break it
-        elif figures:  # from the protected figure to the nearest word that breaks the guardrail
-            near = min(figures, key=lambda t: abs(t.figure.start - hits[0][0]))
-            word = min(hits, key=lambda h: abs(h[0] - near.figure.start))
-            start, end = min(near.figure.start, word[0]), max(near.figure.end, word[1])
+        elif figures:  # from the protected figure to the words that break the guardrail:
+            # those of the clause that holds most of them
+            group = _densest(hits, article.body)
+            near = min(figures, key=lambda t: abs(t.figure.start - group[0][0]))
+            start = min(near.figure.start, group[0][0])
+            end = max(near.figure.end, group[-1][1])
         else:
             start, end = sentence.start, sentence.end
         findings.append(body_span(

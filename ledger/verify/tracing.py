@@ -50,6 +50,7 @@ from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
 from .restated import Restatement, restatements
+from .scope import per_article
 from .text import body_span
 
 __all__ = [
@@ -293,6 +294,7 @@ def _add_dates(index: EvidenceIndex, article: Article) -> None:
         index.add_date(getattr(article, name), Trace("date", f"/{name}"))
 
 
+@per_article
 def build_index(article: Article) -> EvidenceIndex:
     """Every number and date the article states outside its body."""
     index = EvidenceIndex()
@@ -400,7 +402,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
             ((m.verdict is Verdict.unit and q.unit is not None) or (
                 m.verdict is Verdict.noun and q.noun_class is not None
                 and m.quantity is not None and m.quantity.noun_class is not None)
-             or (m.verdict is Verdict.modifier and moved))
+             or (m.verdict is Verdict.modifier and moved)
+             or (m.verdict is Verdict.noun and _moved_onto_hardware(q, m)))
             and m.trace.origin not in ("inference", "computation", "assumption"))
             or (_same_number_other_unit(m, value) and q.unit is not None)
             or (m.verdict is Verdict.converted and m.trace.origin not in _DESK_ORIGINS)
@@ -475,6 +478,24 @@ def tried(t: TracedFigure) -> list[dict[str, object]]:
     return [head, *matched, *(m.to_dict() for m in t.misses[:8])]
 
 
+_HARDWARE = frozenset({"gpu", "node"})
+#: Nouns a count of GPUs or nodes may stand for: "8-way tensor parallelism" is 8 GPUs.
+_PARALLEL_NOUNS = frozenset({"degree", "way", "parallelism", "tp", "pp", "ep", "dp", "rank",
+                             "shard", "concurrency", "size", "gpu", "node"})
+
+
+def _moved_onto_hardware(q: Quantity | None, m: Miss) -> bool:
+    """A count of GPUs or nodes whose number a reported metric gives as a count of some other
+    named thing ("7 T4 GPUs" where the metric counts 7 HELM sub-scenarios, "64 GPUs" for a
+    batch of 64): a count moved onto hardware, not a coincidence a bare number elsewhere
+    rescues. Not when the other thing may be the hardware itself (a parallel degree, a
+    replica or instance count)."""
+    return (q is not None and q.noun_class in _HARDWARE and m.trace.origin == "metric"
+            and m.quantity is not None and m.quantity.kind is Kind.count
+            and m.quantity.noun is not None and m.quantity.noun not in _PARALLEL_NOUNS
+            and m.quantity.noun_class not in (_HARDWARE | {"instance"}))
+
+
 def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
     """The evidence counts things of the figure's noun class, or the very noun ("8 pods" for
     "150 pods"), with some other value."""
@@ -521,6 +542,10 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                   f"difference of {_pct(gap.difference, ' percentage points')}, not a "
                   f"change of {f.text}{relative}")
     noun_miss = by_verdict.get(Verdict.noun)
+    moved_miss = next((m for m in t.misses if m.verdict is Verdict.noun
+                       and _moved_onto_hardware(q, m)), None)
+    if moved_miss is not None:
+        by_verdict[Verdict.modifier] = moved_miss  # "64 GPUs" for a batch of 64
     people = {"person", "author"}
     miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
     if noun_miss is not None and q is not None and _class_counted(q, index) and (
