@@ -250,6 +250,7 @@ class Quantity:
         return data
 
 
+@lru_cache(maxsize=8192)
 def lemma(word: str) -> str:
     """A crude singular lemma: ``GPUs`` -> ``gpu``, ``queries`` -> ``query``."""
     w = word.lower().strip("'")

@@ -20,6 +20,7 @@ from .dates import check_dates
 from .grounding import check_quotes
 from .integrity import check_integrity
 from .locate import locate_findings
+from .scope import article_scope
 from .units import check_inference_units, check_name_units
 
 __all__ = ["CHECKS", "MAX_BODY_CHARS", "Check", "expand_paths", "verify_article", "verify_file", "verify_paths"]
@@ -41,8 +42,9 @@ def verify_article(article: Article, extra_checks: Sequence[Check] = ()) -> list
     """Every finding for ``article``: the registered checks, then ``extra_checks`` (such as the
     check of measurements against a ledger database)."""
     findings: list[Finding] = []
-    for check in [*CHECKS, *extra_checks]:
-        findings.extend(check(article))
+    with article_scope():  # the checks share what they read from the article (scope.py)
+        for check in [*CHECKS, *extra_checks]:
+            findings.extend(check(article))
     return findings
 
 

@@ -22,6 +22,7 @@ from ..figures import FigureKind, extract_figures
 from ..models import Article
 from ..quantities import Kind, lemma, typed_figures
 from .prose import sentences
+from .scope import per_article
 
 __all__ = ["Interval", "relative_intervals"]
 
@@ -58,6 +59,7 @@ def _fits(new: object, before: object, later: bool, stated: float) -> bool:
     return (gap > 0) == later and abs(abs(gap) - stated) <= stated / 2
 
 
+@per_article
 def relative_intervals(article: Article) -> list[Interval]:
     """Each "N months later/earlier" of the body read against the dates around it."""
     out: list[Interval] = []

@@ -114,6 +114,13 @@ def _term_pattern(term: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+def _plain_letters(text: str) -> bool:
+    """Every letter of ``text`` is ASCII. Then a case-insensitive match of an ASCII term is
+    also a substring of ``text.lower()``: no character outside ASCII but a letter ("ſ", "K",
+    "İ") matches an ASCII one under ``re.IGNORECASE`` (checked over all of Unicode)."""
+    return text.isascii() or not any(c.isalpha() for c in text if c > "\x7f")
+
+
 def find_terms(text: str, terms: list[str], offset: int = 0) -> list[tuple[int, int, str]]:
     """Case-insensitive whole-word occurrences of ``terms`` (longest first, no overlaps).
 
@@ -122,7 +129,10 @@ def find_terms(text: str, terms: list[str], offset: int = 0) -> list[tuple[int, 
     """
     found: list[tuple[int, int, str]] = []
     taken = bytearray(len(text))
+    lowered = text.lower() if _plain_letters(text) else None
     for term in sorted(set(terms), key=len, reverse=True):
+        if lowered is not None and term.isascii() and term.lower() not in lowered:
+            continue  # cannot match (see _plain_letters); saves compiling its pattern
         for m in _term_pattern(term).finditer(text):
             if any(taken[m.start():m.end()]):
                 continue

@@ -50,6 +50,7 @@ from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
 from .restated import Restatement, restatements, value_key
+from .scope import per_article
 from .text import body_span
 
 __all__ = [
@@ -293,6 +294,7 @@ def _add_dates(index: EvidenceIndex, article: Article) -> None:
         index.add_date(getattr(article, name), Trace("date", f"/{name}"))
 
 
+@per_article
 def build_index(article: Article) -> EvidenceIndex:
     """Every number and date the article states outside its body."""
     index = EvidenceIndex()
