@@ -156,8 +156,8 @@ _MODEL_NAME_RE = re.compile(
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 #: A version, never a figure: three or more dotted parts ("2.5.9", "0.6.3.post1"), or any
 #: dotted number after "version" or "release" ("version 2.5").
-_VERSION_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*)?(?![\w.]*\d)"
-                         r"|(?<=\b[Vv]ersion )\d+(?:\.\d+)+|(?<=\b[Rr]elease )\d+(?:\.\d+)+")
+_VERSION_RE = re.compile(r"(?=\d)(?:(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*)?(?![\w.]*\d)"
+                         r"|(?<=\b[Vv]ersion )\d+(?:\.\d+)+|(?<=\b[Rr]elease )\d+(?:\.\d+)+)")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
     r"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?:[A-Za-z][\w.+-]*\d[\w.+-]*"

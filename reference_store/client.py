@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+import msgspec
 import numpy as np
 
 from reference_store.errors import (
@@ -836,7 +837,7 @@ class StoreClient:
 
     def stats(self) -> dict[str, Any]:
         """Nodes, this tenant's object count and bytes, quotas, evictions."""
-        stats = self._call_master(m.Stats(), m.StatsReply).model_dump()
+        stats: dict[str, Any] = msgspec.to_builtins(self._call_master(m.Stats(), m.StatsReply))
         if stats["nodes"] is None:  # the master names nodes in the open mode only
             del stats["nodes"]
         return stats

@@ -95,3 +95,21 @@ def test_desk_names_come_from_the_publisher() -> None:
     assert not desk_claims("PCT measured 3.8 times the throughput.", desk)
     assert not attributes("JDR reports 3.8 times the throughput.", desk=desk)
     assert attributes("PCT reports 3.8 times the throughput.", desk=desk)
+
+
+@pytest.mark.parametrize("text, claims", [
+    # a negative subject whose predicate is the desk's work
+    ("Neither of the two tallies is a PCT measurement.", False),
+    ("None of these timings came from PCT testing.", False),
+    ("Nothing in the table is a PCT benchmark.", False),
+    ("Both tallies are PCT measurements.", True),
+])
+def test_desk_claims_with_a_negative_subject(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text, DESK)) is claims
+
+
+def test_a_named_team_is_an_agent() -> None:
+    assert attributes("Widget's team published its own sweep. It ran on four hosts and "
+                      "ranked the disk tier last.")
+    assert attributes("The Gadget group reports 2x; Widget's lab measured 3x.")
+    assert not attributes("Widget's cache published to four hosts ranks the disk tier last.")

@@ -170,3 +170,77 @@ def test_a_talk_by_someone_may_be_what_the_source_reports(tmp_path: Path) -> Non
 def test_possessives_that_are_not_owners_of_the_citation(tmp_path: Path, opening: str) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S4_OPEN, opening))
     assert owner_findings(result, doc, "Intel") == [], result.findings
+
+
+def test_authorship_by_groups_and_opening_names() -> None:
+    found = authorships("The study, from nine authors including Jane Roe and Ian Poe, is long.")
+    assert [n for au in found for _, _, n in au.names] == ["Jane Roe", "Ian Poe"]
+    found = authorships("Gadget, from a ten-author group led by Ada Byron, with Ian Poe "
+                        "listed last, pages weights.")
+    assert [n for au in found for _, _, n in au.names] == ["Ada Byron"]
+    found = authorships("Jane Roe and Ian Poe frame caching as paging and report 2x.")
+    assert [n for au in found for _, _, n in au.names] == ["Jane Roe", "Ian Poe"]
+    # opening names with no verb of saying are not named as the work's authors
+    assert authorships("Jane Roe joined the Gadget project in 2024.") == []
+    assert authorships("The announcement by Ada Byron lists three backends.")[0].names
+
+
+@pytest.mark.parametrize(("opening", "person", "expected"), [
+    ("In a May 6, 2026 vLLM report, six authors including Yifan Qiao and Maria Lopez tested",
+     "Maria Lopez", ["warning"]),
+    ("In a May 6, 2026 vLLM report, a five-person team led by Maria Lopez tested",
+     "Maria Lopez", ["error"]),
+    ("In a May 6, 2026 vLLM report, a five-person team led by Yifan Qiao tested",
+     "Yifan Qiao", []),
+    ("Maria Lopez and Wei Chen describe a May 6, 2026 vLLM report in which the authors tested",
+     "Maria Lopez", ["error"]),
+    ("Yifan Qiao and Ao Shen describe a May 6, 2026 vLLM report in which the authors tested",
+     "Yifan Qiao", []),
+    ("The May 6, 2026 announcement by Maria Lopez says the authors tested", "Maria Lopez",
+     ["error"]),
+])
+def test_people_named_in_groups_and_as_subjects(tmp_path: Path, opening: str, person: str,
+                                               expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S4_OPEN, opening))
+    assert owner_findings(result, doc, person) == expected, result.findings
+
+
+@pytest.mark.parametrize(("opening", "owner", "expected"), [
+    # a named subject taking a position in the cited work
+    ("Intel argues that in a May 6, 2026 vLLM report the authors tested", "Intel", ["error"]),
+    ("vLLM argues that in a May 6, 2026 report the authors tested", "vLLM", []),
+    # a possessive before an evaluation or an example: the owner of that work
+    ("Intel's evaluation shows that in a May 6, 2026 vLLM report the authors tested", "Intel",
+     ["error"]),
+    ("Acme's evaluation shows that in a May 6, 2026 vLLM report the authors tested", "Acme", []),
+    ("Intel's agentic example shows that in a May 6, 2026 vLLM report the authors tested",
+     "Intel", ["error"]),
+])
+def test_stances_evaluations_and_examples(tmp_path: Path, opening: str, owner: str,
+                                          expected: list[str]) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["facts"].append({"id": "F99", "claim": "Acme, quoted in the post, reports a cache study.",
+                             "source_ids": ["S4"], "evidence_type": "primary_documentation"})
+        replace_body(doc, S4_OPEN, opening)
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert owner_findings(result, doc, owner) == expected, result.findings
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # a named document's possessive before a thing it holds: the source discusses it
+    ("A run of the Intel tutorial's kernel extends reuse beyond one instance.", []),
+    ("The Intel tutorial's figures say reuse extends beyond one instance.", ["error"]),
+])
+def test_named_document_as_a_modifier(tmp_path: Path, sentence: str,
+                                      expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    assert owner_findings(result, doc, "Intel") == expected, result.findings
+
+
+def test_possessives_and_documents_are_not_people_or_owners(tmp_path: Path) -> None:
+    # "Widget's Pager treats ...": a product, not two people opening the sentence
+    assert authorships("Gadget's Pager treats the cache as a store and reports 2x.") == []
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_OPEN, "The README's agentic example shows that in a May 6, 2026 vLLM report the "
+        "authors tested"))
+    assert owner_findings(result, doc, "README") == [], result.findings

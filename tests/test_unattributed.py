@@ -151,3 +151,62 @@ def test_documentation_repeating_an_authors_figure(tmp_path: Path, sentence: str
                      sentence + "\n\nReuse also has boundaries.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert unattributed(result, doc, figure) == expected, result.findings
+
+
+@pytest.mark.parametrize(("text", "product", "claimed"), [
+    # a second verb of the same subject states the figure as what the product does
+    ("Widget-2 trains the heads on a frozen model and reaches 2.4x the decode speed.",
+     "Widget-2 heads", True),
+    ("The baseline trains the heads on a frozen model and reaches 2.4x the decode speed.",
+     "Widget-2 heads", False),
+    ("The post says Widget-2 trains the heads on a frozen model and reaches 2.4x the speed.",
+     "Widget-2 heads", False),
+])
+def test_claim_by_a_second_verb(text: str, product: str, claimed: bool) -> None:
+    from ledger.figures import extract_figures
+    from ledger.verify.labels import _claimed_as_result
+
+    figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
+    assert _claimed_as_result(text, figure, product) is claimed
+
+
+@pytest.mark.parametrize(("names", "credits"), [
+    # the product's people report; the product acting is still the product
+    (("Widget-3 authors (arXiv)",), False),
+    (("the Widget-3 team",), False),
+    # a publisher whose name opens like the product's still reports
+    (("Widget-3 Labs Inc",), True),
+])
+def test_people_of_the_product_are_not_the_product(names: tuple[str, ...],
+                                                   credits: bool) -> None:
+    assert attributes("Widget-3 runs attention 1.8 times faster than before.", names,
+                      desk=DESK, product="Widget-3 attention kernels") is credits
+
+
+def test_reporting_partys_possessive_before_its_figure() -> None:
+    from ledger.verify.labels import _quoted_parties
+
+    assert _quoted_parties("Widget Labs (Ada Byron), quoting Acme AI and Beta Group; Widget "
+                           "team benchmark page") == [
+        "Widget Labs", "Widget", "Ada Byron", "Acme AI", "Acme", "Beta Group", "Beta"]
+    assert _quoted_parties("Widget-3 authors (arXiv); Gadget benchmark commit") == []
+    text = "The desk's arithmetic: Acme's hit rate rose by 40 percentage points, a doubling."
+    assert attributes(text, ("Acme",), desk=DESK)
+    # the product's possessive is not a party crediting its figure
+    assert not attributes(text.replace("Acme", "Widget"), ("Acme",), desk=DESK)
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    # the product by name before a past-tense verb of result states it as the product's
+    ("On two long tasks Gizmo delivered up to 4.5 times the throughput.", True),
+    # a narrated setting, or a noun subject in the past tense, is not a fresh claim
+    ("The first release ran at batch size 1, where Gizmo delivered about 1.8x the speed.",
+     False),
+    ("Transfers reached 4.5 times the old rate.", False),
+])
+def test_past_tense_claim_by_the_products_name(text: str, claimed: bool) -> None:
+    from ledger.figures import extract_figures
+    from ledger.verify.labels import _claimed_as_result
+
+    figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
+    assert _claimed_as_result(text, figure, "Gizmo radix cache") is claimed

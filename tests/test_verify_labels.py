@@ -510,3 +510,33 @@ def test_a_count_moved_onto_hardware(tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
         d, "The authors spread the model over 6 GPUs.")))
     assert "mislabeled-figure" not in rules_at(result, doc, "6 GPUs"), result.findings
+
+
+def test_a_word_after_and_labels_the_figures_after_it(tmp_path: Path) -> None:
+    """"... 2.1 to 2.9 times smaller and a fetch delay 1.6 to 1.8 times lower": the delay is
+    the second range's, not the first's."""
+    def mutate(doc: Doc) -> None:
+        add_metric(doc, "size_cut_low_x", 2.1, "cache size reduction, low end", ["size"],
+                   "multiplier")
+        add_metric(doc, "size_cut_high_x", 2.9, "cache size reduction, high end", ["size"],
+                   "multiplier")
+        add_metric(doc, "delay_cut_low_x", 1.6, "fetch delay reduction, low end", ["delay"],
+                   "multiplier")
+        add_metric(doc, "delay_cut_high_x", 1.8, "fetch delay reduction, high end",
+                   ["delay"], "multiplier")
+        add_fact(doc, "The authors report caches 2.1-2.9x smaller and fetch delay 1.6-1.8x "
+                      "lower.")
+        add_sentence(doc, "The authors report caches 2.1 to 2.9 times smaller and a total "
+                          "fetch delay 1.6 to 1.8 times lower.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    for figure in ("2.1 to", "2.9 times", "1.6 to", "1.8 times"):
+        assert "mislabeled-figure" not in rules_at(result, doc, figure), result.findings
+
+
+def test_two_figures_set_against_each_other_are_no_swapped_list(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        add_fact(doc, "The hosted service took 51 ms per token and 9,410 ms to the first token.")
+        add_sentence(doc, "The hosted service took 9,410 ms to the first token, though its "
+                          "51 ms per token was the best of the field.")
+    _, result = verify_mutant(tmp_path, mutate)
+    assert swaps(result) == [], result.findings

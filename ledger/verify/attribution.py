@@ -97,7 +97,7 @@ _PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colle
 _GROUP = r"(?:authors|maintainers|developers|engineers|researchers|operators|co-?authors)"
 #: "They", "the authors", "the paper's authors", "Splitwise's own researchers".
 _PLURAL_AGENT = (rf"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
-                 rf"{_GROUP}|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?{_GROUP})")
+                 rf"{_GROUP}|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?(?:{_GROUP}|team|group|lab))")
 #: Verbs that only a communicator does: "it reports" has a source for its subject, while "it
 #: reaches" may be the product.
 _SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wrote|notes|noted|"
@@ -208,7 +208,11 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"{_DESK_SETTING}")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
-                         rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b",
+                         rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
+                         # a negative subject whose predicate is the desk's work: "Neither set
+                         # of figures is a PCT measurement", "None of these came from our lab"
+                         rf"|\b(?:neither|none|nothing)\b[^.;:]{{0,60}}?\b(?:is|are|was|were|"
+                         rf"comes?|came)\s+(?:from\s+)?(?:an?\s+|the\s+)?{d}",
                          re.IGNORECASE)
     return claim, negated
 
@@ -236,7 +240,10 @@ def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(
         rf"\b(?:{alternation}){_GAP}\s+(?:{_VERB_INFLECTED})\b"
         rf"|\b(?:{alternation})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?{_PRODUCT}\b"
-        rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b")
+        rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b"
+        # a reporting party's possessive before its figure: "Acme's hit rate rose by 40 points"
+        rf"|\b(?:{alternation})(?:'s|’s)\s+(?:[a-zA-Z][\w-]*\s+){{0,4}}?"
+        rf"(?:by\s+|to\s+|of\s+|at\s+|from\s+)?(?:about\s+|up\s+to\s+|nearly\s+)?\d")
 
 
 #: Verbs that a product does as readily as a reporter: "Widget reaches 2x" is a claim about the
@@ -262,9 +269,15 @@ def _product_acts(match: str, stems: set[str], names: tuple[str, ...] = ()) -> b
                         for w in agent):
         return False  # "Widget's developers ran": people, not the product
     first = re.sub(r"[^a-z0-9]", "", agent[0].lower())
-    if any(re.sub(r"[^a-z0-9]", "", n.split()[0].lower()) == first for n in names if n):
+    if any(re.sub(r"[^a-z0-9]", "", n.split()[0].lower()) == first
+           and not _PEOPLE_OF_RE.match(n) for n in names if n):
         return False
     return first[:5] in stems
+
+
+#: A name for the people of a product ("Widget authors (arXiv)", "the Widget team"): they
+#: report, but the product named first is still the product when it acts.
+_PEOPLE_OF_RE = re.compile(rf"\S+\s+(?:{_GROUP}|team|group|lab|contributors)\b")
 
 
 def _is_desk(agent: str, desk: tuple[str, ...]) -> bool:

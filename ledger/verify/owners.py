@@ -69,9 +69,16 @@ _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|p
 _PRODUCT = (r"(?:package|library|framework|toolkit|tool|implementation|codebase|plugin|"
             r"extension|fork|port|SDK|CLI|connector|integration)")
 #: After a possessive only: "AWS's design document" has an owner, "the EFA document" a topic.
-_OWNED_DOC = rf"(?:{_DOC}|document|preprint)"
+_OWNED_DOC = rf"(?:{_DOC}|document|preprint|examples?|recipes?|notebooks?|samples?)"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
-           r"report|study|analysis)")
+           r"report|study|analysis|evaluations?|experiments?|comparisons?|trials?)")
+#: Verbs by which a named subject takes a position in the cited work ("Acme argues that ...").
+_STANCE = ("argues", "argued", "contends", "contended", "concludes", "concluded", "proposes",
+           "proposed", "warns", "warned", "recommends", "recommended", "insists", "insisted",
+           "maintains", "stresses", "acknowledges", "acknowledged", "admits", "admitted",
+           "concedes", "conceded", "predicts", "predicted", "cautions", "cautioned", "asserts",
+           "asserted", "emphasises", "emphasizes", "emphasised", "emphasized", "suggests",
+           "suggested")
 _SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
                    "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
                    "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
@@ -80,7 +87,8 @@ _NAME = (rf"(?P<name>{_NOT_SKIP}(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]
          r"(?:\s+[A-Z][\w.&+-]*){0,2})")
 
 _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:-1] + "ed")
-                     if f != v} | {"says", "said", "found", "wrote", "shows", "showed"},
+                     if f != v} | {"says", "said", "found", "wrote", "shows", "showed",
+                                   *_STANCE},
                     key=len, reverse=True)
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
@@ -106,6 +114,10 @@ _PATTERNS = [
     # the subject, a parenthetical, then the reporting verb: "NVIDIA, citing a test, reports"
     ("result", re.compile(rf"^\s*{_NAME},\s+[^,\[]{{1,80}},\s+(?:{'|'.join(_INFLECTED)})\b")),
 ]
+#: A named document's possessive before what is not a document or a result: the document is
+#: where a thing comes from ("the Widget tutorial's kernel"), not whose citation this is.
+_MODIFIER_RE = re.compile(rf"(?:'s|’s)\s+(?!(?:[\w.-]+\s+){{0,2}}?(?:{_RESULT}|{_OWNED_DOC})\b)")
+_OWNED_DOC_RE = re.compile(_OWNED_DOC, re.IGNORECASE)
 _CITE_RE = re.compile(r"\[(S\d+)\]")
 #: A group of markers cites together: "[S3] [S4]", "[S3][S4]", "[S3], [S4]".
 _RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
@@ -129,6 +141,10 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             taken.add(m.start("name"))
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
+            if _OWNED_DOC_RE.fullmatch(name):
+                continue  # "the README's example": a document's own part, not an owner
+            if construction == "named" and _MODIFIER_RE.match(sentence, m.end()):
+                continue  # "the Widget tutorial's kernel ran": a thing the source discusses
             if construction in ("doc", "named") and re.search(
                     r"\b(?:team|authors|engineers|group|lab|colleagues|researchers)$",
                     m.group()):

@@ -37,7 +37,16 @@ _COLLEAGUES = r"(?:[\w-]+\s+)?(?:co-?authors|coauthors|colleagues|collaborators)
 _DOCS = (r"(?:posts?|papers?|articles?|blog|write-?ups?|reports?|preprints?|README|guides?|"
          r"talks?|threads?|stud(?:y|ies)|series|notes?|pieces?|essays?|tutorials?|surveys?|"
          r"analys[ie]s|decks?|slides|chapters?|books?|letters?|newsletters?|keynotes?|"
-         r"interviews?|lectures?|presentations?|podcasts?|videos?)")
+         r"interviews?|lectures?|presentations?|podcasts?|videos?|announcements?|abstracts?|"
+         r"reviews?|explainers?|preprints?|releases?|walkthroughs?|overviews?)")
+#: People who write together: "six authors including ...", "a team led by ...".
+_AUTHOR_GROUP = (r"(?:authors?|co-?authors|researchers|team|group|contributors|engineers|"
+                 r"collaborators|colleagues|writers)")
+#: Verbs by which the sentence's opening names say what the cited work says ("Jane Roe and
+#: Ian Poe argue that ...").
+_SAYING = (r"(?:report|argue|write|wrote|say|said|state|claim|describe|propose|present|"
+           r"conclude|suggest|show|find|found|explain|note|observe|measure|contend|warn|"
+           r"recommend|treat|estimate|demonstrate|evaluate|benchmark|test)(?:s|es|ed|d)?")
 #: Works that a cited page usually reports on rather than is: "a talk by Jane Roe [S2]" may
 #: cite a post about the talk.
 OTHER_WORKS = frozenset({
@@ -54,6 +63,13 @@ _PATTERNS = [
     re.compile(rf"(?:\b(?P<work>{_NAMED}))?,\s+(?:by|from)\s+{_LIST}"
                rf"(?=\s*[,(]|,?\s+and\s+{_COLLEAGUES})"),
     re.compile(rf"\b{_LIST},?\s+and\s+{_COLLEAGUES}"),
+    # a group of writers, then some of its members: "six authors including Jane Roe", "a
+    # twelve-author team led by Jane Roe"
+    re.compile(rf"\b(?P<noun>{_AUTHOR_GROUP})\s+(?:[\w-]+\s+){{0,2}}?"
+               rf"(?:including|led\s+by|headed\s+by|such\s+as)\s+{_LIST}"),
+    # the names open the sentence and say what the cited work says: "Jane Roe and Ian Poe
+    # treat X as Y and report that ..."
+    re.compile(rf"^\s*{_LIST}(?<!'s)(?<!’s)\s+(?=[a-z])(?=[^.;\[]*\b{_SAYING}\b)"),
 ]
 _SPLIT_LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 #: Words that make a capitalised name an organisation, not a person.
@@ -83,10 +99,21 @@ def _fold(text: str) -> list[str]:
     return [t for t in re.split(r"[^\w]+", plain.lower()) if t]
 
 
+#: Capitalised function words that open a sentence, never a person's first name.
+_FUNCTION_WORDS = frozenset({
+    "the", "this", "that", "these", "those", "a", "an", "in", "on", "at", "for", "its", "their",
+    "our", "his", "her", "but", "and", "or", "when", "while", "after", "before", "with", "by",
+    "from", "both", "each", "every", "all", "some", "most", "many", "no", "if", "as", "so",
+    "since", "then", "there", "here", "across", "unlike", "like", "under", "over", "per"})
+
+
 def is_person_name(name: str) -> bool:
-    """Two or more capitalised words, none all capitals and none an organisation word."""
+    """Two or more capitalised words, none all capitals and none an organisation word, not
+    opened by a function word ("The Widget") and with no possessive inside ("Widget's
+    Pager")."""
     words = name.split()
-    return len(words) >= 2 and not any(
+    return len(words) >= 2 and words[0].lower() not in _FUNCTION_WORDS and not any(
+        w.endswith(("'s", "’s")) for w in words) and not any(
         (len(w) > 1 and w.isupper() and not w.endswith(".")) or w.lower().strip(".")
         in _ORG_WORDS for w in words)
 

@@ -63,6 +63,8 @@ def _swapped(sentence: str, evidence: str, a: TracedFigure, b: TracedFigure) -> 
 
 #: Two figures side by side as one pair: "60% and 70%", "16K, 64K", "30% or about 45%".
 _PAIR_JOIN_RE = re.compile(r"\s*(?:,\s*|,?\s+(?:and|or)\s+)(?:about\s+|roughly\s+|around\s+|~)?")
+_CONTRAST_RE = re.compile(r"[,;:]\s*(?:though|although|but|while|whereas|yet)\b",
+                          re.IGNORECASE)
 _NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][\w-]*[A-Z0-9][\w-]*")
 _CLAUSE_RE = re.compile(r"[,;:]")
 
@@ -148,8 +150,9 @@ def check_swaps(article: Article, traced: list[TracedFigure]) -> list[Finding]:
             continue  # the desk's own arithmetic orders figures for its sum
         for a, b in combinations(sorted(inside, key=lambda t: t.figure.start), 2):
             if not _comparable(a, b) or _position(sentence.text, a) is None \
-                    or _position(sentence.text, b) is None:
-                continue
+                    or _position(sentence.text, b) is None or _CONTRAST_RE.search(
+                        article.body, a.figure.end, b.figure.start):
+                continue  # "..., though B's 79 ms": a contrast, not one restated list
             facts = {m.group("i") for tr in a.traces if (m := _FACT_RE.match(tr.pointer))} & {
                 m.group("i") for tr in b.traces if (m := _FACT_RE.match(tr.pointer))}
             text = sentence.text

@@ -1,15 +1,19 @@
 """The typed messages of the frame protocol: one request and one reply type per operation.
 
 A frame's metadata is a JSON object (:mod:`reference_store.transport.protocol`); here each
-operation's object gets a frozen, strict model. A server decodes a request once, at its handler's
+operation's object gets a frozen msgspec Struct. A server decodes a request once, at its handler's
 entry (:func:`decode_request`), and a client decodes a reply once, where the call returns
 (:func:`call`). Past that boundary nothing reads a string key: a misspelt field is a type error,
 and a malformed frame is answered with one :class:`~reference_store.errors.InvalidParams` that
 names the field (``field objects/0/size: ...``). The JSON field names are the wire format; they
 are the same as before the types existed, so frames written by hand in tests still work.
 
-Strictness: integers are integers (``1.5`` and ``true`` are not sizes), unknown fields are
-refused, and floats must be finite.
+Strictness: integers are integers (``1.5`` and ``true`` are not sizes) and unknown fields are
+refused; JSON's non-standard ``Infinity``/``NaN`` never get this far (the frame decoder refuses
+them). msgspec, not pydantic: a batch of 16,384 small objects carries that many records in
+each direction, and msgspec builds and checks them about ten times faster (measured: 1.5 against
+15 us to build a record, 2.2 against 14.5 us to check one), which kept 4 KiB puts and gets at the
+rate they had with plain dicts.
 
 Batch replies carry one integer code per item (Mooncake's codes, 0 for success) and, beside
 it, one message per item (``errors``), so that a client can raise, per key, the same class with
@@ -18,10 +22,11 @@ the server's words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+import msgspec
 
 from reference_store.errors import InvalidParams, StoreError, error_from_code
 from reference_store.transport.protocol import Buffer, Frame, Op
@@ -93,13 +98,11 @@ __all__ = [
 R = TypeVar("R", bound="Message")
 
 
-class Message(BaseModel):
-    """Base of every message: immutable, strict, no unknown fields, finite floats."""
-
-    model_config = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+class Message(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every message: immutable, strict types, no unknown fields."""
 
 
-class Request(Message):
+class Request(Message, frozen=True, kw_only=True):
     """A request; ``op`` is the opcode its frame carries."""
 
     op: ClassVar[Op]
@@ -108,7 +111,7 @@ class Request(Message):
 # -------------------------------------------------------------------------------- shared parts
 
 
-class ObjectRecord(Message):
+class ObjectRecord(Message, frozen=True, kw_only=True):
     """What a node keeps about an object besides its bytes, and reports to a master."""
 
     object_id: int
@@ -119,7 +122,7 @@ class ObjectRecord(Message):
     pin: int = 0
 
 
-class WriteRecord(ObjectRecord):
+class WriteRecord(ObjectRecord, frozen=True, kw_only=True):
     """An object to write to a node, with the master's write grant."""
 
     grant: str | None = ""  # None (or a wrong one) is refused on a keyed cluster
@@ -130,25 +133,25 @@ class WriteRecord(ObjectRecord):
                             key=self.key, size=self.size, pin=self.pin)
 
 
-class CodesReply(Message):
+class CodesReply(Message, frozen=True, kw_only=True):
     """One code per item (0: done), and the message of each failed one ("" for done)."""
 
     codes: list[int]
     errors: list[str] = []
 
 
-class KeysRequest(Request):
+class KeysRequest(Request, frozen=True, kw_only=True):
     keys: list[str]
 
 
 # -------------------------------------------------------------------------------- any server
 
 
-class Ping(Request):
+class Ping(Request, frozen=True, kw_only=True):
     op = Op.PING
 
 
-class PingReply(Message):
+class PingReply(Message, frozen=True, kw_only=True):
     ok: bool
     role: str
     node_id: str = ""
@@ -157,20 +160,20 @@ class PingReply(Message):
 # -------------------------------------------------------------------------------- client -> master
 
 
-class Hello(Request):
+class Hello(Request, frozen=True, kw_only=True):
     op = Op.HELLO
     tenant: str = ""
     token: str | None = None
 
 
-class HelloReply(Message):
+class HelloReply(Message, frozen=True, kw_only=True):
     client_id: str
     tenant: str
     isolation: bool
     lease_ttl_s: float
 
 
-class PutStart(KeysRequest):
+class PutStart(KeysRequest, frozen=True, kw_only=True):
     op = Op.PUT_START
     sizes: list[int]
     upsert: bool = False
@@ -178,7 +181,7 @@ class PutStart(KeysRequest):
     pin: int = 0
 
 
-class PutSlot(Message):
+class PutSlot(Message, frozen=True, kw_only=True):
     """Where one object of a PUT_START goes (or why it does not, or that it already exists)."""
 
     code: int = 0
@@ -191,25 +194,25 @@ class PutSlot(Message):
     grant: str = ""
 
 
-class PutStartReply(Message):
+class PutStartReply(Message, frozen=True, kw_only=True):
     results: list[PutSlot]
 
 
-class PutEnd(KeysRequest):
+class PutEnd(KeysRequest, frozen=True, kw_only=True):
     op = Op.PUT_END
 
 
-class PutRevoke(KeysRequest):
+class PutRevoke(KeysRequest, frozen=True, kw_only=True):
     op = Op.PUT_REVOKE
     failed_nodes: list[str] = []
 
 
-class Locate(KeysRequest):
+class Locate(KeysRequest, frozen=True, kw_only=True):
     op = Op.LOCATE
     lease: bool = True
 
 
-class Location(Message):
+class Location(Message, frozen=True, kw_only=True):
     """One object's replicas (a suspect node last) and its read grant, or why it is missing."""
 
     code: int = 0
@@ -221,56 +224,56 @@ class Location(Message):
     lease_s: float = 0.0
 
 
-class LocateReply(Message):
+class LocateReply(Message, frozen=True, kw_only=True):
     results: list[Location]
 
 
-class Exists(KeysRequest):
+class Exists(KeysRequest, frozen=True, kw_only=True):
     op = Op.EXISTS
 
 
-class ExistsReply(Message):
+class ExistsReply(Message, frozen=True, kw_only=True):
     exists: list[int]
 
 
-class Remove(KeysRequest):
+class Remove(KeysRequest, frozen=True, kw_only=True):
     op = Op.REMOVE
     force: bool = False
 
 
-class RemoveAll(Request):
+class RemoveAll(Request, frozen=True, kw_only=True):
     op = Op.REMOVE_ALL
     force: bool = False
 
 
-class RemoveAllReply(Message):
+class RemoveAllReply(Message, frozen=True, kw_only=True):
     removed: int
 
 
-class ListKeys(Request):
+class ListKeys(Request, frozen=True, kw_only=True):
     op = Op.LIST
 
 
-class ListReply(Message):
+class ListReply(Message, frozen=True, kw_only=True):
     keys: list[str]
 
 
-class Stats(Request):
+class Stats(Request, frozen=True, kw_only=True):
     op = Op.STATS
 
 
-class TenantUsage(Message):
+class TenantUsage(Message, frozen=True, kw_only=True):
     quota: int | None
     usage: int
 
 
-class NodeUsage(Message):
+class NodeUsage(Message, frozen=True, kw_only=True):
     address: str
     capacity: int
     used: int
 
 
-class StatsReply(Message):
+class StatsReply(Message, frozen=True, kw_only=True):
     node_count: int
     objects: int
     bytes: int
@@ -282,15 +285,15 @@ class StatsReply(Message):
 # -------------------------------------------------------------------------------- node -> master
 
 
-class Challenge(Request):
+class Challenge(Request, frozen=True, kw_only=True):
     op = Op.NODE_CHALLENGE
 
 
-class ChallengeReply(Message):
+class ChallengeReply(Message, frozen=True, kw_only=True):
     nonce: str
 
 
-class Register(Request):
+class Register(Request, frozen=True, kw_only=True):
     op = Op.NODE_REGISTER
     node_id: str
     address: str
@@ -300,21 +303,21 @@ class Register(Request):
     proof: str | None = None
 
 
-class RegisterReply(Message):
+class RegisterReply(Message, frozen=True, kw_only=True):
     drop: list[int] = []
 
 
-class Heartbeat(Request):
+class Heartbeat(Request, frozen=True, kw_only=True):
     op = Op.NODE_HEARTBEAT
     node_id: str
 
 
-class Leave(Request):
+class Leave(Request, frozen=True, kw_only=True):
     op = Op.NODE_LEAVE
     node_id: str
 
 
-class Known(Message):
+class Known(Message, frozen=True, kw_only=True):
     """Whether the master knows the node (a heartbeat's or a goodbye's answer)."""
 
     known: bool
@@ -323,14 +326,14 @@ class Known(Message):
 # -------------------------------------------------------------------------------- any -> node
 
 
-class Write(Request):
+class Write(Request, frozen=True, kw_only=True):
     """Objects whose bytes follow in the payload, back to back, in this order."""
 
     op = Op.NODE_WRITE
     objects: list[WriteRecord]
 
 
-class Read(Request):
+class Read(Request, frozen=True, kw_only=True):
     """Objects to send back, each with the size the master listed and a read grant."""
 
     op = Op.NODE_READ
@@ -339,73 +342,73 @@ class Read(Request):
     grants: list[str | None] = []  # a missing grant is refused on a keyed cluster
 
 
-class ReadReply(Message):
+class ReadReply(Message, frozen=True, kw_only=True):
     """Each object's size, or a negative code (the payload holds only the objects found)."""
 
     sizes: list[int]
 
 
-class Delete(Request):
+class Delete(Request, frozen=True, kw_only=True):
     op = Op.NODE_DELETE
     ids: list[int]
     grants: list[str | None] = []  # a missing grant is refused on a keyed cluster
 
 
-class DeleteReply(Message):
+class DeleteReply(Message, frozen=True, kw_only=True):
     removed: int
 
 
-class NodeList(Request):
+class NodeList(Request, frozen=True, kw_only=True):
     op = Op.NODE_LIST
     proof: str | None = None
 
 
-class NodeListReply(Message):
+class NodeListReply(Message, frozen=True, kw_only=True):
     objects: list[ObjectRecord]
 
 
-class Segments(Request):
+class Segments(Request, frozen=True, kw_only=True):
     op = Op.NODE_SEGMENTS
 
 
-class SegmentsReply(Message):
+class SegmentsReply(Message, frozen=True, kw_only=True):
     segments: list[dict[str, str | int]]  # each kind describes itself (always with "kind")
     node_id: str
 
 
-class Reserve(Request):
+class Reserve(Request, frozen=True, kw_only=True):
     op = Op.NODE_RESERVE
     objects: list[WriteRecord]
 
 
-class ReserveReply(CodesReply):
+class ReserveReply(CodesReply, frozen=True, kw_only=True):
     """Per object: where it goes in the arena (-1: stream it instead, or see its code)."""
 
     offsets: list[int]
     node_id: str
 
 
-class Commit(Request):
+class Commit(Request, frozen=True, kw_only=True):
     op = Op.NODE_COMMIT
     ids: list[int]
     abort: list[int] = []
 
 
-class Pin(Read):
+class Pin(Read, frozen=True, kw_only=True):
     op = Op.NODE_PIN
 
 
-class PinReply(ReadReply):
+class PinReply(ReadReply, frozen=True, kw_only=True):
     offsets: list[int]
     node_id: str
 
 
-class Unpin(Request):
+class Unpin(Request, frozen=True, kw_only=True):
     op = Op.NODE_UNPIN
     ids: list[int]
 
 
-class UnpinReply(Message):
+class UnpinReply(Message, frozen=True, kw_only=True):
     released: int
 
 
@@ -427,8 +430,8 @@ def decode(cls: type[R], meta: Mapping[str, Any]) -> R:
         InvalidParams: one line naming each bad field (``field sizes/0: ...``).
     """
     try:
-        return cls.model_validate(meta)
-    except ValidationError as exc:
+        return msgspec.convert(meta, cls)
+    except msgspec.ValidationError as exc:
         raise InvalidParams(f"bad {cls.__name__} message: {_describe(exc)}") from None
 
 
@@ -446,12 +449,21 @@ def decode_request(op: int, meta: Mapping[str, Any], served: Mapping[int, Any]) 
     return decode(cls, meta)
 
 
-def _describe(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors(include_url=False, include_input=False):
-        where = "/".join(str(p) for p in err["loc"]) or "(the object)"
-        parts.append(f"field {where}: {err['msg']}")
-    return "; ".join(parts)
+_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
+_NAMED = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<name>[^`]*)`")
+
+
+def _describe(exc: msgspec.ValidationError) -> str:
+    """msgspec's message with its path as a JSON pointer: ``field objects/0/size: ...``."""
+    found = _AT.match(str(exc))
+    what, path = (found["what"], found["path"] or "") if found else (str(exc), "")
+    parts = [p for p in re.split(r"[.\[\]]", path) if p]
+    named = _NAMED.match(what)
+    if named:  # an unknown or missing field: the pointer names the field itself
+        parts.append(named["name"])
+        what = "unknown field" if "unknown" in what else "required field missing"
+    where = "/".join(parts) or "(the object)"
+    return f"field {where}: {what.replace('`', '').lower()}"
 
 
 class Link(Protocol):

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import xxhash
-from pydantic import BaseModel
 
 from reference_store import errors
 from reference_store.errors import ProtocolError, StoreError, error_from_code
@@ -74,7 +74,7 @@ _KNOWN_FLAGS = FLAG_RESPONSE | FLAG_HASHED
 
 Buffer = bytes | bytearray | memoryview
 #: metadata to send: a typed message, or a plain JSON object
-OutMeta = Mapping[str, Any] | BaseModel
+OutMeta = Mapping[str, Any] | msgspec.Struct
 
 
 class Op(enum.IntEnum):
@@ -148,8 +148,8 @@ def payload_hash(buffers: Iterable[Buffer]) -> int:
 
 def encode_meta(meta: OutMeta) -> bytes:
     """JSON-encode a metadata object (a dict, or a typed message) compactly."""
-    if isinstance(meta, BaseModel):
-        return meta.__pydantic_serializer__.to_json(meta)
+    if isinstance(meta, msgspec.Struct):
+        return msgspec.json.encode(meta)
     return json.dumps(meta, separators=(",", ":")).encode()
 
 
