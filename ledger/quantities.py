@@ -400,7 +400,7 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
         if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×") and (
-                not _refers_to_result(text, fig)):
+                not fig.decimals and not _refers_to_result(text, fig)):  # 3.6 of a thing: no
             noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them
             if (m := _WORD_RE.match(text, fig.end)) is not None and m.start("w") == fig.end:
                 noun, modifiers = lemma(m.group("w")), ()  # "an 8xH100 node": eight H100s

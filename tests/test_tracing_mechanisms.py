@@ -334,3 +334,10 @@ def test_an_operand_restated_as_itself_is_no_changed_result() -> None:
     assert not _states(values, times, t)  # no multiple
     ((hosts, h),) = typed_figures("on 2 hosts")
     assert not _states(values, hosts, h)  # 2 is a count of links, not of hosts
+
+
+def test_a_multiplier_with_decimals_counts_nothing() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    assert typed_figures("and 2.4x trims the wait to a third")[0][1].kind is Kind.multiplier
+    assert typed_figures("on 16x accelerators")[0][1].kind is Kind.count
