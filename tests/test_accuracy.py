@@ -39,8 +39,6 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-e", "recall"): "set E, first runs: recall 0.67 on c0dbd54, 0.72 (81/113) on main "
                          "8c87d19 (conflated 0.33, misattributed 0.42, mislabeled 0.43, "
                          "arithmetic 0.53)",
-    ("set-d", "recall"): "set D, first runs: recall 0.64 on c0dbd54, 0.67 (120/179) on main at "
-                         "02:40 (arithmetic 0.45, mislabeled 0.33, unit-mismatch 0.53)",
 }
 
 

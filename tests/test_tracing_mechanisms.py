@@ -280,3 +280,37 @@ def test_an_interval_is_read_against_the_date_of_what_it_names() -> None:
                       "first draft.") == [True]
     assert _intervals(dated + "The beta, dated May 10, 2024, came ten weeks after the "
                       "patch release.") == [True]
+
+
+def test_n_times_a_thing_is_a_multiple_and_n_times_a_day_repeats() -> None:
+    from ledger.quantities import Kind, typed_figures
+
+    assert typed_figures("a 1 MiB chunk is 16 times a 64 KiB one")[1][1].kind is Kind.multiplier
+    assert typed_figures("the job ran 3 times a week")[0][1].kind is Kind.count
+
+
+def test_a_restated_result_is_read_across_the_sentence_and_by_its_kind(tmp_path) -> None:
+    # the result stands in a later part of the sentence; 12,000 and 48,000 anchor it
+    doc = _body_with("The 48,000 nightly jobs against 12,000 by day make the batch five times "
+                     "the daytime load, which sets the peak.")
+    assert _rules_at(tmp_path, doc, "five times").get("arithmetic") == "error"
+    # an operand of the computation (12,000) restated as it is, and a figure in another unit,
+    # are no changed results
+    doc = _body_with("The nightly batch is four times the daytime load of 12,000 jobs.")
+    assert "arithmetic" not in _rules_at(tmp_path, doc, "12,000")
+
+
+def test_a_restated_count_is_a_count_of_the_same_thing(tmp_path) -> None:
+    from verify_fixtures import load
+
+    doc = load()
+    doc["inferences"].append({
+        "id": "I9", "basis_fact_ids": ["F1"], "label": "PCT analysis",
+        "claim": "Twelve SSDs over three servers is four SSDs per server.",
+        "computation": {"inputs": {"ssds": 12, "servers": 3},
+                        "steps": [{"name": "per_server", "expression": "ssds / servers",
+                                   "result": 4}]}})
+    close = "These are the authors' results, not PCT measurements."
+    doc["body"] = doc["body"].replace(
+        close, close + " Twelve SSDs over three servers means six SSDs per server.", 1)
+    assert _rules_at(tmp_path, doc, "six").get("arithmetic") == "error"

@@ -1,4 +1,4 @@
-"""Arithmetic restated in prose: a body clause that restates an inference's claim must keep its
+"""Arithmetic restated in prose: a body sentence that restates an inference's claim must keep its
 result.
 
 The desk works a figure out in an inference ("The daily peak of 60K requests is twice the
@@ -9,37 +9,40 @@ the body ("the daily peak is twice the average"). When an edit changes the body'
 the desk's arithmetic gives. :func:`ledger.verify.tracing.check_tracing` reports
 ``arithmetic`` at the figure (and ``untraced-figure`` too when it traces to nothing).
 
-A clause *restates* a claim when they share enough anchors: content words (``daily``,
-``peak``, ``average``: two points each beyond the first) and other figures of the same value
-(``128k`` and ``40k`` around "3.4 times": three points each); :data:`MIN_ANCHORS` in all, with
-at least one anchor on each side of the figure. The figure is then aligned with the claim's one
-figure of the same kind that no other figure of the clause restates, when that figure stands
-where the body's stands (a content word within three words on the same side, or the same
-figures on both sides). It is a changed result
-when its value is none of the inference's values (its claim's figures, its computation's inputs
-and results, the figures of its assumptions) at the figure's printed precision.
+A sentence *restates* a claim when they share enough anchors: content words (``daily``,
+``peak``, ``average``: two points each) and other figures of the same value (``128k`` and
+``40k`` around "3.4 times": three points each); :data:`MIN_ANCHORS` in all, with at least one
+anchor on each side of the figure. The figure is then aligned with a *result* of the claim (a
+figure a computation step gives, not an operand) of the same kind, unit and counted noun that
+no other figure of the sentence restates and that stands where the body's stands: content
+words shared within three words on the same side, or the same figures on both sides; of
+several, the one sharing most. It is a changed result when its value is none of the values the
+inference states as that kind or computes, at the figure's printed precision. A body figure
+whose value a source states as the same kind (a fact's 22.2x) is the source's figure, unless
+it stands exactly where the claim's result stands (words shared on both sides).
 
-Each check is linear in the body: the clauses are scanned once, and each is compared with the
+Each check is linear in the body: the sentences are scanned once, and each is compared with the
 article's inferences (a handful).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..figures import Figure, FigureKind, extract_figures, quantize
+from ..figures import Figure, FigureKind, quantize
 from ..models import Article, Inference
 from ..quantities import Kind, Quantity, lemma, typed_figures
-from .prose import Span, clauses
+from .prose import Span, sentences
 
-__all__ = ["MIN_ANCHORS", "Restatement", "restatements"]
+__all__ = ["MIN_ANCHORS", "Restatement", "restatements", "value_key"]
 
-#: Anchor points a clause needs to count as a restatement of a claim.
+#: Anchor points a sentence needs to count as a restatement of a claim.
 MIN_ANCHORS = 5
 _KINDS = frozenset({Kind.multiplier, Kind.percent, Kind.points, Kind.size, Kind.rate,
-                    Kind.duration, Kind.money})
+                    Kind.duration, Kind.money, Kind.count})
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _STOP = frozenset({
     "the", "and", "for", "with", "that", "this", "than", "from", "into", "over", "under",
@@ -70,32 +73,45 @@ def _same_value(a: Figure, b: Figure) -> bool:
         for v in a.values for w in b.values)
 
 
-def _inference_values(inf: Inference) -> list[Decimal]:
-    values: list[Decimal] = []
-    for text in [inf.claim, *(inf.assumptions or [])]:  # as written and as read ("1 h 12 min")
-        values += [v for f in extract_figures(text) if f.kind is not FigureKind.date
-                   for v in f.values]
-        values += [v for f, _ in typed_figures(text) if f.kind is not FigureKind.date
-                   for v in f.values]
+def value_key(q: Quantity | None) -> object:
+    """What a value is filed under: its kind, a count with its noun class, a number as None."""
+    if q is None or q.kind is Kind.number:
+        return None
+    if q.kind is Kind.count:
+        return (Kind.count, q.noun_class or q.noun)
+    return q.kind
+
+
+def _inference_values(inf: Inference) -> dict[object, list[Decimal]]:
+    """The values an inference states or computes, by kind: its claim's and assumptions'
+    figures under their kinds (plain numbers under None), its computation's results under None.
+    A computation's inputs are operands, not results ("208 GB is 13 times the GPU's 16 GB":
+    16 is no multiple)."""
+    values: dict[object, list[Decimal]] = {}
+    for text in [inf.claim, *(inf.assumptions or [])]:
+        for f, q in typed_figures(text):
+            if f.kind is not FigureKind.date:
+                values.setdefault(value_key(q), []).extend(f.values)
     if inf.computation is not None:
-        numbers = [*inf.computation.inputs.values(), *(s.result for s in inf.computation.steps)]
-        values += [Decimal(repr(float(n))) for n in numbers]
+        values.setdefault(None, []).extend(
+            Decimal(repr(float(s.result))) for s in inf.computation.steps)
     return values
 
 
-def _states(values: list[Decimal], figure: Figure, quantity: Quantity) -> bool:
-    """One of the inference's values is the figure's value at its printed precision (a percent
-    also as a fraction: 45% = 0.45)."""
+def _states(values: dict[object, list[Decimal]], figure: Figure, quantity: Quantity) -> bool:
+    """The inference states or computes the figure's value as its kind, at the figure's printed
+    precision (a percent also as a fraction: 45% = 0.45)."""
     scales = (Decimal(1), Decimal(100)) if quantity.kind in (Kind.percent, Kind.points) else (
         Decimal(1),)
-    return all(any(quantize(v * s, figure.decimals) == value for v in values for s in scales)
-               for value in figure.values)
+    candidates = [*values.get(value_key(quantity), []), *values.get(None, [])]
+    return all(any(quantize(v * s, figure.decimals) == value for v in candidates
+                   for s in scales) for value in figure.values)
 
 
-def _anchors(clause: list[tuple[Figure, Quantity]], text: str, fig: Figure,
-             claim: list[tuple[Figure, Quantity]], claim_words: set[str], span: Span
+def _anchors(sentence: list[tuple[Figure, Quantity]], text: str, fig: Figure,
+             claim: list[tuple[Figure, Quantity, bool]], claim_words: set[str], span: Span
              ) -> tuple[int, bool]:
-    """Anchor points shared by the clause and the claim, and whether they lie on both sides of
+    """Anchor points shared by the sentence and the claim, and whether they lie on both sides of
     the figure."""
     before = _words(text[span.start:fig.start])
     after = _words(text[fig.end:span.end])
@@ -105,36 +121,55 @@ def _anchors(clause: list[tuple[Figure, Quantity]], text: str, fig: Figure,
         if shared:
             score += 2 * len(shared)
             sides[side] = True
-    for g, _ in clause:
-        if g is not fig and any(_same_value(g, c) for c, _ in claim):
+    for g, _ in sentence:
+        if g is not fig and any(_same_value(g, c) for c, _, _ in claim):
             score += 3
             sides[0 if g.end <= fig.start else 1] = True
     return score, all(sides)
 
 
-def _aligned(fig: Figure, quantity: Quantity, clause: list[tuple[Figure, Quantity]],
-             claim: list[tuple[Figure, Quantity]], body: str, span: Span, claim_text: str
-             ) -> Figure | None:
-    """The claim's one figure of the figure's kind that no other figure of the clause restates,
-    when it stands where the figure stands: a content word shared within three words on the
-    same side ("is [twice] the daily *average*" / "is [three times] the *average*"), or the
-    same figures on both sides ("128k is [3.2 times] the 40k")."""
-    others = [g for g, _ in clause if g is not fig]
-    free = [(c, n) for n, (c, r) in enumerate(claim) if r.kind is quantity.kind
-            and not any(_same_value(g, c) for g in others)]
-    if len(free) != 1:
-        return None
-    target, n = free[0]
-    lo, hi = _bounds(claim_text, target)
+def _aligned(fig: Figure, quantity: Quantity, sentence: list[tuple[Figure, Quantity]],
+             claim: list[tuple[Figure, Quantity, bool]], body: str, span: Span, claim_text: str
+             ) -> tuple[Figure, bool] | None:
+    """The claim's result (not an operand) of the figure's kind (a count: of the same thing)
+    that no other figure of the sentence restates and that stands where the figure stands: content words shared
+    within three words on the same side ("is [twice] the daily *average*" / "is [three times]
+    the *average*"), or the same figures on both sides ("128k is [3.2 times] the 40k"). Of
+    several, the one that shares most; none when two share as much. True beside it when words
+    are shared on both sides: the figure stands exactly where the claim's result stands."""
+    others = [g for g, _ in sentence if g is not fig]
+    k = next(k for k, (g, _) in enumerate(sentence) if g is fig)
     body_near = _near(body, fig, span.start, span.end)
-    claim_near = _near(claim_text, target, lo, hi)
-    if any(a & b for a, b in zip(body_near, claim_near, strict=True)):
-        return target
-    k = next(k for k, (g, _) in enumerate(clause) if g is fig)
-    before = k > 0 and n > 0 and _same_value(clause[k - 1][0], claim[n - 1][0])
-    after = k + 1 < len(clause) and n + 1 < len(claim) and _same_value(
-        clause[k + 1][0], claim[n + 1][0])
-    return target if before and after else None
+    scored: list[tuple[int, int, bool]] = []
+    for n, (c, r, result) in enumerate(claim):
+        if not result or not _same_quantity(quantity, r) or any(
+                _same_value(g, c) for g in others):
+            continue
+        lo, hi = _bounds(claim_text, c)
+        shared = [len(a & b) for a, b in zip(body_near, _near(claim_text, c, lo, hi),
+                                              strict=True)]
+        before = k > 0 and n > 0 and _same_value(sentence[k - 1][0], claim[n - 1][0])
+        after = k + 1 < len(sentence) and n + 1 < len(claim) and _same_value(
+            sentence[k + 1][0], claim[n + 1][0])
+        if any(shared) or (before and after):
+            scored.append((sum(shared) + 2 * before + 2 * after, n, all(shared)))
+    scored.sort(reverse=True)
+    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return claim[scored[0][1]][0], scored[0][2]
+
+
+def _same_quantity(a: Quantity, b: Quantity) -> bool:
+    """The same kind in the same unit (a restatement keeps its unit; "about 500 GB" beside a
+    claim's "160 GiB" is another figure), a count of the same thing."""
+    if a.kind is not b.kind:
+        return False
+    if (a.unit is None) != (b.unit is None) or (
+            a.unit is not None and b.unit is not None and a.unit.symbol != b.unit.symbol):
+        return False
+    if a.kind is Kind.count:
+        return a.noun == b.noun or (a.noun_class is not None and a.noun_class == b.noun_class)
+    return True
 
 
 _CLAIM_CLAUSE_RE = re.compile(r"[;:]")
@@ -156,9 +191,14 @@ def _near(text: str, fig: Figure, lo: int, hi: int) -> tuple[set[str], set[str]]
     return {lemma(w) for w in before}, {lemma(w) for w in after}
 
 
-def restatements(article: Article) -> list[Restatement]:
-    """Every body figure that restates an inference's result with another value."""
-    claims = [(inf, typed_figures(inf.claim), _words(inf.claim), _inference_values(inf))
+def restatements(article: Article, stated: frozenset[tuple[object, Decimal]] = frozenset()
+                 ) -> list[Restatement]:
+    """Every body figure that restates an inference's result with another value. ``stated``:
+    ``(value_key, value)`` of what the sources give exactly (facts, metrics, measurements); a
+    body figure that is such a value of its kind is the sources' figure, not the desk's
+    result."""
+    claims = [(inf, _results(inf, typed_figures(inf.claim)), _words(inf.claim),
+               _inference_values(inf))
               for inf in article.inferences
               if inf.computation is not None and inf.computation.steps]
     if not claims:
@@ -167,24 +207,47 @@ def restatements(article: Article) -> list[Restatement]:
     figures = typed_figures(body)
     out: list[Restatement] = []
     i = 0
-    for span in clauses(body):
+    for span in sentences(body):
         while i < len(figures) and figures[i][0].start < span.start:
             i += 1
         j = i
         while j < len(figures) and figures[j][0].end <= span.end:
             j += 1
-        clause = figures[i:j]
-        for fig, quantity in clause:
+        sentence = figures[i:j]
+        for fig, quantity in sentence:
+            key = value_key(quantity)
             if quantity.kind not in _KINDS:
                 continue
+            sourced = all((key, v) in stated for v in fig.values)
             for inf, claim, words, values in claims:
                 if _states(values, fig, quantity):
                     continue
-                score, both_sides = _anchors(clause, body, fig, claim, words, span)
+                score, both_sides = _anchors(sentence, body, fig, claim, words, span)
                 if score < MIN_ANCHORS or not both_sides:
                     continue
-                target = _aligned(fig, quantity, clause, claim, body, span, inf.claim)
-                if target is not None:
-                    out.append(Restatement(fig, inf, target))
+                aligned = _aligned(fig, quantity, sentence, claim, body, span, inf.claim)
+                # a value the sources state is their figure, unless it stands exactly where the
+                # claim's result stands ("means two GPUs per node" for "is four GPUs per node")
+                if aligned is not None and (aligned[1] or not sourced):
+                    out.append(Restatement(fig, inf, aligned[0]))
                     break
+    return out
+
+
+def _results(inf: Inference, claim: Sequence[tuple[Figure, Quantity]]
+             ) -> list[tuple[Figure, Quantity, bool]]:
+    """The claim's figures, each marked whether it is a result of the computation (a step's
+    result at the figure's precision; a percent also as a fraction or its complement) rather
+    than an operand."""
+    assert inf.computation is not None
+    results = [Decimal(repr(float(s.result))) for s in inf.computation.steps]
+    out = []
+    for f, q in claim:
+        scales = (Decimal(1), Decimal(100)) if q.kind in (Kind.percent, Kind.points) else (
+            Decimal(1),)
+        candidates = [r * k for r in results for k in scales]
+        if q.kind is Kind.percent:
+            candidates += [(1 - r) * 100 for r in results if 0 < r < 1]
+        out.append((f, q, bool(f.values) and all(
+            any(quantize(c, f.decimals) == v for c in candidates) for v in f.values)))
     return out

@@ -49,7 +49,7 @@ from ..report import Finding, Severity
 from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
-from .restated import Restatement, restatements
+from .restated import Restatement, restatements, value_key
 from .scope import per_article
 from .text import body_span
 
@@ -633,7 +633,9 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     traced = traced if traced is not None else trace_figures(article)
     desk = _desk_arithmetic_sentences(article, traced)
     intervals = {i.start for i in relative_intervals(article) if i.agrees}
-    restated = {r.figure.start: r for r in restatements(article)}
+    stated = frozenset((value_key(ev.quantity), ev.value) for ev in index.numbers
+                       if ev.trace.origin not in _DESK_ORIGINS)
+    restated = {r.figure.start: r for r in restatements(article, stated)}
     findings = []
     for t in traced:
         if t.traced:
@@ -644,11 +646,10 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
             continue  # "Three months later" agrees with the dates around it
         finding = _finding_for(article, t, index)
         findings.append(finding)
-        if finding.rule != "untraced-figure" or finding.severity is not Severity.error:
-            continue
         if (r := restated.get(t.figure.start)) is not None:
             findings.append(_restated_finding(article, r, t))
-        elif _sentence_start(article, t) in desk and _stated_as_result(article, t):
+        elif (finding.rule == "untraced-figure" and finding.severity is Severity.error
+              and _sentence_start(article, t) in desk and _stated_as_result(article, t)):
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
                 f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
