@@ -194,3 +194,19 @@ def test_reporting_partys_possessive_before_its_figure() -> None:
     assert attributes(text, ("Acme",), desk=DESK)
     # the product's possessive is not a party crediting its figure
     assert not attributes(text.replace("Acme", "Widget"), ("Acme",), desk=DESK)
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    # the product by name before a past-tense verb of result states it as the product's
+    ("On two long tasks Gizmo delivered up to 4.5 times the throughput.", True),
+    # a narrated setting, or a noun subject in the past tense, is not a fresh claim
+    ("The first release ran at batch size 1, where Gizmo delivered about 1.8x the speed.",
+     False),
+    ("Transfers reached 4.5 times the old rate.", False),
+])
+def test_past_tense_claim_by_the_products_name(text: str, claimed: bool) -> None:
+    from ledger.figures import extract_figures
+    from ledger.verify.labels import _claimed_as_result
+
+    figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
+    assert _claimed_as_result(text, figure, "Gizmo radix cache") is claimed

@@ -838,6 +838,19 @@ _RESULT_CLAIM_RE = re.compile(
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 
+#: The product by name, right before a past-tense verb of result ("On two tasks Widget delivered
+#: up to 5x"): the desk stating a result as the product's; a noun subject in the past tense
+#: ("Transfers reached 230 GB/s") narrates a test credited nearby, so it is left out.
+_PAST_CLAIM_RE = re.compile(
+    r"(?P<subject>\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*)\s+"
+    r"(?:delivered|achieved|attained|sustained|outperformed|boosted|doubled|tripled)\s+"
+    r"(?:[\w-]+\s+){0,5}?(?:by\s+|to\s+|at\s+|of\s+)?(?:about\s+|up\s+to\s+|roughly\s+|"
+    r"over\s+|nearly\s+|almost\s+|around\s+)?$")
+
+#: A relative or temporal clause opening before a past-tense claim: it narrates the setting of
+#: something already reported ("the first release, where Widget delivered 2x").
+_SETTING_BEFORE_RE = re.compile(r"\b(?:where|when|which|whereby|as|after|once|until)\s+$", re.I)
+
 
 def _claimed_as_result(body: str, fig: Figure, product: str | None = None) -> bool:
     """In the desk's analysis paragraph, an author's figure is the desk's input, unless a
@@ -851,6 +864,10 @@ def _claimed_as_result(body: str, fig: Figure, product: str | None = None) -> bo
     cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
     clause = before[cut + 1:] if cut >= 0 else before
     m = _RESULT_CLAIM_RE.search(clause)
+    if m is None:
+        m = _PAST_CLAIM_RE.search(clause)
+        if m is not None and _SETTING_BEFORE_RE.search(clause[:m.start()]):
+            return False  # "the first release, where Widget delivered 2x": a narrated setting
     if m is None or reported_clause(clause[:m.start()]):
         return False
     return product is None or bool(_stems(m.group("subject")) & _stems(product))
