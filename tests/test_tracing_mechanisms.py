@@ -314,3 +314,23 @@ def test_a_restated_count_is_a_count_of_the_same_thing(tmp_path) -> None:
     doc["body"] = doc["body"].replace(
         close, close + " Twelve SSDs over three servers means six SSDs per server.", 1)
     assert _rules_at(tmp_path, doc, "six").get("arithmetic") == "error"
+
+
+def test_an_operand_restated_as_itself_is_no_changed_result() -> None:
+    from ledger.models import Inference
+    from ledger.quantities import typed_figures
+    from ledger.verify.restated import _inference_values, _states
+
+    inf = Inference.model_validate({
+        "id": "I9", "basis_fact_ids": ["F1"], "label": "PCT analysis",
+        "claim": "Four hosts with two links each carry 1,600 Gb/s in all.",
+        "computation": {"inputs": {"hosts": 4, "links": 2, "link_gbps": 200},
+                        "steps": [{"name": "total", "expression": "hosts * links * link_gbps",
+                                   "result": 1600}]}})
+    values = _inference_values(inf)
+    ((rate, r),) = typed_figures("each with two 200 Gb/s links")[1:]
+    assert _states(values, rate, r)  # the operand, restated as the rate it is
+    ((times, t),) = typed_figures("is 200 times the old link")
+    assert not _states(values, times, t)  # no multiple
+    ((hosts, h),) = typed_figures("on 2 hosts")
+    assert not _states(values, hosts, h)  # 2 is a count of links, not of hosts

@@ -34,7 +34,7 @@ from decimal import Decimal
 
 from ..figures import Figure, FigureKind, quantize
 from ..models import Article, Inference
-from ..quantities import Kind, Quantity, lemma, typed_figures
+from ..quantities import Kind, Quantity, lemma, metric_quantity, typed_figures
 from .prose import Span, sentences
 
 __all__ = ["MIN_ANCHORS", "Restatement", "restatements", "value_key"]
@@ -43,6 +43,8 @@ __all__ = ["MIN_ANCHORS", "Restatement", "restatements", "value_key"]
 MIN_ANCHORS = 5
 _KINDS = frozenset({Kind.multiplier, Kind.percent, Kind.points, Kind.size, Kind.rate,
                     Kind.duration, Kind.money, Kind.count})
+#: Kinds a computation gives as results; an operand of the same number is no such result.
+_RATIOS = frozenset({Kind.multiplier, Kind.percent, Kind.points})
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _STOP = frozenset({
     "the", "and", "for", "with", "that", "this", "than", "from", "into", "over", "under",
@@ -84,9 +86,10 @@ def value_key(q: Quantity | None) -> object:
 
 def _inference_values(inf: Inference) -> dict[object, list[Decimal]]:
     """The values an inference states or computes, by kind: its claim's and assumptions'
-    figures under their kinds (plain numbers under None), its computation's results under None.
-    A computation's inputs are operands, not results ("208 GB is 13 times the GPU's 16 GB":
-    16 is no multiple)."""
+    figures under their kinds (plain numbers under None), its computation's results under None
+    and its inputs under "operand": an operand may be restated as a size or a count ("two 100
+    Gbps NICs"), never as a multiple ("208 GB is 13 times the GPU's 16 GB": 16 is no
+    multiple)."""
     values: dict[object, list[Decimal]] = {}
     for text in [inf.claim, *(inf.assumptions or [])]:
         for f, q in typed_figures(text):
@@ -95,6 +98,10 @@ def _inference_values(inf: Inference) -> dict[object, list[Decimal]]:
     if inf.computation is not None:
         values.setdefault(None, []).extend(
             Decimal(repr(float(s.result))) for s in inf.computation.steps)
+        for name, v in inf.computation.inputs.items():  # "nic_gbps": a rate, "nodes": a count
+            operand = metric_quantity(name)
+            key = value_key(operand) if operand is not None else "operand"
+            values.setdefault(key, []).append(Decimal(repr(float(v))))
     return values
 
 
@@ -104,6 +111,8 @@ def _states(values: dict[object, list[Decimal]], figure: Figure, quantity: Quant
     scales = (Decimal(1), Decimal(100)) if quantity.kind in (Kind.percent, Kind.points) else (
         Decimal(1),)
     candidates = [*values.get(value_key(quantity), []), *values.get(None, [])]
+    if quantity.kind not in _RATIOS:  # "two 100 Gbps NICs": an operand restated
+        candidates += values.get("operand", [])
     return all(any(quantize(v * s, figure.decimals) == value for v in candidates
                    for s in scales) for value in figure.values)
 
