@@ -26,7 +26,7 @@ import jsonschema
 from results_file import Results, add_output_option  # benchmarks/results_file.py
 
 from ledger.figures import _extract
-from ledger.quantities import _typed
+from ledger.quantities import _typed, lemma
 from ledger.schema import SCHEMA_DIR
 from ledger.verify import prose, verify_paths
 from ledger.verify.consistency import word_count
@@ -69,7 +69,7 @@ def baseline(paths: list[Path], validator: jsonschema.Draft202012Validator) -> i
 
 
 def verify(paths: list[Path]) -> int:
-    for cache in (_extract, _typed, prose.paragraphs, prose.sentences, prose.clauses):
+    for cache in (_extract, _typed, lemma, prose.paragraphs, prose.sentences, prose.clauses):
         cache.cache_clear()
     report = verify_paths(paths)
     return report.exit_code

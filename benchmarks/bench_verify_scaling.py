@@ -24,7 +24,7 @@ from results_file import Results, add_output_option  # benchmarks/results_file.p
 
 from ledger.figures import _extract
 from ledger.models import Article
-from ledger.quantities import _typed
+from ledger.quantities import _typed, lemma
 from ledger.verify import prose, verify_article
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ LIMIT = 2.5
 
 
 def _clear() -> None:
-    for cache in (_extract, _typed, prose.paragraphs, prose.sentences, prose.clauses):
+    for cache in (_extract, _typed, lemma, prose.paragraphs, prose.sentences, prose.clauses):
         cache.cache_clear()
 
 
