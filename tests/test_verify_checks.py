@@ -281,3 +281,16 @@ def test_forbidden_word_belongs_to_its_nearest_figure() -> None:
 def test_huge_number_in_body_is_untraced_not_a_crash() -> None:
     found = verify_article(with_body("The authors reported " + "9" * 40 + " tokens. [S4]"))
     assert rules_of(found) == ["untraced-figure"]
+
+
+@pytest.mark.parametrize("text", [
+    "Peak compute: 1 EFLOPs/s = 1000 PFLOPs/s.",            # units the table does not list
+    "The link is rated in Gb/s (1 Gb/s = 125 MB/s).",
+    "Capacity is counted as 1 TiB = 1024 GiB throughout.",
+])
+def test_a_unit_definition_is_not_an_equation(text: str) -> None:
+    assert equations(text) == []
+
+
+def test_an_equation_with_the_same_unit_on_both_sides_is_still_checked() -> None:
+    assert equations("Total is 3 GB = 4 GB in the worst case.") == [("3", "4")]

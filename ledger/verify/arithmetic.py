@@ -26,7 +26,6 @@ from itertools import pairwise
 
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article, Computation, Inference
-from ..quantities import UNITS
 from ..report import Finding, Severity
 
 __all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate"]
@@ -119,10 +118,18 @@ def _side(text: str, last: bool) -> str | None:
     return m.group().strip().rstrip(".,")
 
 
-_UNIT_WORDS = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
-#: "1 TiB = 1024 GiB", "(1 GiB = 1024**3 bytes)": a unit definition, not an equation to check.
+#: A number followed by a unit-like word: a known unit, or any word of letters with an optional
+#: "/unit" ("PFLOPs/s", "tokens/s"), so units the table does not list are read too.
+_UNIT = r"[A-Za-z\u00b5\u03bc][A-Za-z]*(?:/[A-Za-z]+)?"
+#: "1 TiB = 1024 GiB", "(1 GiB = 1024**3 bytes)", "1 PFLOPs/s = 1000 TFLOPs/s": a unit
+#: definition, not an equation to check. Both sides carry a unit word and the two differ.
 _UNIT_DEFINITION_RE = re.compile(
-    rf"\(?\s*[\d.,]+\s*(?:{_UNIT_WORDS})\s*=\s*[\d.,*^ ]+\s*(?:{_UNIT_WORDS})(?![\w/])\s*\)?")
+    rf"\(?\s*[\d.,]+\s*(?P<a>{_UNIT})\s*=\s*[\d.,*^ ]+\s*(?P<b>{_UNIT})(?![\w/])\s*\)?")
+
+
+def _drop_unit_definitions(text: str) -> str:
+    return _UNIT_DEFINITION_RE.sub(
+        lambda m: " " if m["a"] != m["b"] else m[0], text)
 
 
 def equations(text: str) -> list[tuple[str, str]]:
@@ -132,7 +139,7 @@ def equations(text: str) -> list[tuple[str, str]]:
     in different units, so they are left out.
     """
     out = []
-    text = _UNIT_DEFINITION_RE.sub(" ", text)
+    text = _drop_unit_definitions(text)
     for part in re.split(r";|\.\s", text):
         sides = part.split("=")
         for left, right in pairwise(sides):
