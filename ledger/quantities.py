@@ -611,7 +611,8 @@ def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Ve
         if "/" in fig.unit.dimension and "/" in ev.unit.dimension and _eq(ev_value, value, d):
             return Verdict.unit  # "300 tokens/s" for 300 GB/s: a rate in another unit
         return Verdict.kind if _eq(ev_value, value, d) else Verdict.value
-    same = fig.unit.symbol == ev.unit.symbol
+    same = fig.unit.symbol == ev.unit.symbol or (  # "seconds" and "s" are one unit
+        fig.unit.factor is not None and fig.unit.factor == ev.unit.factor)
     if same and _eq(ev_value, value, d):
         return Verdict.match
     if not same and fig.unit.factor is not None and ev.unit.factor is not None:

@@ -212,6 +212,6 @@ def test_a_bare_number_of_the_claim_does_not_use_a_quoted_multiplier() -> None:
 
 
 def test_a_quotes_bare_number_is_used_by_the_claims_typed_figure() -> None:
-    claim = "Reads reached 18.2 GiB/s on release 11.4 of the driver."
+    claim = "Reads reached 18.2 GiB/s with 12 clients."
     quote = "the fastest backend (18.2) on this rig"
-    assert _ground(claim, quote) == [("11.4", None)]
+    assert _ground(claim, quote) == [("12", None)]

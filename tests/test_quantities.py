@@ -67,6 +67,9 @@ def q(text: str):  # the first quantity of a text
     ("12 accelerators", "12 GPUs", Verdict.match),
     ("5%", "5 percentage points", Verdict.points),
     ("500 storage nodes", "500 client nodes", Verdict.modifier),
+    # the same unit spelled two ways is one unit: a rounded value still matches
+    ("0.12 seconds", "0.1165 s", Verdict.match),
+    ("1.5 milliseconds", "1.46 ms", Verdict.match),
 ])
 def test_compare(figure: str, evidence: str, verdict: Verdict) -> None:
     fq, eq = q(figure), q(evidence)

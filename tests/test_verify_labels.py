@@ -540,3 +540,24 @@ def test_two_figures_set_against_each_other_are_no_swapped_list(tmp_path: Path) 
                           "51 ms per token was the best of the field.")
     _, result = verify_mutant(tmp_path, mutate)
     assert swaps(result) == [], result.findings
+
+
+def test_a_metric_named_only_by_its_setting_takes_any_label(tmp_path: Path) -> None:
+    """A metric whose name says only where it was measured (``kernel_setup_us``) and that has
+    no spec may be called a latency, a cost or an overhead with equal right: no label of it can
+    be proved wrong, so none is an error."""
+    def mutate(doc: Doc) -> None:
+        doc["benchmark_scope"]["reported_metrics"]["kernel_setup_us"] = 37
+        add_fact(doc, "The authors time the kernel set-up at 37 microseconds per layer.")
+        add_sentence(doc, "The authors put the set-up throughput cost at 37 µs per layer.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert "mislabeled-figure" not in rules_at(result, doc, "37 µs"), result.findings
+
+
+def test_a_metric_whose_name_names_its_family_is_still_checked(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        doc["benchmark_scope"]["reported_metrics"]["p50_ttft_gain_x"] = 3.7
+        add_fact(doc, "The authors report a 3.7x lower median time to first token.")
+        add_sentence(doc, "The authors report 3.7x higher throughput.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert rules_at(result, doc, "3.7x").get("mislabeled-figure") == "error", result.findings

@@ -153,6 +153,16 @@ def _families(traced: TracedFigure) -> set[str]:
     return {metric_family(m) for m in traced.metrics}
 
 
+def _known_family(article: Article, traced: TracedFigure) -> bool:
+    """The checker knows what every metric the figure traces to measures: its name names a
+    family (``p50_ttft_ms``), or its spec gives a label or vocabulary. A metric named only by its
+    setting (``layer_load_us``, ``earlier_prefill_multiplier``) may be called a latency, a cost
+    or a throughput with equal right, so no label can be proved wrong for it."""
+    specs = (article.benchmark_scope.metric_specs or {}) if article.benchmark_scope else {}
+    return bool(traced.metrics) and all(
+        metric_family(m) in DEFAULT_VOCABULARY or m in specs for m in traced.metrics)
+
+
 #: Comparatives any speed metric may take ("2.2 times faster" for a latency reduction, a
 #: throughput or a speedup): they name no one metric of speed.
 GENERIC_WORDS = frozenset({"faster", "slower", "quicker", "speedup", "speed-up", "better",
@@ -665,7 +675,7 @@ def _mislabeled(article: Article, traced: list[TracedFigure]) -> list[Finding]:
         if _speed_like(article, t):  # "2.2 times faster" for a latency reduction
             labels = [(term, named) for term, named in labels
                       if term.lower() not in GENERIC_WORDS]
-        if not labels or _fits_other_kind(article, t, labels):
+        if not labels or _fits_other_kind(article, t, labels) or not _known_family(article, t):
             continue
         term, named = labels[0]
         message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "

@@ -11,8 +11,8 @@ puts it first on ``sys.path``); to compare two versions of the code, run a copy 
 each checkout on the same corpus (``scripts/findings_guard.sh`` does this against the branch's
 merge base)::
 
-    python /path/to/base/benchmarks/findings_dump.py --root . > before.txt
-    python benchmarks/findings_dump.py --root . > after.txt
+    python /path/to/base/scripts/findings_dump.py --root . > before.txt
+    python scripts/findings_dump.py --root . > after.txt
     cmp before.txt after.txt
 """
 
@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from bench_accuracy import _apply  # noqa: E402  (benchmarks/bench_accuracy.py)
 
