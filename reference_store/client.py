@@ -143,6 +143,7 @@ class StoreClient:
         self.timeout = timeout
         self.node_timeout = min(timeout, node_timeout)
         self._node_failures: dict[str, float] = {}  # node address -> when a call to it failed
+        self._node_blocked: dict[str, float] = {}  # node address -> when it hung or dropped a call
         self.replicas = replicas
         self.max_frame_bytes = max_frame_bytes
         self.streams = max(1, streams)
@@ -223,7 +224,10 @@ class StoreClient:
                 try:
                     conn = connect(address, timeout=self.node_timeout)
                 except StoreError as exc:
-                    self._suspect(address, exc)
+                    # a refused connection fails at once, so trying again costs nothing, and a
+                    # node restarted on the same port must be reachable as soon as it is back
+                    self._suspect(address, exc,
+                                  block=not isinstance(exc.__cause__, ConnectionRefusedError))
                     raise
                 self._nodes[slot] = conn
             return conn
@@ -244,15 +248,20 @@ class StoreClient:
         if isinstance(exc, RpcTimeout):
             conn.close()
 
-    def _suspect(self, address: str, exc: StoreError) -> None:
-        self._node_failures[address] = time.monotonic()
-        logger.warning("node %s failed a call (%s); not calling it for %g s", address, exc,
-                       NODE_SUSPECT_S)
+    def _suspect(self, address: str, exc: StoreError, *, block: bool = True) -> None:
+        """Note a failed call (the master hears of it); ``block`` also stops calls to the node
+        for ``NODE_SUSPECT_S``, for failures that cost time to meet again (a hang, a drop)."""
+        now = time.monotonic()
+        self._node_failures[address] = now
+        if block:
+            self._node_blocked[address] = now
+        logger.warning("node %s failed a call (%s)%s", address, exc,
+                       f"; not calling it for {NODE_SUSPECT_S:g} s" if block else "")
 
     def _suspects(self) -> set[str]:
-        """Nodes that failed a call within ``NODE_SUSPECT_S``: not called until then."""
+        """Nodes that hung or dropped a call within ``NODE_SUSPECT_S``: not called until then."""
         now = time.monotonic()
-        return {a for a, t in list(self._node_failures.items()) if now - t < NODE_SUSPECT_S}
+        return {a for a, t in list(self._node_blocked.items()) if now - t < NODE_SUSPECT_S}
 
     def _failed_since(self, since: float) -> list[str]:
         return [a for a, t in list(self._node_failures.items()) if t >= since]
