@@ -34,13 +34,15 @@ from ..models import (
 )
 from ..quantities import metric_quantity, parse_unit
 from ..report import Finding, Severity
+from .conflations import conflations
 from .denials import check_denial, denials
-from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
+from .experiments import Experiment, derived_sentences
 from .meaning import _NEGATED_BEFORE, _same_word, check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
+from .vocabulary import metric_family, vocabularies
 
 __all__ = ["check_guardrails", "guardrail_rules", "rule_from_prose"]
 
