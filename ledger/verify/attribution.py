@@ -46,6 +46,7 @@ from functools import lru_cache
 
 __all__ = [
     "ACTION_VERBS", "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
+    "reports_next",
 ]
 
 #: Reporting verbs: every form of each is recognised (``report, reports, reported, reporting``).
@@ -239,6 +240,17 @@ def reported_clause(before: str) -> bool:
 
 
 _REPORTED_CLAUSE_RE = re.compile(rf"\b(?:{_VERB_INFLECTED})(?:\s+that)?\s*$")
+#: a reporting verb right after a name, with its auxiliary or adverb: "reports", "has measured",
+#: "later said"
+_REPORTS_NEXT_RE = re.compile(
+    rf"^\s+(?:(?:has|have|had|also|then|now|later|first|[a-z]+ly)\s+){{0,2}}"
+    rf"(?:{_VERB_INFLECTED})\b", re.IGNORECASE)
+
+
+def reports_next(after: str) -> bool:
+    """``after`` (the text right after a name) opens with a reporting verb, so the name is the
+    agent that states what follows ("NVIDIA reports that ...", "Acme has measured ...")."""
+    return bool(_REPORTS_NEXT_RE.match(after))
 
 
 def desk_negated(sentence: str, desk: tuple[str, ...] = ()) -> bool:
