@@ -195,6 +195,24 @@ def _named_before(body: str, figure: Figure) -> set[str]:
     return kept
 
 
+def _name_words(metric: str) -> set[str]:
+    return {lemma(w) for w in metric.lower().split("_") if w}
+
+
+def _fits_variant(article: Article, said: set[str], own: str, other: str) -> bool:
+    """The name fits ``own`` too when the two metrics are one family -- one's name is the
+    other's plus qualifiers ("earlier_ttft_cut_pct", "ttft_cut_pct") -- and the words the name
+    takes from ``other`` are the family's ("reduction"), not the qualifier that tells ``other``
+    apart ("p99" in "p99_sort_ms" beside "sort_ms")."""
+    own_name, other_name = _name_words(own), _name_words(other)
+    if not (own_name <= other_name or other_name <= own_name):
+        return False
+    stats, own_stats = named_statistics(" ".join(said)), metric_statistics(article, own)
+    if stats and own_stats and not stats <= own_stats:
+        return False  # "a tail sort time" for a metric known to be a mean
+    return not (said - metric_words(article, own)) & (other_name - own_name)
+
+
 def check_parameters(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``mislabeled-figure`` when the name written before a figure ("a group size of 128") is,
     word for word, another metric's name or label and fits none of the metrics the figure
@@ -209,7 +227,8 @@ def check_parameters(article: Article, traced: list[TracedFigure]) -> list[Findi
         said = _named_before(article.body, t.figure)
         if len(said) < 2 or any(said <= metric_words(article, m) for m in t.metrics):
             continue
-        others = [m for m in metrics if m not in t.metrics and said <= metric_words(article, m)]
+        others = [m for m in metrics if m not in t.metrics and said <= metric_words(article, m)
+                  and not any(_fits_variant(article, said, own, m) for own in t.metrics)]
         if others:
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
