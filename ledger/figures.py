@@ -151,8 +151,11 @@ MODEL_FAMILIES = ("Llama", "Qwen", "Mistral", "Mixtral", "Gemma", "Phi", "GPT", 
                   "DeepSeek", "Kimi", "Falcon", "Yi", "OPT", "Vicuna", "Grok", "Nemotron")
 _MODEL_NAME_RE = re.compile(
     rf"\b(?:{'|'.join(MODEL_FAMILIES)})(?:[ -]\d+(?:\.\d+)*[A-Za-z]?)+"  # Llama 3 70B
-    r"|\b\d+(?:\.\d+)?[KMBT](?=[ -](?:models?|context|parameters?|params|window|variant"
-    r"|checkpoint|LLM|instruct)\b)")  # a 7B model, 4K context
+    # a 7B model, 4K context; but "up to 380K context tokens" counts tokens (the noun after
+    # "context"), and a bound ("up to", "than", "beyond") makes any length a claim
+    r"|(?<!\bup to )(?<!\bthan )(?<!\bbeyond )"
+    r"\b\d+(?:\.\d+)?[KMBT](?=[ -](?:models?|context(?![ -]tokens?\b)|parameters?|params|window"
+    r"|variant|checkpoint|LLM|instruct)\b)")
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 #: A version, never a figure: three or more dotted parts ("2.5.9", "0.6.3.post1"), or any
 #: dotted number after "version" or "release" ("version 2.5").

@@ -153,6 +153,13 @@ def _build_units() -> dict[str, Unit]:
         units[sym] = Unit(sym, "W", Decimal(10) ** power)
     for sym, power in (("Hz", 0), ("MHz", 6), ("GHz", 9)):
         units[sym] = Unit(sym, "Hz", Decimal(10) ** power)
+    for p, power in (("", 0), ("G", 9), ("T", 12), ("P", 15), ("E", 18)):
+        # compute rate: "740 TFLOPs/s", "1.2 PFLOPS", "989 TFLOP/s" are one unit each; the
+        # plural "FLOPs" without "/s" is written for the rate as often as for a count
+        unit = Unit(f"{p}FLOP/s", "flop/s", Decimal(10) ** power)
+        for spelling in ("FLOPS", "FLOPs", "FLOP/s", "FLOPs/s", "FLOPS/s", "flops", "flop/s"):
+            if p or spelling in ("FLOPS", "FLOP/s", "FLOPs/s"):  # "3 FLOPs per byte": a count
+                units[p + spelling] = unit
     return units
 
 
@@ -160,7 +167,7 @@ def _build_units() -> dict[str, Unit]:
 UNITS: dict[str, Unit] = _build_units()
 _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.rate,
                    "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
-                   "W": Kind.power, "Hz": Kind.frequency}
+                   "W": Kind.power, "Hz": Kind.frequency, "flop/s": Kind.rate}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
                       rf"|\s(?:[A-Za-z]+\s+)?(?P<per>[\w]+)\s+(?:per|a|an|each)\s+"
@@ -182,7 +189,7 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
     "session": frozenset({"session", "conversation", "dialogue", "dialog", "chat"}),
     "turn": frozenset({"turn"}),
     "repetition": frozenset({"time", "trial", "repetition", "run", "rerun", "iteration",
-                             "round"}),
+                             "round", "repeat"}),
     "ssd": frozenset({"ssd", "disk", "drive", "nvme"}),
     "nic": frozenset({"nic", "port", "link", "adapter"}),
     "layer": frozenset({"layer"}),
@@ -383,7 +390,24 @@ def _is_frequency(text: str, fig: Figure) -> bool:
     before = text[max(0, fig.start - 20):fig.start]
     return bool(_FREQ_TIMES_RE.match(tail)) and not _MULT_LEAD_RE.search(before) and not (
         re.match(r"\s*[,.;:]?\s*(?:faster|slower|higher|lower|more|less|larger)\b",
-                 text[fig.end:]))
+                 text[fig.end:])) and not (_SCALED_BEFORE_RE.search(
+                     text[max(0, fig.start - 50):fig.start])
+                     and not _WHEN_AFTER_RE.match(text, fig.end))
+
+
+#: A verb that scales a quantity, then its object: "multiplies throughput 23 times", "boosted
+#: decode speed five times" state a multiple, not repetitions ("ran the suite five times").
+_SCALED_BEFORE_RE = re.compile(
+    r"\b(?:multipl(?:y|ies|ied|ying)|boost(?:s|ed|ing)?|improv(?:e|es|ed|ing)|"
+    r"increas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)|shr(?:ink|inks|ank|unk)|"
+    r"(?:speeds?|sped|speeding)\s+up|accelerat(?:e|es|ed|ing))"
+    r"\s+(?:(?!(?:the\s+)?(?:run|test|benchmark|suite|experiment)s?\b)[\w-]+\s+){1,3}$",
+    re.I)
+#: ... unless a time follows, which makes it repetitions again ("raised prices three times
+#: this year", "increased it 3 times before it failed").
+_WHEN_AFTER_RE = re.compile(r"[,;]?\s+(?:this|last|that|each|every|in|during|before|after|"
+                            r"since|so\s+far|already|until|over\s+(?:the\s+)?(?:years?|"
+                            r"months?|weeks?|course))\b", re.I)
 
 
 def quantity_of(fig: Figure, text: str) -> Quantity:
@@ -425,6 +449,11 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         noun, modifiers = _noun_phrase(text, fig.end)
         if _POINT_RE.match(text, fig.end):
             noun, modifiers = "point", ()  # "a 60-point cut": the unit, not a modifier of "cut"
+        if (m := _SINGULAR_LENGTH_RE.match(text, fig.end)) and (
+                noun in ("context", "window") or fig.text[-1:] in ("K", "k", "M")):
+            noun, modifiers = "token", (m.group(1),)  # "up to 64K context": tokens
+        if _PERCENTAGE_POINTS_RE.match(text, fig.end):
+            noun, modifiers = "point", ()  # "a 4-7 percentage point gain"
         if noun == "point" and not modifiers:  # "a 40-point rise", "20.64 points": points
             return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
     if all(v == v.to_integral_value() for v in values) and values:
@@ -436,6 +465,8 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
 
 
 _POINT_RE = re.compile(r"-points?\b")
+_SINGULAR_LENGTH_RE = re.compile(r"[ -](context|window)\b(?!s)")
+_PERCENTAGE_POINTS_RE = re.compile(r"[ -]percentage[ -]points?\b")
 _HTTP_STATUS_RE = re.compile(r"[1-5]\d\d")
 _MODIFIER_RE = re.compile(r"\s(?P<w>[a-z][a-z-]+)(?=\s)")
 
@@ -495,6 +526,9 @@ def _percent_as_multiplier(p: Decimal, direction: str | None) -> list[Decimal]:
 #: Noun classes of people: a count of people traces only to a count (of people), never to a bare
 #: number that happens to share its value.
 _PEOPLE = frozenset({"person", "author"})
+#: Counts that never trace to a bare number: people, and repetitions ("ran each test 4 times"
+#: is no "4-bit" or "4 of 5"; a source that counts runs says "4 runs" or "four times").
+_NEVER_BARE = _PEOPLE | {"repetition"}
 
 
 def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | None,
@@ -510,6 +544,12 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return Verdict.match if same else Verdict.value
     if {fig.kind, ev.kind} == {Kind.percent, Kind.points}:
         return Verdict.points if same else Verdict.value
+    if fig.kind is Kind.points and ev.kind is Kind.multiplier:
+        # "cut the wait by 97.6 percentage points" for a 41x cut: the change as a percent,
+        # written as points (a wait is no percentage); either direction, within 1%
+        changes = [p for way in ("increase", "decrease") for p in _multiplier_as_percent(
+            ev_value, fig.direction or way)]
+        return Verdict.points if any(_close(c, value, d) for c in changes) else Verdict.value
     if fig.kind is Kind.percent and ev.kind is Kind.multiplier:
         ok = any(_close(ev_to, value, d)
                  for ev_to in _multiplier_as_percent(ev_value, fig.direction))
@@ -530,7 +570,7 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return Verdict.match if same else Verdict.value
     if fig.kind is Kind.multiplier and ev.kind is Kind.number:
         return Verdict.kind if same else Verdict.value  # "eightfold" is not "parallelism of 8"
-    if fig.kind is Kind.count and fig.noun_class in _PEOPLE and ev.kind is Kind.number:
+    if fig.kind is Kind.count and fig.noun_class in _NEVER_BARE and ev.kind is Kind.number:
         return Verdict.noun if same else Verdict.value  # "16 maintainers" is no bare 16
     if Kind.number in (fig.kind, ev.kind) and not (
             {fig.kind, ev.kind} & {Kind.percent, Kind.points, Kind.money}):
@@ -755,7 +795,8 @@ _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "
                "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
                "gbit": "Gb", "gbps": "Gbps", "tbit": "Tb", "ms": "ms", "us": "us", "ns": "ns",
                "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
-               "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "w": "W", "kw": "kW"}
+               "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "w": "W", "kw": "kW",
+               "gflops": "GFLOPS", "tflops": "TFLOPS", "pflops": "PFLOPS", "eflops": "EFLOPS"}
 _TIME_TOKENS = {"s": "s", "sec": "s", "min": "min", "h": "h", "hr": "h"}
 _MULT_NAMES = ("speedup", "speed_up", "multiplier", "ratio", "fold", "times", "factor", "gain_x")
 _DECREASE_NAMES = ("reduction", "decrease", "cut", "drop", "lower", "saving", "fewer")
@@ -771,6 +812,8 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
     parts = name.lower().split("_")
     direction = ("decrease" if any(p in parts for p in _DECREASE_NAMES) else
                  "increase" if any(p in parts for p in _INCREASE_NAMES) else None)
+    if kind == "points" or any(p in ("points", "pts", "pp") for p in parts[1:]):
+        return Quantity(Kind.points, direction=direction)  # "accuracy_gain_points": points
     if kind == "percent" or any(p in ("pct", "percent", "percentage") for p in parts):
         return Quantity(Kind.percent, direction=direction)
     if kind == "multiplier" or any(p in _MULT_NAMES for p in parts) or parts[-1] == "x":

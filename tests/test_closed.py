@@ -205,7 +205,7 @@ def test_an_oversized_write_under_a_grant_is_refused(closed: Closed) -> None:
 def test_node_reads_lists_and_deletes_need_a_grant_or_the_key(closed: Closed) -> None:
     with closed.client("alice") as alice:
         alice.put("mine", b"alice's")
-        oid = alice._locate(["mine"], lease=False)[0].object_id  # type: ignore[union-attr]
+        oid = alice._reads.locate(["mine"], lease=False)[0].object_id  # type: ignore[union-attr]
     node = Connection(closed.node.address, timeout=5.0)
     try:
         reply = node.call(Op.NODE_READ, {"ids": [oid], "sizes": [7], "grants": [""]},

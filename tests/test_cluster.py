@@ -200,15 +200,15 @@ def test_a_read_that_outlives_its_lease_stands_only_while_the_object_does(
     evicted (its bytes stand, the lease is renewed); a removed one fails the read."""
     client.put("slow", b"s" * 1000)
     client.put("gone", b"g" * 1000)
-    locs = client._locate(["slow", "gone"], lease=True)
+    locs = client._reads.locate(["slow", "gone"], lease=True)
     assert not any(isinstance(loc, Exception) for loc in locs)
     wait_until(lambda: time.monotonic() > locs[0].deadline,  # type: ignore[union-attr]
                what="lease end")
     buf = bytearray(1000)
-    assert client._read_located([locs[0]], [memoryview(buf)]) == [1000]
+    assert client._reads.read_located([locs[0]], [memoryview(buf)]) == [1000]
     assert buf == b"s" * 1000
     client.remove("gone", force=True)
-    result = client._read_located([locs[1]], [memoryview(bytearray(1000))])[0]
+    result = client._reads.read_located([locs[1]], [memoryview(bytearray(1000))])[0]
     assert isinstance(result, (LeaseExpired, ObjectNotFound))
 
 

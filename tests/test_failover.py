@@ -95,7 +95,7 @@ def test_a_node_that_failed_a_read_is_reported_so_other_clients_place_elsewhere(
         c.wait_nodes(2, reader)
         keys = [f"r{i}" for i in range(8)]
         assert not any(reader.batch_put(keys, [_value(i) for i in range(8)]))
-        first = reader._locate(keys[:1], lease=False)[0].nodes[0]  # type: ignore[union-attr]
+        first = reader._reads.locate(keys[:1], lease=False)[0].nodes[0]  # type: ignore[union-attr]
         hung = next(n for n in c.nodes if n.address == first)  # the replica read first
         _fail(hung, "hang")
         try:

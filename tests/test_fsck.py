@@ -59,7 +59,7 @@ def test_fsck_finds_missing_and_orphaned_objects(
                      token="alice-token", data_path="tcp") as alice:
         for i in range(5):
             alice.put(f"k{i}", b"v%d" % i)
-        located = alice._locate(["k2"], lease=False)[0]
+        located = alice._reads.locate(["k2"], lease=False)[0]
     report = master.fsck()
     assert report["ok"] and report["objects"] == 5 and report["nodes"] == 1
     done = _fsck_cli(http.port)

@@ -4,64 +4,75 @@ markers that cite together; on mutated copies of the desk's article (sentences w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from verify_fixtures import replace_body, span, verify_mutant
+from verify_fixtures import (
+    DOCUMENTATION,
+    Doc,
+    add_fact,
+    findings_at,
+    replace_body,
+    replacing,
+    verify_mutant,
+    verify_with,
+)
 
 from ledger.report import FileResult
 from ledger.verify.persons import authorships, is_person_name, same_person
 
-Doc = dict[str, Any]
 S4_OPEN = "In a May 6, 2026 vLLM report, the authors tested"
 S3_OPEN = "MooncakeStoreConnector extends reuse beyond one instance."
 
 
 def owner_findings(result: FileResult, doc: Doc, text: str) -> list[str]:
-    line, column, end = span(doc["body"], text)
-    return [f.severity.value for f in result.findings if f.rule == "misattributed-source"
-            and f.line == line and f.column is not None and f.end_column is not None
-            and f.column < end and column < f.end_column]
+    return [f.severity.value for f in findings_at(result, doc, text)
+            if f.rule == "misattributed-source"]
+
+
+def _acme_study(doc: Doc) -> None:
+    """A party the S4 report quotes, so its studies may be named beside the citation."""
+    add_fact(doc, "Acme, quoted in the post, reports a cache study.", DOCUMENTATION,
+             fact_id="F99")
 
 
 def test_listed_authors_pass(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S4_OPEN, "In a May 6, 2026 report by Yifan Qiao, Trong Le and three colleagues, "
+    doc, result = verify_with(tmp_path, replacing(
+        S4_OPEN, "In a May 6, 2026 report by Yifan Qiao, Trong Le and three colleagues, "
         "the authors tested"))
     assert not [f for f in result.findings if f.rule == "misattributed-source"], result.findings
 
 
 def test_author_of_another_source_is_an_error(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S4_OPEN, "In a May 6, 2026 report by Ruoyu Qin and four colleagues, the authors "
+    doc, result = verify_with(tmp_path, replacing(
+        S4_OPEN, "In a May 6, 2026 report by Ruoyu Qin and four colleagues, the authors "
         "tested"))
     assert owner_findings(result, doc, "Ruoyu Qin") == ["error"]
 
 
 def test_unknown_person_is_an_error_when_the_source_lists_its_authors(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S4_OPEN, "In a May 6, 2026 post by Wei Qiao, the authors tested"))
+    doc, result = verify_with(tmp_path, replacing(
+        S4_OPEN, "In a May 6, 2026 post by Wei Qiao, the authors tested"))
     assert owner_findings(result, doc, "Wei Qiao") == ["error"]  # not Yifan Qiao
 
 
 def test_partial_list_is_a_warning(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S4_OPEN, "In a May 6, 2026 report by Yifan Qiao, Maria Lopez and colleagues, the "
+    doc, result = verify_with(tmp_path, replacing(
+        S4_OPEN, "In a May 6, 2026 report by Yifan Qiao, Maria Lopez and colleagues, the "
         "authors tested"))
     assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
     assert owner_findings(result, doc, "Yifan Qiao") == []
 
 
 def test_source_without_authors_is_a_warning(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S3_OPEN, "MooncakeStoreConnector, from Maria Lopez and colleagues, extends reuse "
+    doc, result = verify_with(tmp_path, replacing(
+        S3_OPEN, "MooncakeStoreConnector, from Maria Lopez and colleagues, extends reuse "
         "beyond one instance."))
     assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
 
 
 def test_faq_owner(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S3_OPEN, "Intel's FAQ says MooncakeStoreConnector extends reuse beyond one instance."))
+    doc, result = verify_with(tmp_path, replacing(
+        S3_OPEN, "Intel's FAQ says MooncakeStoreConnector extends reuse beyond one instance."))
     assert owner_findings(result, doc, "Intel's") == ["error"]
 
 
@@ -78,7 +89,7 @@ def test_faq_owner(tmp_path: Path) -> None:
      ["warning"]),
 ])
 def test_product_owner(tmp_path: Path, sentence: str, owner: str, expected: list[str]) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    doc, result = verify_with(tmp_path, replacing(S3_OPEN, sentence))
     assert owner_findings(result, doc, owner) == expected, result.findings
 
 
@@ -129,7 +140,7 @@ def test_secondary_source_naming_the_works_authors_is_a_warning(tmp_path: Path) 
 ])
 def test_document_named_after_a_product(tmp_path: Path, sentence: str, owner: str,
                                         expected: list[str]) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    doc, result = verify_with(tmp_path, replacing(S3_OPEN, sentence))
     assert owner_findings(result, doc, owner) == expected, result.findings
 
 
@@ -147,17 +158,13 @@ def test_document_named_after_a_product(tmp_path: Path, sentence: str, owner: st
 ])
 def test_documents_and_groups(tmp_path: Path, opening: str, owner: str,
                               expected: list[str]) -> None:
-    def mutate(doc: Doc) -> None:
-        doc["facts"].append({"id": "F99", "claim": "Acme, quoted in the post, reports a cache study.",
-                             "source_ids": ["S4"], "evidence_type": "primary_documentation"})
-        replace_body(doc, S4_OPEN, opening)
-    doc, result = verify_mutant(tmp_path, mutate)
+    doc, result = verify_with(tmp_path, _acme_study, replacing(S4_OPEN, opening))
     assert owner_findings(result, doc, owner) == expected, result.findings
 
 
 def test_a_talk_by_someone_may_be_what_the_source_reports(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S4_OPEN, "In a May 6, 2026 post on a talk by Maria Lopez, the authors tested"))
+    doc, result = verify_with(tmp_path, replacing(
+        S4_OPEN, "In a May 6, 2026 post on a talk by Maria Lopez, the authors tested"))
     assert owner_findings(result, doc, "Maria Lopez") == ["warning"]
 
 
@@ -168,7 +175,7 @@ def test_a_talk_by_someone_may_be_what_the_source_reports(tmp_path: Path) -> Non
     "In a May 6, 2026 vLLM report, the authors tested Intel's Widget framework and",
 ])
 def test_possessives_that_are_not_owners_of_the_citation(tmp_path: Path, opening: str) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S4_OPEN, opening))
+    doc, result = verify_with(tmp_path, replacing(S4_OPEN, opening))
     assert owner_findings(result, doc, "Intel") == [], result.findings
 
 
@@ -201,7 +208,7 @@ def test_authorship_by_groups_and_opening_names() -> None:
 ])
 def test_people_named_in_groups_and_as_subjects(tmp_path: Path, opening: str, person: str,
                                                expected: list[str]) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S4_OPEN, opening))
+    doc, result = verify_with(tmp_path, replacing(S4_OPEN, opening))
     assert owner_findings(result, doc, person) == expected, result.findings
 
 
@@ -218,11 +225,7 @@ def test_people_named_in_groups_and_as_subjects(tmp_path: Path, opening: str, pe
 ])
 def test_stances_evaluations_and_examples(tmp_path: Path, opening: str, owner: str,
                                           expected: list[str]) -> None:
-    def mutate(doc: Doc) -> None:
-        doc["facts"].append({"id": "F99", "claim": "Acme, quoted in the post, reports a cache study.",
-                             "source_ids": ["S4"], "evidence_type": "primary_documentation"})
-        replace_body(doc, S4_OPEN, opening)
-    doc, result = verify_mutant(tmp_path, mutate)
+    doc, result = verify_with(tmp_path, _acme_study, replacing(S4_OPEN, opening))
     assert owner_findings(result, doc, owner) == expected, result.findings
 
 
@@ -233,14 +236,14 @@ def test_stances_evaluations_and_examples(tmp_path: Path, opening: str, owner: s
 ])
 def test_named_document_as_a_modifier(tmp_path: Path, sentence: str,
                                       expected: list[str]) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(d, S3_OPEN, sentence))
+    doc, result = verify_with(tmp_path, replacing(S3_OPEN, sentence))
     assert owner_findings(result, doc, "Intel") == expected, result.findings
 
 
 def test_possessives_and_documents_are_not_people_or_owners(tmp_path: Path) -> None:
     # "Widget's Pager treats ...": a product, not two people opening the sentence
     assert authorships("Gadget's Pager treats the cache as a store and reports 2x.") == []
-    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
-        d, S4_OPEN, "The README's agentic example shows that in a May 6, 2026 vLLM report the "
+    doc, result = verify_with(tmp_path, replacing(
+        S4_OPEN, "The README's agentic example shows that in a May 6, 2026 vLLM report the "
         "authors tested"))
     assert owner_findings(result, doc, "README") == [], result.findings

@@ -110,10 +110,10 @@ def _count_transfers(client: StoreClient, addresses: Sequence[str]) -> dict[str,
     """Attach the client to each node's segment now and count what goes through it."""
     out = {}
     for address in addresses:
-        seg = client._segment(address)
+        seg = client._links.segment(address)
         assert seg is not None, f"no segment attached for {address}"
         out[address] = CountingPeer(seg[1])
-        client._segments[address] = (seg[0], out[address])
+        client._links.segments[address] = (seg[0], out[address])
     return out
 
 
@@ -161,7 +161,7 @@ def test_round_trip_of_mixed_sizes_and_sources(c: Cluster, data_path: str, min_b
     assert client.get_into(keys[6], dest) == len(raw[6])
     assert dest.numpy().tobytes() == raw[6]
 
-    for address, (node_id, peer) in client._segments.items():  # type: ignore[misc]
+    for address, (node_id, peer) in client._links.segments.items():  # type: ignore[misc]
         assert peer.kind == "shm" and node_id == ids[address]
     one_sided = sum(len(r) for r in raw if len(r) >= one_sided_from)
     read_back = one_sided + sum(len(raw[i]) for i in (5, 6) if len(raw[i]) >= one_sided_from)
@@ -184,7 +184,7 @@ def test_one_sided_and_streamed_clients_interoperate(c: Cluster, writer: str, re
     assert [bytes(b) for b in bufs] == raw
     r.upsert(keys[3], raw[4])  # and back the other way, over an existing key
     assert w.get(keys[3]) == raw[4]
-    assert all(seg is None for seg in r._segments.values()) == (reader == "tcp")
+    assert all(seg is None for seg in r._links.segments.values()) == (reader == "tcp")
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def test_node_without_shm_fails_insisting_clients_and_streams_for_auto() -> None
 
         auto = c.client(data_path="auto", one_sided_min_bytes=0)
         assert auto.batch_put(keys, values) == [None, None, None]
-        assert auto._segments == {address: None}
+        assert auto._links.segments == {address: None}
         assert [auto.get(k) for k in keys] == values
         got = insist.batch_get_into(keys, [bytearray(len(v)) for v in values])
         assert all(isinstance(g, TransferError) and address in str(g) for g in got), got
@@ -425,13 +425,13 @@ def test_restarted_node_is_recognised_and_old_objects_are_misses(c: Cluster,
     victim = c.nodes[0]
     address = victim.address
     lost = _node_keys(address, key_file)
-    assert lost and client._segments[address] is not None
-    old_id = client._segments[address][0]  # type: ignore[index]
+    assert lost and client._links.segments[address] is not None
+    old_id = client._links.segments[address][0]  # type: ignore[index]
     assert old_id == before[address]
 
     reader = c.client(data_path="shm", one_sided_min_bytes=0)  # only ever reads
     assert reader.batch_get_into(keys, [bytearray(256 * KiB) for _ in keys]) == [256 * KiB] * 10
-    assert set(reader._segments) == set(before)
+    assert set(reader._links.segments) == set(before)
 
     victim.kill9()
     bufs = [bytearray(256 * KiB) for _ in keys]
@@ -465,9 +465,9 @@ def test_restarted_node_is_recognised_and_old_objects_are_misses(c: Cluster,
         assert reader.batch_get_into(fresh, fresh_bufs) == [len(v) for v in fresh_values]
         assert [bytes(b) for b in fresh_bufs] == fresh_values
         fresh_bufs = [bytearray(len(v)) for v in fresh_values]
-    assert reader._segments[address] is not None
-    assert reader._segments[address][0] == new_id  # type: ignore[index]
-    seg = client._segments[address]
+    assert reader._links.segments[address] is not None
+    assert reader._links.segments[address][0] == new_id  # type: ignore[index]
+    seg = client._links.segments[address]
     assert seg is not None and seg[0] == new_id and seg[1].kind == "shm"
     assert _node_keys(address, key_file) == set(fresh)
 

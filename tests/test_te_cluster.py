@@ -205,7 +205,7 @@ def _facade_main(master: str, metadata: str) -> None:
         out["sha"] = [_sha(store.get(k)) for k, _n, _s in args["put"]]
         client = store._client
         assert client is not None
-        out["segments"] = sorted({seg[1].kind for seg in client._segments.values() if seg})
+        out["segments"] = sorted({seg[1].kind for seg in client._links.segments.values() if seg})
         result = out
     except BaseException as exc:  # noqa: BLE001 - reported to the test instead of a crash
         traceback.print_exc()
@@ -215,7 +215,7 @@ def _facade_main(master: str, metadata: str) -> None:
 
 def _counters(client: Any) -> dict[str, int] | None:
     """The summed byte counters of the client's TePeers, or None when it attached none."""
-    peers = [seg[1] for seg in client._segments.values() if seg is not None
+    peers = [seg[1] for seg in client._links.segments.values() if seg is not None
              and getattr(seg[1], "kind", "") == "te"]
     if not peers:
         return None
@@ -261,7 +261,7 @@ def _run_scenario(master: str, metadata: str, hostname: str, args: dict[str, Any
     out["get_sha"] = [_sha(v.tobytes()) for v in dst]
     out["after_get"] = _counters(client)
     out["segments"] = {addr: (None if seg is None else seg[1].kind)
-                       for addr, seg in client._segments.items()}
+                       for addr, seg in client._links.segments.items()}
     return out
 
 

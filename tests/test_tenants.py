@@ -276,7 +276,7 @@ def test_cluster_key_stops_reads_writes_and_registration_without_grants(tmp_path
         c.wait_nodes(1, alice)
         alice.put("secret", b"alice's data")
         assert alice.get("secret") == b"alice's data"  # granted clients work as usual
-        loc = alice._locate(["secret"], lease=False)[0]
+        loc = alice._reads.locate(["secret"], lease=False)[0]
         assert not isinstance(loc, Exception)
         oid, size = loc.object_id, loc.size
         node = Connection(c.nodes[0].address, timeout=5.0)

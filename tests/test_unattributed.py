@@ -109,7 +109,7 @@ def test_product_actions_and_documents(text: str, credits: bool) -> None:
 ])
 def test_claim_in_the_desks_voice(text: str, product: str, claimed: bool) -> None:
     from ledger.figures import extract_figures
-    from ledger.verify.labels import _claimed_as_result
+    from ledger.verify.credits import _claimed_as_result
 
     figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
     assert _claimed_as_result(text, figure, product) is claimed
@@ -164,7 +164,7 @@ def test_documentation_repeating_an_authors_figure(tmp_path: Path, sentence: str
 ])
 def test_claim_by_a_second_verb(text: str, product: str, claimed: bool) -> None:
     from ledger.figures import extract_figures
-    from ledger.verify.labels import _claimed_as_result
+    from ledger.verify.credits import _claimed_as_result
 
     figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
     assert _claimed_as_result(text, figure, product) is claimed
@@ -184,7 +184,7 @@ def test_people_of_the_product_are_not_the_product(names: tuple[str, ...],
 
 
 def test_reporting_partys_possessive_before_its_figure() -> None:
-    from ledger.verify.labels import _quoted_parties
+    from ledger.verify.credits import _quoted_parties
 
     assert _quoted_parties("Widget Labs (Ada Byron), quoting Acme AI and Beta Group; Widget "
                            "team benchmark page") == [
@@ -206,7 +206,7 @@ def test_reporting_partys_possessive_before_its_figure() -> None:
 ])
 def test_past_tense_claim_by_the_products_name(text: str, claimed: bool) -> None:
     from ledger.figures import extract_figures
-    from ledger.verify.labels import _claimed_as_result
+    from ledger.verify.credits import _claimed_as_result
 
     figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
     assert _claimed_as_result(text, figure, "Gizmo radix cache") is claimed

@@ -469,3 +469,60 @@ def test_a_range_written_as_two_figures_and_a_named_alternative_break_a_guardrai
                      "holding on B100 or other older cards."}
     assert _guardrail("Owners of B100 boards can expect the same 1.5 to 2.5 times gain.\n", guard)
     assert not _guardrail("On H200 cards the gain is 1.5 to 2.5 times.\n", guard)
+
+
+# --- a join of the experiments a guardrail keeps apart ----------------------------------------
+
+
+def _joins(body: str, guard: dict[str, Any]) -> list[Finding]:
+    article = _article(body + "\n", [guard])
+    return check_guardrails(article, trace_figures(article))
+
+
+def test_a_join_a_guardrail_forbids_is_a_conflation_that_names_the_guardrail() -> None:
+    """The mistake is the join (``conflated-experiments``), in new wording each time; the
+    guardrail it breaks is named in the message, never reported a second time."""
+    structured = {"text": "The bench test and the field trial are separate experiments.",
+                  "rule": {"kind": "separate_experiments", "experiments": [
+                      {"name": "bench test", "values": [3.3], "terms": ["bench"]},
+                      {"name": "field trial", "values": [41], "terms": ["field trial"]}]}}
+    prose = {"text": "Do not merge the bench's 3.3x with the field trial's 41% into one claim."}
+    for guard in (structured, prose):
+        for body in ("The bench test ran 3.3x faster and cut energy by 41% in the same run.",
+                     "In that one setup the cards were 3.3x quicker, with 41% less idle time.",
+                     "Its field trial saw 41% lower power draw and 3.3x the requests per node."):
+            found = _joins(body, guard)
+            joins = [f for f in found if f.rule == "conflated-experiments"]
+            assert joins and joins[0].severity is Severity.error, (body, found)
+            assert joins[0].message.startswith("guardrail 1 ("), joins[0].message
+            assert not [f for f in found if f.rule == "guardrail"
+                        and "joins" in f.message], (body, found)
+
+
+def test_a_join_guardrail_is_shown_violated_in_the_report(tmp_path: Any) -> None:
+    from ledger.reporting.build import build_view
+
+    doc = copy.deepcopy(load())
+    doc["body"] = "The bench test ran 3.3x faster and cut energy by 41% in the same run.\n"
+    doc["editorial_word_count"] = word_count(doc["body"])
+    doc["corrections"] = [{"status": "prepublication_guardrail",
+                           "text": "Do not merge the bench's 3.3x with the trial's 41% into one "
+                                   "claim."}]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(doc))
+    view = build_view(path)
+    assert [g.state for g in view.guardrails] == ["violated"]
+
+
+def test_an_owner_who_reports_the_protected_figure_is_credited_with_it() -> None:
+    guard = {"text": "The 17% gain comes from a university prototype, not from Acme's product; "
+                     "do not credit it to Acme."}
+    for body in ("Acme reports that its cache lifts hit rates by 17%.",
+                 "In March Acme said the pool gives a 17% gain on long prompts.",
+                 "Acme has measured 17% more hits with the new eviction order."):
+        found = _guardrail(body + "\n", guard)
+        assert found and found[0].severity is Severity.warning, (body, found)
+    for body in ("A university prototype gained 17%; Acme reports nothing of the kind.",
+                 "Acme reports a smaller cache, and a university prototype gained 17%.",
+                 "Acme later reported fewer misses while a university prototype gained 17%."):
+        assert not _guardrail(body + "\n", guard), body

@@ -4,41 +4,20 @@ what makes a label or a join sure, and the correct prose that must pass."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from verify_fixtures import replace_body, span, verify_mutant
+from verify_fixtures import (
+    Doc,
+    add_fact,
+    add_inference,
+    add_metric,
+    add_sentence,
+    adding,
+    rules_at,
+    verify_mutant,
+    verify_with,
+)
 
 from ledger.report import FileResult
-
-Doc = dict[str, Any]
-S4_CLOSE = "These are the authors' results, not PCT measurements."
-
-
-def add_metric(doc: Doc, name: str, value: float, label: str, vocabulary: list[str],
-               kind: str, experiment: str | None = None) -> None:
-    scope = doc["benchmark_scope"]
-    scope["reported_metrics"][name] = value
-    spec: dict[str, Any] = {"label": label, "kind": kind, "vocabulary": vocabulary}
-    if experiment:
-        spec["experiment"] = experiment
-    scope.setdefault("metric_specs", {})[name] = spec
-
-
-def add_fact(doc: Doc, claim: str) -> None:
-    doc["facts"].append({"id": f"F{len(doc['facts']) + 1}", "claim": claim,
-                         "source_ids": ["S4"],
-                         "evidence_type": "author_reported_benchmark_not_independently_reproduced"})
-
-
-def add_sentence(doc: Doc, sentence: str) -> None:
-    replace_body(doc, S4_CLOSE, S4_CLOSE + " " + sentence)
-
-
-def rules_at(result: FileResult, doc: Doc, text: str, nth: int = 0) -> dict[str, str]:
-    line, column, end = span(doc["body"], text, nth)
-    return {f.rule: f.severity.value for f in result.findings if f.pointer == "/body"
-            and f.line == line and f.column is not None and f.end_column is not None
-            and f.column < end and column < f.end_column}
 
 
 def _windows(doc: Doc) -> None:
@@ -83,25 +62,21 @@ def _ranges(doc: Doc) -> None:
 def test_both_ends_of_a_range_share_its_label(tmp_path: Path) -> None:
     """The label before a range describes both ends, though the word after the range (the next
     result's label) is nearer to the high end."""
-    def mutate(doc: Doc) -> None:
-        _ranges(doc)
-        add_sentence(doc, "In their runs, time to first token shrank 1.6 to 2.4 times and "
-                          "decode throughput climbed 3.1 to 4.7 times.")
-    doc, result = verify_mutant(tmp_path, mutate)
+    doc, result = verify_with(tmp_path, _ranges, adding(
+        "In their runs, time to first token shrank 1.6 to 2.4 times and decode throughput "
+        "climbed 3.1 to 4.7 times."))
     for figure in ("1.6", "2.4 times", "3.1", "4.7 times"):
         assert "mislabeled-figure" not in rules_at(result, doc, figure), result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_ranges(d), add_sentence(
-        d, "In their runs, time to first token shrank 1.6x to 2.4x and decode throughput "
-           "climbed 3.1x to 4.7x.")))
+    doc, result = verify_with(tmp_path, _ranges, adding(
+        "In their runs, time to first token shrank 1.6x to 2.4x and decode throughput "
+        "climbed 3.1x to 4.7x."))
     for figure in ("1.6x", "2.4x", "3.1x", "4.7x"):
         assert "mislabeled-figure" not in rules_at(result, doc, figure), result.findings
 
 
 def test_a_range_labelled_as_another_metric_is_a_mislabel(tmp_path: Path) -> None:
-    def mutate(doc: Doc) -> None:
-        _ranges(doc)
-        add_sentence(doc, "In their runs, throughput 1.6 to 2.4 times higher came first.")
-    doc, result = verify_mutant(tmp_path, mutate)
+    doc, result = verify_with(tmp_path, _ranges, adding(
+        "In their runs, throughput 1.6 to 2.4 times higher came first."))
     assert rules_at(result, doc, "1.6").get("mislabeled-figure") == "error", result.findings
 
 
@@ -125,16 +100,16 @@ def conflated(result: FileResult) -> list[str]:
 
 def test_a_combination_the_source_states_is_no_join(tmp_path: Path) -> None:
     """The pinned share is the scheduler run's setting: the fact says so in one statement."""
-    _, result = verify_mutant(tmp_path, lambda d: (_experiments(d), add_sentence(
-        d, "With 15% of the cache pinned, the authors report up to 7.5x more requests than "
-           "round-robin.")))
+    _, result = verify_with(tmp_path, _experiments, adding(
+        "With 15% of the cache pinned, the authors report up to 7.5x more requests than "
+        "round-robin."))
     assert conflated(result) == [], result.findings
 
 
 def test_a_result_of_another_experiment_joined_is_an_error(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_experiments(d), add_sentence(
-        d, "With stalls 35% lower, the authors report up to 7.5x more requests than "
-           "round-robin.")))
+    doc, result = verify_with(tmp_path, _experiments, adding(
+        "With stalls 35% lower, the authors report up to 7.5x more requests than "
+        "round-robin."))
     assert rules_at(result, doc, "7.5x").get("conflated-experiments") == "error", \
         result.findings
 
@@ -145,17 +120,16 @@ def test_sentences_that_keep_two_results_apart(tmp_path: Path) -> None:
             "each other.",
             "Per the authors, 7.5x and 35% cannot be ranked against each other.",
             "The 7.5x and the 35% do not agree on what the bottleneck is."):
-        _, result = verify_mutant(tmp_path, lambda d, s=sentence: (
-            _experiments(d), add_sentence(d, s)))
+        _, result = verify_with(tmp_path, _experiments, adding(sentence))
         assert conflated(result) == [], (sentence, result.findings)
 
 
 def test_a_range_belongs_to_an_experiment_only_with_both_ends(tmp_path: Path) -> None:
     """2.2 is the prefetch study's value, but "2.2x to 3.1x" is a range the study never gave:
     one end coinciding with its value does not make the range its."""
-    _, result = verify_mutant(tmp_path, lambda d: (_experiments(d), add_sentence(
-        d, "The authors report 2.2x to 3.1x more requests at one client and up to 7.5x at "
-           "eight.")))
+    _, result = verify_with(tmp_path, _experiments, adding(
+        "The authors report 2.2x to 3.1x more requests at one client and up to 7.5x at "
+        "eight."))
     assert conflated(result) == [], result.findings
 
 
@@ -167,11 +141,11 @@ def _budget(doc: Doc) -> None:
 
 def test_the_word_right_after_a_figure_labels_it(tmp_path: Path) -> None:
     """"lower latency" follows the figure; the "cost" of the condition after it is no label."""
-    doc, result = verify_mutant(tmp_path, lambda d: (_budget(d), add_sentence(
-        d, "The authors report 1.85x lower latency for the same power and cost envelope.")))
+    doc, result = verify_with(tmp_path, _budget, adding(
+        "The authors report 1.85x lower latency for the same power and cost envelope."))
     assert rules_at(result, doc, "1.85x").get("mislabeled-figure") == "error", result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_budget(d), add_sentence(
-        d, "The authors report 1.85x the throughput for the same power and cost envelope.")))
+    doc, result = verify_with(tmp_path, _budget, adding(
+        "The authors report 1.85x the throughput for the same power and cost envelope."))
     assert "mislabeled-figure" not in rules_at(result, doc, "1.85x"), result.findings
 
 
@@ -184,32 +158,30 @@ def _baselines(doc: Doc) -> None:
 
 
 def test_figures_of_two_baselines_swapped(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_baselines(d), add_sentence(
-        d, "The authors report 4.5x over Lighttpd and 17x over nginx in requests served.")))
+    doc, result = verify_with(tmp_path, _baselines, adding(
+        "The authors report 4.5x over Lighttpd and 17x over nginx in requests served."))
     assert rules_at(result, doc, "4.5x").get("mislabeled-figure") == "error", result.findings
     assert rules_at(result, doc, "17x").get("mislabeled-figure") == "error", result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_baselines(d), add_sentence(
-        d, "The authors report 17x over Lighttpd and 4.5x over nginx in requests served.")))
+    doc, result = verify_with(tmp_path, _baselines, adding(
+        "The authors report 17x over Lighttpd and 4.5x over nginx in requests served."))
     assert not [f for f in result.findings if f.rule == "mislabeled-figure"
                 and f.message.startswith(("'17x'", "'4.5x'"))], result.findings
 
 
 def _window(doc: Doc) -> None:
     add_fact(doc, "The library keeps 3 anchor tokens and a window of 509 recent tokens.")
-    doc["inferences"].append({"id": f"I{len(doc['inferences']) + 1}",
-                              "claim": "The cache holds 3 + 509 = 512 entries.",
-                              "basis_fact_ids": [doc["facts"][-1]["id"]],
-                              "label": "PCT analysis"})
+    add_inference(doc, "The cache holds 3 + 509 = 512 entries.",
+                  basis_fact_ids=(doc["facts"][-1]["id"],))
 
 
 def test_a_count_moved_onto_another_counted_noun(tmp_path: Path) -> None:
     """"509 anchor tokens": the sources count 509 recent tokens and, separately, 3 anchor
     tokens. The desk's own sum restating the bare 509 does not make the count right."""
-    doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
-        d, "The library keeps 509 anchor tokens by default.")))
+    doc, result = verify_with(tmp_path, _window, adding(
+        "The library keeps 509 anchor tokens by default."))
     assert rules_at(result, doc, "509").get("mislabeled-figure") == "error", result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_window(d), add_sentence(
-        d, "The library keeps 509 recent tokens by default.")))
+    doc, result = verify_with(tmp_path, _window, adding(
+        "The library keeps 509 recent tokens by default."))
     assert rules_at(result, doc, "509") == {}, result.findings
 
 
@@ -224,12 +196,12 @@ def swaps(result: FileResult) -> list[str]:
 
 
 def test_a_respectively_pair_written_in_the_opposite_order(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_pair_fact(d), add_sentence(
-        d, "The report says Qwen-7B and Mistral-7B handle 48K and 24K of context.")))
+    doc, result = verify_with(tmp_path, _pair_fact, adding(
+        "The report says Qwen-7B and Mistral-7B handle 48K and 24K of context."))
     assert rules_at(result, doc, "48K and 24K").get("mislabeled-figure") == "warning", \
         result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_pair_fact(d), add_sentence(
-        d, "The report says mean and P90 queueing delay dropped by 55% and 35%.")))
+    doc, result = verify_with(tmp_path, _pair_fact, adding(
+        "The report says mean and P90 queueing delay dropped by 55% and 35%."))
     assert rules_at(result, doc, "55% and 35%").get("mislabeled-figure") == "warning", \
         result.findings
 
@@ -238,8 +210,7 @@ def test_a_pair_reordered_with_its_names_is_no_swap(tmp_path: Path) -> None:
     for sentence in ("The report says Mistral-7B and Qwen-7B handle 48K and 24K of context.",
                      "The report says Qwen-7B and Mistral-7B handle 24K and 48K of context.",
                      "The report says P90 and mean queueing delay dropped by 55% and 35%."):
-        _, result = verify_mutant(tmp_path, lambda d, s=sentence: (
-            _pair_fact(d), add_sentence(d, s)))
+        _, result = verify_with(tmp_path, _pair_fact, adding(sentence))
         assert swaps(result) == [], (sentence, result.findings)
 
 
@@ -251,11 +222,11 @@ def _parameters(doc: Doc) -> None:
 
 
 def test_a_value_given_the_name_of_another_parameter(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
-        d, "The allocator works with an eviction batch of 32 by default.")))
+    doc, result = verify_with(tmp_path, _parameters, adding(
+        "The allocator works with an eviction batch of 32 by default."))
     assert rules_at(result, doc, "32").get("mislabeled-figure") == "error", result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_parameters(d), add_sentence(
-        d, "The allocator works with a page size of 32 by default.")))
+    doc, result = verify_with(tmp_path, _parameters, adding(
+        "The allocator works with a page size of 32 by default."))
     assert "mislabeled-figure" not in rules_at(result, doc, "32"), result.findings
 
 
@@ -295,11 +266,11 @@ def _statistics(doc: Doc) -> None:
 
 
 def test_a_statistic_after_at_belongs_to_the_figure_before_it(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_statistics(d), add_sentence(
-        d, "The authors report TTFT up to 5.5x better at the mean and 9.5x at P99.")))
+    doc, result = verify_with(tmp_path, _statistics, adding(
+        "The authors report TTFT up to 5.5x better at the mean and 9.5x at P99."))
     assert mislabels(result) == [], result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_statistics(d), add_sentence(
-        d, "The authors report TTFT up to 5.5x better at P99 and 9.5x at the mean.")))
+    doc, result = verify_with(tmp_path, _statistics, adding(
+        "The authors report TTFT up to 5.5x better at P99 and 9.5x at the mean."))
     assert rules_at(result, doc, "9.5x").get("mislabeled-figure") == "error", result.findings
 
 
@@ -315,12 +286,12 @@ def _speeds(doc: Doc) -> None:
 
 
 def test_faster_fits_any_speed_metric_but_not_memory(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_speeds(d), add_sentence(
-        d, "PCT's reading: if the kernel gets 6.1 times faster while the whole step gets "
-           "2.4 times faster, the kernel dominated the step.")))
+    doc, result = verify_with(tmp_path, _speeds, adding(
+        "PCT's reading: if the kernel gets 6.1 times faster while the whole step gets "
+        "2.4 times faster, the kernel dominated the step."))
     assert "mislabeled-figure" not in rules_at(result, doc, "2.4 times"), result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_speeds(d), add_sentence(
-        d, "The authors report that generation runs 5.2 times faster.")))
+    doc, result = verify_with(tmp_path, _speeds, adding(
+        "The authors report that generation runs 5.2 times faster."))
     assert rules_at(result, doc, "5.2 times").get("mislabeled-figure") == "error", \
         result.findings
 
@@ -338,28 +309,27 @@ def test_a_size_named_by_a_metric_of_that_size_is_no_mislabel(tmp_path: Path) ->
     assert "mislabeled-figure" not in rules_at(result, doc, "96"), result.findings
 
 
+def _paged_kernels(doc: Doc) -> None:
+    add_metric(doc, "over_alpha_x", 1.3, "throughput over Alpha paged kernels",
+               ["throughput"], "multiplier")
+    add_metric(doc, "over_beta_x", 1.4, "throughput over Beta paged kernels",
+               ["throughput"], "multiplier")
+    add_fact(doc, "Throughput is 1.3x that of Alpha's paged kernels and 1.4x Beta's.")
+
+
 def test_a_baseline_list_read_respectively(tmp_path: Path) -> None:
-    def mutate(doc: Doc) -> None:
-        add_metric(doc, "over_alpha_x", 1.3, "throughput over Alpha paged kernels",
-                   ["throughput"], "multiplier")
-        add_metric(doc, "over_beta_x", 1.4, "throughput over Beta paged kernels",
-                   ["throughput"], "multiplier")
-        add_fact(doc, "Throughput is 1.3x that of Alpha's paged kernels and 1.4x Beta's.")
-        add_sentence(doc, "Throughput is up to 1.3x and 1.4x higher than with the paged "
-                          "kernels of Alpha and Beta respectively.")
-    _, result = verify_mutant(tmp_path, mutate)
+    _, result = verify_with(tmp_path, _paged_kernels, adding(
+        "Throughput is up to 1.3x and 1.4x higher than with the paged kernels of Alpha and "
+        "Beta respectively."))
     assert mislabels(result) == [], result.findings
 
 
 def test_the_desks_arithmetic_may_reorder_a_facts_figures(tmp_path: Path) -> None:
     def mutate(doc: Doc) -> None:
         add_fact(doc, "The rig pairs a 24 GB card with a host CPU holding 192 GB of memory.")
-        doc["inferences"].append({
-            "id": f"I{len(doc['inferences']) + 1}", "claim": "192 GB is 8 times 24 GB.",
-            "basis_fact_ids": [doc["facts"][-1]["id"]], "label": "PCT analysis",
-            "computation": {"inputs": {"host_gb": 192, "card_gb": 24},
-                            "steps": [{"name": "ratio", "expression": "host_gb / card_gb",
-                                       "result": 8}]}})
+        add_inference(doc, "192 GB is 8 times 24 GB.", basis_fact_ids=(doc["facts"][-1]["id"],),
+                      inputs={"host_gb": 192, "card_gb": 24},
+                      steps=(("ratio", "host_gb / card_gb", 8),))
         add_sentence(doc, "PCT's arithmetic: the rig's 192 GB of CPU memory is 8 times its "
                           "24 GB.")
     _, result = verify_mutant(tmp_path, mutate)
@@ -383,15 +353,15 @@ def _named_experiments(doc: Doc) -> None:
 
 def test_list_items_that_each_name_their_experiment(tmp_path: Path) -> None:
     """The name that introduces a list item may sit two commas before its figure."""
-    _, result = verify_mutant(tmp_path, lambda d: (_named_experiments(d), add_sentence(
-        d, "The abstract gives 2.1x for Alpha-7B, and grants Beta-70B, served across several "
-           "nodes, up to 4.4x in capacity.")))
+    _, result = verify_with(tmp_path, _named_experiments, adding(
+        "The abstract gives 2.1x for Alpha-7B, and grants Beta-70B, served across several "
+        "nodes, up to 4.4x in capacity."))
     assert conflated(result) == [], result.findings
 
 
 def test_values_listed_side_by_side_are_no_join(tmp_path: Path) -> None:
-    _, result = verify_mutant(tmp_path, lambda d: (_named_experiments(d), add_sentence(
-        d, "The static runs use context lengths of 24k, 48k and 96k.")))
+    _, result = verify_with(tmp_path, _named_experiments, adding(
+        "The static runs use context lengths of 24k, 48k and 96k."))
     assert conflated(result) == [], result.findings
 
 
@@ -404,24 +374,18 @@ def _balancers(doc: Doc) -> None:
 
 
 def test_a_baseline_that_opens_the_sentence(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_balancers(d), add_sentence(
-        d, "Against a least-loaded balancer: mean TTFT up to 3.3x better.")))
+    doc, result = verify_with(tmp_path, _balancers, adding(
+        "Against a least-loaded balancer: mean TTFT up to 3.3x better."))
     assert rules_at(result, doc, "3.3x").get("mislabeled-figure") == "error", result.findings
-    _, result = verify_mutant(tmp_path, lambda d: (_balancers(d), add_sentence(
-        d, "Against a round-robin scheduler: mean TTFT up to 3.3x better.")))
+    _, result = verify_with(tmp_path, _balancers, adding(
+        "Against a round-robin scheduler: mean TTFT up to 3.3x better."))
     assert mislabels(result) == [], result.findings
 
 
 def test_a_baseline_list_read_respectively_in_the_wrong_order(tmp_path: Path) -> None:
-    def mutate(doc: Doc) -> None:
-        add_metric(doc, "over_alpha_x", 1.3, "throughput over Alpha paged kernels",
-                   ["throughput"], "multiplier")
-        add_metric(doc, "over_beta_x", 1.4, "throughput over Beta paged kernels",
-                   ["throughput"], "multiplier")
-        add_fact(doc, "Throughput is 1.3x that of Alpha's paged kernels and 1.4x Beta's.")
-        add_sentence(doc, "Throughput is up to 1.3x and 1.4x higher than with the paged "
-                          "kernels of Beta and Alpha respectively.")
-    doc, result = verify_mutant(tmp_path, mutate)
+    doc, result = verify_with(tmp_path, _paged_kernels, adding(
+        "Throughput is up to 1.3x and 1.4x higher than with the paged kernels of Beta and "
+        "Alpha respectively."))
     assert rules_at(result, doc, "1.4x").get("mislabeled-figure") == "error", result.findings
 
 
@@ -436,29 +400,28 @@ def _tags(doc: Doc) -> None:
 
 
 def test_a_figure_tagged_with_another_metrics_name(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_tags(d), add_sentence(
-        d, "The authors report recall of 71.5 with q3 and 48.25 with q8.")))
+    doc, result = verify_with(tmp_path, _tags, adding(
+        "The authors report recall of 71.5 with q3 and 48.25 with q8."))
     assert "mislabeled-figure" in rules_at(result, doc, "48.25"), result.findings
     assert "mislabeled-figure" in rules_at(result, doc, "71.5"), result.findings
-    _, result = verify_mutant(tmp_path, lambda d: (_tags(d), add_sentence(
-        d, "The authors report recall of 71.5 with q8 and 48.25 with q3, and decoding 3.5x "
-           "faster on Zeta-13B.")))
+    _, result = verify_with(tmp_path, _tags, adding(
+        "The authors report recall of 71.5 with q8 and 48.25 with q3, and decoding 3.5x "
+        "faster on Zeta-13B."))
     assert mislabels(result) == [], result.findings
 
 
-def _ttft(doc: Doc, sentence: str) -> None:
+def _ttft(doc: Doc) -> None:
     add_metric(doc, "p50_ttft_speedup", 7.5, "median TTFT speedup", ["TTFT"], "multiplier")
     add_fact(doc, "The authors report a 7.5x median TTFT speedup.")
-    add_sentence(doc, sentence)
 
 
 def test_time_to_first_token_is_a_latency(tmp_path: Path) -> None:
     """"latency" fits a TTFT figure; "end-to-end latency", a different latency, does not."""
-    doc, result = verify_mutant(tmp_path, lambda d: _ttft(
-        d, "The authors report 7.5x lower latency to the first token."))
+    doc, result = verify_with(tmp_path, _ttft, adding(
+        "The authors report 7.5x lower latency to the first token."))
     assert "mislabeled-figure" not in rules_at(result, doc, "7.5x"), result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: _ttft(
-        d, "The authors report 7.5x lower end-to-end latency."))
+    doc, result = verify_with(tmp_path, _ttft, adding(
+        "The authors report 7.5x lower end-to-end latency."))
     assert rules_at(result, doc, "7.5x").get("mislabeled-figure") == "error", result.findings
 
 
@@ -484,12 +447,12 @@ def _engines(doc: Doc) -> None:
 
 
 def test_two_systems_figures_swapped(tmp_path: Path) -> None:
-    doc, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
-        d, "On one card, AlphaServe held 10k tokens where BetaLM managed about 30k.")))
+    doc, result = verify_with(tmp_path, _engines, adding(
+        "On one card, AlphaServe held 10k tokens where BetaLM managed about 30k."))
     assert "mislabeled-figure" in rules_at(result, doc, "10k"), result.findings
     assert "mislabeled-figure" in rules_at(result, doc, "30k"), result.findings
-    _, result = verify_mutant(tmp_path, lambda d: (_engines(d), add_sentence(
-        d, "On one card, AlphaServe held 30k tokens where BetaLM managed about 10k.")))
+    _, result = verify_with(tmp_path, _engines, adding(
+        "On one card, AlphaServe held 30k tokens where BetaLM managed about 10k."))
     assert mislabels(result) == [], result.findings
 
 
@@ -503,12 +466,12 @@ def _tasks(doc: Doc) -> None:
 def test_a_count_moved_onto_hardware(tmp_path: Path) -> None:
     """14 counts reasoning tasks; "14 GPUs" moves it onto hardware, though a bare 14 (a
     version) elsewhere in the facts matches the number."""
-    doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
-        d, "The authors scored the model on 14 GPUs.")))
+    doc, result = verify_with(tmp_path, _tasks, adding(
+        "The authors scored the model on 14 GPUs."))
     assert rules_at(result, doc, "14 GPUs").get("mislabeled-figure") == "error", \
         result.findings
-    doc, result = verify_mutant(tmp_path, lambda d: (_tasks(d), add_sentence(
-        d, "The authors spread the model over 6 GPUs.")))
+    doc, result = verify_with(tmp_path, _tasks, adding(
+        "The authors spread the model over 6 GPUs."))
     assert "mislabeled-figure" not in rules_at(result, doc, "6 GPUs"), result.findings
 
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 from ledger.figures import extract_figures
 from ledger.quantities import Kind, typed_figures
 from ledger.verify.arithmetic import _percent_explained
-from ledger.verify.labels import _refers_back_to
+from ledger.verify.credits import _refers_back_to
 from ledger.verify.tracing import EvidenceIndex, Trace, _date_matches
 
 
@@ -51,13 +51,14 @@ def test_a_restated_figure_used_as_a_reference_is_not_a_new_claim() -> None:
 
 
 def _experiments_joined(sentence: str) -> bool:
-    from ledger.verify.labels import Experiment, _list_items, _listed_apart, _sentence_owners
+    from ledger.verify.conflations import _list_items, _listed_apart
+    from ledger.verify.experiments import Experiment, sentence_owners
     from ledger.verify.prose import Span
 
     cold = Experiment("cold-start replay", [Decimal("41")])
     warm = Experiment("warm multi-turn chat", [Decimal("7.5")])
     span = Span(0, len(sentence), sentence)
-    marks = _sentence_owners(None, span, [cold, warm], False)  # type: ignore[arg-type]
+    marks = sentence_owners(None, span, [cold, warm], False)  # type: ignore[arg-type]
     assert len(marks) == 2, marks
     return not _listed_apart(_list_items(span), marks[0], marks[1], [cold, warm])
 
@@ -74,12 +75,12 @@ def test_a_list_of_results_each_naming_its_experiment_is_no_join() -> None:
 
 
 def test_a_spelled_out_count_of_ordinary_things_names_no_experiment() -> None:
-    from ledger.verify.labels import Experiment, _sentence_owners
+    from ledger.verify.experiments import Experiment, sentence_owners
     from ledger.verify.prose import Span
 
     text = "The post lists two caveats before the 41% figure."
     exps = [Experiment("replay", [Decimal("2")]), Experiment("chat", [Decimal("41")])]
-    marks = _sentence_owners(None, Span(0, len(text), text), exps, False)  # type: ignore[arg-type]
+    marks = sentence_owners(None, Span(0, len(text), text), exps, False)  # type: ignore[arg-type]
     assert [text[s:e] for s, e, _ in marks] == ["41%"]
 
 
@@ -245,7 +246,7 @@ def test_a_count_of_people_never_traces_to_a_bare_number() -> None:
 
 
 def test_an_authors_figure_restated_as_what_the_product_does() -> None:
-    from ledger.verify.labels import _claimed_as_result
+    from ledger.verify.credits import _claimed_as_result
 
     def first(text: str) -> bool:
         return _claimed_as_result(text, extract_figures(text)[0])

@@ -81,14 +81,12 @@ CASES = [
     Case("scaling figure joined to trace result",
          body("They reported 3.8 times", "On 60 GPUs they reported 3.8 times"),
          "conflated-experiments", ("60", 0)),
-    Case("scaling figure joined to trace result breaks guardrail 2",
-         body("They reported 3.8 times", "On 60 GPUs they reported 3.8 times"),
-         "guardrail", ("60", 0)),
+    # a join that guardrail 2 forbids is the same mistake: conflated-experiments, naming it
     Case("experiments swapped: trace run on 60 GPUs", body("on 12 GB200 GPUs", "on 60 GB200 GPUs"),
-         "guardrail", ("60", 0)),
+         "conflated-experiments", ("60", 0)),
     Case("guardrail 2 from prose alone",
          both(drop_rule(1), body("on 12 GB200 GPUs", "on 12 GB200 GPUs scaled to 60 GPUs")),
-         "guardrail", ("60", 0)),
+         "conflated-experiments", ("60", 0)),
     # attribution
     Case("attribution removed (3.8x)", DEATTRIBUTE, "unattributed-figure", ("3.8 times", 0)),
     Case("attribution removed (12 GPUs)", DEATTRIBUTE, "unattributed-figure", ("12", 0)),
@@ -182,3 +180,12 @@ def test_second_article_mutation(case: Case, tmp_path: Path) -> None:
     doc, result = verify_mutant(tmp_path, case.mutate, source=SECOND)
     assert at(result, case.rule, span(doc["body"], *case.where)), [
         (f.rule, f.line, f.column, f.end_column) for f in result.findings]
+
+
+def test_a_join_the_seeds_guardrail_forbids_names_that_guardrail(tmp_path: Path) -> None:
+    """The seed's guardrail 2 keeps the trace run and the scaling experiment apart: the join
+    is reported once, as conflated-experiments, and the message names guardrail 2."""
+    doc, result = verify_mutant(tmp_path, body("on 12 GB200 GPUs", "on 60 GB200 GPUs"))
+    found = at(result, "conflated-experiments", span(doc["body"], "60", 0))
+    assert found and found[0].message.startswith("guardrail 2 ("), result.findings
+    assert not [f for f in result.findings if f.rule == "guardrail"], result.findings

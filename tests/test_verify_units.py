@@ -6,38 +6,19 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 import pytest
-from verify_fixtures import replace_body, span, verify_mutant
+from verify_fixtures import (
+    DOCUMENTATION,
+    Doc,
+    add_fact,
+    add_inference,
+    add_sentence,
+    rules_at,
+    verify_mutant,
+)
 
 from ledger.quantities import UNITS, Verdict, compare, sibling_units, typed_figures
-from ledger.report import FileResult
-
-Doc = dict[str, Any]
-CLOSE = "These are the authors' results, not PCT measurements."
-
-
-def _add_fact(doc: Doc, claim: str) -> None:
-    doc["facts"].append({"id": f"F{len(doc['facts']) + 1}", "claim": claim,
-                         "source_ids": ["S4"], "evidence_type": "primary_documentation"})
-
-
-def _add_inference(doc: Doc, claim: str, inputs: dict[str, float],
-                   steps: list[tuple[str, str, float]]) -> int:
-    doc["inferences"].append({
-        "id": f"I{len(doc['inferences']) + 1}", "claim": claim, "basis_fact_ids": [],
-        "label": "PCT analysis", "computation": {
-            "inputs": inputs,
-            "steps": [{"name": n, "expression": e, "result": r} for n, e, r in steps]}})
-    return len(doc["inferences"]) - 1
-
-
-def _at(result: FileResult, doc: Doc, text: str) -> dict[str, str]:
-    line, column, end = span(doc["body"], text)
-    return {f.rule: f.severity.value for f in result.findings if f.pointer == "/body"
-            and f.line == line and f.column is not None and f.end_column is not None
-            and f.column < end and column < f.end_column}
 
 
 def _verdict(figure: str, evidence: str) -> Verdict:
@@ -83,26 +64,26 @@ def test_sibling_units_are_one_slip_away() -> None:
 
 def test_tokens_written_as_bytes_in_the_body(tmp_path: Path) -> None:
     def mutate(doc: Doc) -> None:
-        _add_fact(doc, "The May 6 post describes prompts of up to 3 million tokens.")
-        replace_body(doc, CLOSE, CLOSE + " Prompts run to 3 million bytes.")
+        add_fact(doc, "The May 6 post describes prompts of up to 3 million tokens.", DOCUMENTATION)
+        add_sentence(doc, "Prompts run to 3 million bytes.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert _at(result, doc, "3 million").get("unit-mismatch") == "error", result.findings
+    assert rules_at(result, doc, "3 million").get("unit-mismatch") == "error", result.findings
 
 
 def test_gigabits_glued_to_the_number(tmp_path: Path) -> None:
     def mutate(doc: Doc) -> None:
-        _add_fact(doc, "The May 6 post sizes the pool at 7GB per node.")
-        replace_body(doc, CLOSE, CLOSE + " The pool holds 7Gb per node.")
+        add_fact(doc, "The May 6 post sizes the pool at 7GB per node.", DOCUMENTATION)
+        add_sentence(doc, "The pool holds 7Gb per node.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert _at(result, doc, "7Gb").get("unit-mismatch") == "error", result.findings
+    assert rules_at(result, doc, "7Gb").get("unit-mismatch") == "error", result.findings
 
 
 def test_number_converted_but_unit_kept(tmp_path: Path) -> None:
     def mutate(doc: Doc) -> None:
-        _add_fact(doc, "The May 6 post sizes the pool at 6.44 GB per node.")
-        replace_body(doc, CLOSE, CLOSE + " The pool holds 6.00 GB per node.")
+        add_fact(doc, "The May 6 post sizes the pool at 6.44 GB per node.", DOCUMENTATION)
+        add_sentence(doc, "The pool holds 6.00 GB per node.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert _at(result, doc, "6.00 GB").get("unit-mismatch") == "error", result.findings
+    assert rules_at(result, doc, "6.00 GB").get("unit-mismatch") == "error", result.findings
     found = next(f for f in result.findings if f.rule == "unit-mismatch")
     assert "GiB" in found.message
 
@@ -111,12 +92,12 @@ def test_the_desks_own_number_under_another_unit(tmp_path: Path) -> None:
     """The desk's inference states the number in bytes; an untyped computation result with
     the same number does not hide the body's bits."""
     def mutate(doc: Doc) -> None:
-        _add_inference(doc, "Each cached token takes 65,536 bytes.",
-                       {"layers": 32, "bytes_per_layer": 2048},
-                       [("token_bytes", "layers * bytes_per_layer", 65536)])
-        replace_body(doc, CLOSE, CLOSE + " By PCT's count each cached token takes 65,536 bits.")
+        add_inference(doc, "Each cached token takes 65,536 bytes.",
+                      inputs={"layers": 32, "bytes_per_layer": 2048},
+                      steps=(("token_bytes", "layers * bytes_per_layer", 65536),))
+        add_sentence(doc, "By PCT's count each cached token takes 65,536 bits.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert _at(result, doc, "65,536").get("unit-mismatch") == "error", result.findings
+    assert rules_at(result, doc, "65,536").get("unit-mismatch") == "error", result.findings
 
 
 @pytest.mark.parametrize(("written", "expected"), [("50 Gb/s", ["unit-mismatch"]),
@@ -126,10 +107,11 @@ def test_a_unit_slip_in_an_inference_claim(tmp_path: Path, written: str,
     where: list[int] = []
 
     def mutate(doc: Doc) -> None:
-        where.append(_add_inference(
+        where.append(add_inference(
             doc, f"Four 100 Gb/s links carry 400 Gb/s, or {written}.",
-            {"links": 4, "link_gbps": 100},
-            [("total_gbps", "links * link_gbps", 400), ("total_gb_s", "total_gbps / 8", 50)]))
+            inputs={"links": 4, "link_gbps": 100},
+            steps=(("total_gbps", "links * link_gbps", 400),
+                   ("total_gb_s", "total_gbps / 8", 50))))
     _, result = verify_mutant(tmp_path, mutate)
     pointer = f"/inferences/{where[0]}/claim"
     assert [f.rule for f in result.findings if f.pointer == pointer] == expected
@@ -154,20 +136,20 @@ def test_a_duration_converted_but_unit_kept_beats_a_bare_number(tmp_path: Path) 
     def mutate(doc: Doc) -> None:
         doc["benchmark_scope"]["reported_metrics"]["handoff_us"] = 30000
         doc["benchmark_scope"]["reported_metrics"]["pool_nodes"] = 30
-        replace_body(doc, CLOSE, CLOSE + " Each handoff took about 30 s.")
+        add_sentence(doc, "Each handoff took about 30 s.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert _at(result, doc, "30 s").get("unit-mismatch") == "error", result.findings
+    assert rules_at(result, doc, "30 s").get("unit-mismatch") == "error", result.findings
 
 
 def test_token_counts_beside_sizes_in_kilobytes_are_not_a_unit_slip(tmp_path: Path) -> None:
     """Evidence lists contexts as bare numbers ("24k, 48k") and pages in KB ("48KB"): the
     body's "48k tokens" is the context, not a size written in tokens."""
     def mutate(doc: Doc) -> None:
-        _add_fact(doc, "The May 6 post lists pages of 24KB and 48KB, and contexts of 24k and "
-                       "48k.")
-        replace_body(doc, CLOSE, CLOSE + " Contexts run from 24k to 48k tokens.")
+        add_fact(doc, "The May 6 post lists pages of 24KB and 48KB, and contexts of 24k and "
+                      "48k.", DOCUMENTATION)
+        add_sentence(doc, "Contexts run from 24k to 48k tokens.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert "unit-mismatch" not in _at(result, doc, "48k tokens"), result.findings
+    assert "unit-mismatch" not in rules_at(result, doc, "48k tokens"), result.findings
 
 
 @pytest.mark.parametrize(("written", "expected"), [("X9-96GiB", {"unit-mismatch": "warning"}),
@@ -175,7 +157,7 @@ def test_token_counts_beside_sizes_in_kilobytes_are_not_a_unit_slip(tmp_path: Pa
 def test_a_unit_changed_inside_a_product_name(tmp_path: Path, written: str,
                                               expected: dict[str, str]) -> None:
     def mutate(doc: Doc) -> None:
-        _add_fact(doc, "The May 6 post ran on X9-96GB accelerators.")
-        replace_body(doc, CLOSE, CLOSE + f" The runs used {written} accelerators.")
+        add_fact(doc, "The May 6 post ran on X9-96GB accelerators.", DOCUMENTATION)
+        add_sentence(doc, f"The runs used {written} accelerators.")
     doc, result = verify_mutant(tmp_path, mutate)
-    assert _at(result, doc, written) == expected, result.findings
+    assert rules_at(result, doc, written) == expected, result.findings

@@ -1,4 +1,10 @@
-"""Helpers shared by the verify tests: mutate the desk's article, write it, verify the real file."""
+"""Helpers shared by the verify tests: mutate the desk's article, write it, verify the real file.
+
+A test builds its case from small steps (:data:`Mutation`): evidence added to the article
+(:func:`add_fact`, :func:`add_metric`, :func:`add_inference`), then the prose under test
+(:func:`adding` a sentence after the S4 paragraph's close, :func:`replacing` a phrase), and
+verifies the result with :func:`verify_with`; :func:`rules_at` reads what was found at a phrase.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "claims" / "pct-2026-11-04-spotlight-mooncake-store.json"
 SECOND = ROOT / "claims" / "pct-2026-11-29-spotlight-sglang-hicache.json"
 
-Mutation = Callable[[dict[str, Any]], None]
+Doc = dict[str, Any]
+Mutation = Callable[[Doc], None]
+
+#: The sentence that closes the seed's paragraph on the S4 report: tests add sentences after it,
+#: where the authors' results are already credited.
+CLOSE = "These are the authors' results, not PCT measurements."
+AUTHOR_REPORTED = "author_reported_benchmark_not_independently_reproduced"
+DOCUMENTATION = "primary_documentation"
 
 
 def load(path: Path = SEED) -> dict[str, Any]:
@@ -31,8 +44,65 @@ def replace_body(doc: dict[str, Any], old: str, new: str) -> None:
     doc["body"] = doc["body"].replace(old, new)
 
 
+def add_fact(doc: Doc, claim: str, evidence_type: str = AUTHOR_REPORTED, *,
+             fact_id: str | None = None) -> None:
+    """A fact citing S4 (the seed's May 6 report), numbered after the article's facts."""
+    doc["facts"].append({"id": fact_id or f"F{len(doc['facts']) + 1}", "claim": claim,
+                         "source_ids": ["S4"], "evidence_type": evidence_type})
+
+
+def add_metric(doc: Doc, name: str, value: float, label: str, vocabulary: list[str],
+               kind: str, experiment: str | None = None) -> None:
+    """A reported metric of the benchmark scope, with its spec."""
+    scope = doc["benchmark_scope"]
+    scope["reported_metrics"][name] = value
+    spec: dict[str, Any] = {"label": label, "kind": kind, "vocabulary": vocabulary}
+    if experiment:
+        spec["experiment"] = experiment
+    scope.setdefault("metric_specs", {})[name] = spec
+
+
+def add_inference(doc: Doc, claim: str, *, basis_fact_ids: tuple[str, ...] = (),
+                  inputs: dict[str, float] | None = None,
+                  steps: tuple[tuple[str, str, float], ...] = ()) -> int:
+    """A desk inference ("PCT analysis"), with a computation when ``inputs`` are given
+    (``steps`` as (name, expression, result)); returns its index."""
+    inference: dict[str, Any] = {"id": f"I{len(doc['inferences']) + 1}", "claim": claim,
+                                 "basis_fact_ids": list(basis_fact_ids), "label": "PCT analysis"}
+    if inputs is not None:
+        inference["computation"] = {
+            "inputs": inputs,
+            "steps": [{"name": n, "expression": e, "result": r} for n, e, r in steps]}
+    doc["inferences"].append(inference)
+    return len(doc["inferences"]) - 1
+
+
+def add_sentence(doc: Doc, sentence: str) -> None:
+    """``sentence`` after :data:`CLOSE`, in the paragraph that credits the authors."""
+    replace_body(doc, CLOSE, CLOSE + " " + sentence)
+
+
+def adding(sentence: str) -> Mutation:
+    """The step that adds ``sentence`` after :data:`CLOSE`."""
+    return lambda doc: add_sentence(doc, sentence)
+
+
+def replacing(old: str, new: str) -> Mutation:
+    """The step that replaces ``old`` (which must occur once) by ``new`` in the body."""
+    return lambda doc: replace_body(doc, old, new)
+
+
+def verify_with(tmp_path: Path, *steps: Mutation, recount: bool = True,
+                source: Path = SEED) -> tuple[Doc, FileResult]:
+    """The article with each of ``steps`` applied in order, written and verified."""
+    def mutate(doc: Doc) -> None:
+        for step in steps:
+            step(doc)
+    return verify_mutant(tmp_path, mutate, recount=recount, source=source)
+
+
 def verify_mutant(tmp_path: Path, mutation: Mutation, *, recount: bool = True,
-                  source: Path = SEED) -> tuple[dict[str, Any], FileResult]:
+                  source: Path = SEED) -> tuple[Doc, FileResult]:
     doc = copy.deepcopy(load(source))
     mutation(doc)
     if recount:  # keep the word count honest unless the mutation is about it
@@ -50,6 +120,19 @@ def span(body: str, text: str, nth: int = 0) -> tuple[int, int, int]:
     line = body.count("\n", 0, start) + 1
     column = start - (body.rfind("\n", 0, start) + 1) + 1
     return line, column, column + len(text)
+
+
+def findings_at(result: FileResult, doc: Doc, text: str, nth: int = 0) -> list[Finding]:
+    """Body findings that overlap the ``nth`` occurrence of ``text`` in ``doc``'s body."""
+    line, column, end = span(doc["body"], text, nth)
+    return [f for f in result.findings if f.pointer == "/body"
+            and f.line == line and f.column is not None and f.end_column is not None
+            and f.column < end and column < f.end_column]
+
+
+def rules_at(result: FileResult, doc: Doc, text: str, nth: int = 0) -> dict[str, str]:
+    """Rule -> severity of the body findings that overlap the ``nth`` occurrence of ``text``."""
+    return {f.rule: f.severity.value for f in findings_at(result, doc, text, nth)}
 
 
 def at(result: FileResult, rule: str, where: tuple[int, int, int] | str) -> list[Finding]:

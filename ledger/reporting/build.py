@@ -312,7 +312,10 @@ def _guardrail_views(article: Article, findings: list[FindingView]) -> list[Guar
     views = []
     for index, correction, rule in guardrail_rules(article):
         prefix = f"guardrail {index + 1} ("
-        mine = [v.index for v in findings if v.finding.rule == "guardrail"
+        # a join of the experiments a guardrail keeps apart is a conflated-experiments
+        # finding that names its guardrail: it breaks that guardrail too
+        mine = [v.index for v in findings
+                if v.finding.rule in ("guardrail", "conflated-experiments")
                 and v.finding.message.startswith(prefix)]
         views.append(GuardrailView(index, correction, rule, correction.rule is not None, mine))
     return views

@@ -20,6 +20,21 @@ def check_body(article: Article) -> list[Finding]:
     ``conflated-experiments``, ``guardrail``, ``unchecked-guardrail`` and
     ``unsupported-conclusion`` findings."""
     traced = trace_figures(article)
-    return (check_tracing(article, traced) + check_labels(article, traced)
-            + check_owners(article) + check_guardrails(article, traced)
-            + check_conclusions(article) + check_swaps(article, traced))
+    return _once(check_tracing(article, traced) + check_labels(article, traced)
+                  + check_owners(article) + check_guardrails(article, traced)
+                  + check_conclusions(article) + check_swaps(article, traced))
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """One ``conflated-experiments`` finding per place: the scope's experiments and a
+    guardrail's may name the same join; the first (the scope's) is kept."""
+    taken: set[tuple[int | None, int | None, int | None]] = set()
+    out = []
+    for f in findings:
+        if f.rule == "conflated-experiments" and f.pointer == "/body":
+            where = (f.line, f.column, f.end_column)
+            if where in taken:
+                continue
+            taken.add(where)
+        out.append(f)
+    return out

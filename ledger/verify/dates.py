@@ -7,7 +7,7 @@ import datetime as dt
 from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
-from .intervals import relative_intervals
+from .intervals import Interval, ordered_mentions, relative_intervals
 from .text import body_span
 
 __all__ = ["check_dates"]
@@ -52,6 +52,17 @@ def _after(fig: Figure, latest: dt.date) -> bool:
     return False
 
 
+def _interval_finding(article: Article, interval: Interval) -> Finding:
+    """A relative date that contradicts its pair of dates: an error when both dates are sure,
+    a warning when the checker could not tell which two dates the phrase joins."""
+    start = interval.span_start if interval.span_start is not None else interval.start
+    end = interval.span_end if interval.span_end is not None else interval.end
+    if "\n" in article.body[start:end]:
+        start, end = interval.start, interval.end
+    severity = Severity.error if interval.certain else Severity.warning
+    return body_span(article, start, end, severity, "date-order", interval.message)
+
+
 def check_dates(article: Article) -> list[Finding]:
     findings = []
     for i, src in enumerate(article.sources):
@@ -86,8 +97,8 @@ def check_dates(article: Article) -> list[Finding]:
                 f"measurement {m.id} is dated {m.measured_at}, after the article's as-of date "
                 f"{article.as_of_date}", f"/measurements/{i}/measured_at"))
     findings += _body_dates(article)
-    findings += [body_span(article, i.start, i.end, Severity.error, "date-order", i.message)
-                 for i in relative_intervals(article) if not i.agrees]
+    findings += [_interval_finding(article, i) for i in
+                 [*relative_intervals(article), *ordered_mentions(article)] if not i.agrees]
     scope = article.benchmark_scope
     if scope and scope.publication_date > article.as_of_date:
         findings.append(_error(

@@ -10,8 +10,10 @@ read for the common phrasings (:func:`rule_from_prose`):
 * "A, B and C are distinct dates" -> distinct dates (each item must hold a date, or say
   "today's", which is the observation date).
 
-A violation is an error with rule id ``guardrail``. A guardrail that has no rule and whose prose
-cannot be read is a warning, ``unchecked-guardrail``: never passed in silence.
+A violation is an error with rule id ``guardrail``, except a join of the experiments a
+separate-experiments guardrail keeps apart: that mistake is ``conflated-experiments``, whoever
+declared the experiments, and its message names the guardrail. A guardrail that has no rule and
+whose prose cannot be read is a warning, ``unchecked-guardrail``: never passed in silence.
 """
 
 from __future__ import annotations
@@ -34,13 +36,15 @@ from ..models import (
 )
 from ..quantities import metric_quantity, parse_unit
 from ..report import Finding, Severity
+from .conflations import conflations
 from .denials import check_denial, denials
-from .labels import Experiment, conflations, derived_sentences, metric_family, vocabularies
+from .experiments import Experiment, derived_sentences
 from .meaning import _NEGATED_BEFORE, _same_word, check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure
+from .vocabulary import metric_family, vocabularies
 
 __all__ = ["check_guardrails", "guardrail_rules", "rule_from_prose"]
 
@@ -151,11 +155,16 @@ def _values(text: str) -> list[Decimal]:
     return [v for f in extract_figures(text) if f.kind is not FigureKind.date for v in f.values]
 
 
+def _guardrail_prefix(article: Article, index: int) -> str:
+    """How a finding names the guardrail it breaks; the report matches findings to guardrails
+    by it."""
+    return f"guardrail {index + 1} ({article.corrections[index].text[:60]!r}...): "
+
+
 def _violation(article: Article, start: int, end: int, index: int, message: str,
                severity: Severity = Severity.error) -> Finding:
     return body_span(article, start, end, severity, "guardrail",
-                     f"guardrail {index + 1} ({article.corrections[index].text[:60]!r}...): "
-                     f"{message}")
+                     f"{_guardrail_prefix(article, index)}{message}")
 
 
 def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFigure],
@@ -333,11 +342,16 @@ def _typed_experiment(article: Article, spec: ExperimentSpec) -> Experiment:
 
 def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[TracedFigure],
               index: int) -> list[Finding]:
+    """A sentence that joins the experiments a guardrail keeps apart is a
+    ``conflated-experiments`` error, whoever declared the experiments (the scope's metric specs
+    or this guardrail): the rule names the mistake; the message names the guardrail it breaks,
+    so that the report still shows that guardrail as violated."""
     experiments = [_typed_experiment(article, e) for e in rule.experiments]
     return [
-        _violation(article, start, end, index,
-                   f"this sentence joins the {second.name!r} experiment to the {first.name!r} "
-                   "experiment")
+        body_span(article, start, end, Severity.error, "conflated-experiments",
+                  f"{_guardrail_prefix(article, index)}this sentence joins the {second.name!r} "
+                  f"experiment to the {first.name!r} experiment as one result; keep them in "
+                  "separate sentences")
         for start, end, first, second in conflations(
             article, experiments, use_terms=True, skip=derived_sentences(article, traced))
     ]
@@ -446,10 +460,10 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
                 found += check_prose_rule(prose, article, traced, index)
             for denial in denied:
                 found += check_denial(denial, article, traced, index)
-            taken: set[tuple[int | None, int | None]] = set()
-            for f in found:  # one finding per place
-                if (f.line, f.column) not in taken:
-                    taken.add((f.line, f.column))
+            taken: set[tuple[str, int | None, int | None]] = set()
+            for f in found:  # one finding of a rule per place
+                if (f.rule, f.line, f.column) not in taken:
+                    taken.add((f.rule, f.line, f.column))
                     findings.append(f)
             continue
         if rule is None:

@@ -1,109 +1,258 @@
 """Intervals stated between the body's own dates: "Three months later the v0.3.0 post, dated
-May 21, 2025, ..." after a sentence dated February 18, 2025.
+May 21, 2025, ..." after a sentence dated February 18, 2025; "... and version 3 on April 16,
+2024, two weeks later"; "merged the next day, May 8, 2024".
 
-A duration in days, weeks, months or years followed by ``later``/``after``/``earlier``/
-``before``, in a sentence that also states a full date, is read against the nearest full date
-stated before that sentence: the direction must agree (``later``: the new date is after the
-earlier one) and the length within half of itself. An interval that names what it counts from
-("four months after that first version") is read against the date of the earlier sentence that
-shares the most words with that reference ("A first version appeared on ..."); when no sentence
-stands out, an earlier date that fits is its reference, and when none fits it is not decided
-here (tracing reports the duration). :func:`relative_intervals` gives each such
-duration's span and whether it agrees; ``date-order`` reports a contradiction, and a duration
-that agrees is traced (no ``untraced-figure``).
+A relative phrase joins two dates, a *target* (the date it describes) and a *reference* (the
+date it counts from). Which two is read from where the phrase stands:
+
+* the target is the date right beside the phrase ("April 16, 2024, two weeks later", "the next
+  day, May 8"), else the nearest date after it in its sentence ("Nine weeks later the report,
+  dated ..."), else the nearest one before it;
+* the reference is a date the phrase names ("two weeks after April 12, 2024"), else the date of
+  the earlier sentence that shares the most words with what the phrase names ("four months
+  after that first version"), else the nearest date stated before the target.
+
+The phrase states a duration (days, weeks, months or years, within half of itself) or a
+calendar step (the next / the same / the previous day). A contradiction is *certain* -- an
+error -- when both dates are: the target stands beside the phrase or is its sentence's only
+candidate, and the reference is in the same sentence, is named, or the phrase opens its
+sentence right after the reference. Otherwise the phrase is read against every pair that it
+could join: one that fits means no finding, none that fits a warning. Dates may be days,
+months or years; a pair fits when some day of each period fits.
+
+``earlier``/``later`` as an adjective ("an earlier blog post from September 11, 2023") also
+orders two dates: the thing's own date against the one stated before it in its sentence.
+
+:func:`relative_intervals` gives each phrase's span, whether it agrees and how sure the check
+is; ``date-order`` reports a contradiction, and a duration that agrees is traced (no
+``untraced-figure``).
 """
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import re
 from dataclasses import dataclass
 
 from ..figures import FigureKind, extract_figures
 from ..models import Article
 from ..quantities import Kind, lemma, typed_figures
-from .prose import sentences
+from .prose import Span, sentences
 from .scope import per_article
 
-__all__ = ["Interval", "relative_intervals"]
+__all__ = ["Interval", "ordered_mentions", "relative_intervals"]
 
 _DAYS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
 _AFTER_RE = re.compile(r"[\s-]+(?P<unit>day|week|month|year)s?\s+(?P<w>later|after|afterwards|"
                        r"earlier|before|prior)\b", re.IGNORECASE)
+#: A one-step phrase without a numeral: "the next day", "the same day", "a week later".
+_STEP_RE = re.compile(
+    r"\b(?:the\s+(?P<rel>next|following|same|previous|preceding|prior)\s+(?P<u1>day)"
+    r"|the\s+(?P<u2>day)\s+(?P<w2>after|before)\b(?!\s+(?:that|which|when|it|they|he|she))"
+    r"|(?:a|one)\s+(?P<u3>day|week|month|year)\s+(?P<w3>later|after|afterwards|earlier|before))\b",
+    re.IGNORECASE)
+_LATER = frozenset({"later", "after", "afterwards", "next", "following"})
+_EARLIER = frozenset({"earlier", "before", "prior", "previous", "preceding"})
 
 
 @dataclass(frozen=True)
 class Interval:
+    """One relative phrase of the body: ``start``/``end`` is the phrase, ``span_start`` where
+    a finding on it starts (the target date when it stands right before the phrase)."""
+
     start: int
     end: int
     agrees: bool
     message: str
+    certain: bool = True
+    span_start: int | None = None
+    span_end: int | None = None
 
 
-def _full_dates(text: str, offset: int) -> list[tuple[int, object]]:
-    return [(offset + f.start, f.date) for f in extract_figures(text)
-            if f.kind is FigureKind.date and f.date_precision == "day" and f.date is not None]
+@dataclass(frozen=True)
+class _Date:
+    start: int
+    end: int
+    lo: dt.date
+    hi: dt.date
+    text: str
+
+    def label(self) -> str:
+        return self.lo.isoformat() if self.lo == self.hi else self.text
 
 
-_DATE_NEXT_RE = re.compile(r"\s+(?:on\s+)?")
+@dataclass(frozen=True)
+class _Phrase:
+    start: int
+    end: int
+    low: float  # the gap it allows, in days (negative: the target is earlier)
+    high: float
+    later: bool
+    word: str  # the word after the unit: "later", "after", "before", ... or "" for a step
+    text: str
+
+
+def _dated(text: str, offset: int) -> list[_Date]:
+    """Dates of ``text`` with a year, as periods (a day, a month or a year)."""
+    out = []
+    for f in extract_figures(text):
+        if f.kind is FigureKind.date and f.date is not None and f.date_precision == "day":
+            lo = hi = f.date
+        elif f.kind is FigureKind.date and f.date is not None and f.date_precision == "month":
+            lo = f.date
+            hi = f.date.replace(day=calendar.monthrange(f.date.year, f.date.month)[1])
+        elif f.kind is FigureKind.year and f.value is not None and 1900 <= f.value <= 2200:
+            lo, hi = dt.date(int(f.value), 1, 1), dt.date(int(f.value), 12, 31)
+        else:
+            continue
+        out.append(_Date(offset + f.start, offset + f.end, lo, hi, f.text))
+    return out
+
+
+def _phrases(sentence: Span) -> list[_Phrase]:
+    out = []
+    for fig, q in typed_figures(sentence.text):
+        m = _AFTER_RE.match(sentence.text, fig.end)
+        if q.kind is not Kind.duration or m is None:
+            continue
+        word = m.group("w").lower()
+        stated = float(fig.values[0]) * _DAYS[m.group("unit").lower()]
+        out.append(_span_phrase(sentence.start + fig.start, sentence.start + m.end(),
+                                stated, word, sentence.text[fig.start:m.end()]))
+    for m in _STEP_RE.finditer(sentence.text):
+        start, end = sentence.start + m.start(), sentence.start + m.end()
+        if m.group("rel"):
+            rel = m.group("rel").lower()
+            step = 0.0 if rel == "same" else 1.0 if rel in _LATER else -1.0
+            out.append(_Phrase(start, end, step, step, step >= 0, "", m.group()))
+        elif m.group("u2"):
+            step = 1.0 if m.group("w2").lower() == "after" else -1.0
+            out.append(_Phrase(start, end, step, step, step > 0, m.group("w2").lower(),
+                               m.group()))
+        else:
+            out.append(_span_phrase(start, end, _DAYS[m.group("u3").lower()],
+                                    m.group("w3").lower(), m.group()))
+    return sorted(out, key=lambda p: p.start)
+
+
+def _span_phrase(start: int, end: int, stated: float, word: str, text: str) -> _Phrase:
+    later = word in _LATER
+    low, high = stated / 2, stated * 1.5
+    return _Phrase(start, end, low if later else -high, high if later else -low, later, word,
+                   text)
+
+
+def _fits(target: _Date, ref: _Date, phrase: _Phrase) -> bool:
+    """Some day of the target's period lies the phrase's gap after (or before) some day of the
+    reference's period."""
+    low = (target.lo - ref.hi).days
+    high = (target.hi - ref.lo).days
+    if phrase.low == phrase.high == 0.0:  # "the same day": the periods overlap
+        return low <= 0 <= high
+    return low <= phrase.high and high >= phrase.low and (high > 0 if phrase.later else low < 0)
+
+
+_BESIDE_BEFORE_RE = re.compile(r"[\s,(–—-]*(?:or\s+|that\s+is,?\s+|i\.e\.,?\s+)?")
+_BESIDE_AFTER_RE = re.compile(r"[\s,(:–—-]*(?:on\s+|in\s+)?")
+_NAMED_RE = re.compile(r"\s+(?:on\s+)?")
+_OPENS_RE = re.compile(r"\W*(?:(?:and|but|then|so|just|about|some|only|roughly|nearly|almost|"
+                       r"exactly|over|under|barely)\s+)*", re.IGNORECASE)
 _OWN_REFERENCE_RE = re.compile(r"\s+(?:to\s+)?(?:that|the|this|its|their|his|her|our|[A-Z])")
 
 
-def _names_its_reference(text: str, end: int) -> bool:
-    """"... after that first version", "... before the paper": the interval names what it is
-    counted from, which need not be the date stated just before."""
-    return _OWN_REFERENCE_RE.match(text, end) is not None
-
-
-def _fits(new: object, before: object, later: bool, stated: float) -> bool:
-    gap = (new - before).days  # type: ignore[operator]
-    return (gap > 0) == later and abs(abs(gap) - stated) <= stated / 2
+def _beside(body: str, phrase: _Phrase, dates: list[_Date]) -> _Date | None:
+    """The date written right before or right after the phrase ("June 25, 2024, 15 days
+    later"; "the next day, June 27")."""
+    for d in dates:
+        if d.end <= phrase.start and _BESIDE_BEFORE_RE.fullmatch(body, d.end, phrase.start):
+            return d
+        if phrase.end <= d.start and phrase.word in ("", "later", "earlier", "afterwards") and (
+                _BESIDE_AFTER_RE.fullmatch(body, phrase.end, d.start)):
+            return d
+    return None
 
 
 @per_article
 def relative_intervals(article: Article) -> list[Interval]:
-    """Each "N months later/earlier" of the body read against the dates around it."""
+    """Each relative phrase of the body read against the dates around it."""
+    body = article.body
     out: list[Interval] = []
-    seen: list[tuple[int, object]] = []
-    said: list[tuple[object, set[str]]] = []  # each earlier date with its sentence's words
-    for sentence in sentences(article.body):
-        dates = _full_dates(sentence.text, sentence.start)
-        for fig, q in typed_figures(sentence.text):
-            m = _AFTER_RE.match(sentence.text, fig.end)
-            if q.kind is not Kind.duration or m is None or not dates or not seen:
-                continue
-            days = _DAYS[m.group("unit").lower()]
-            later = m.group("w").lower() in ("later", "after", "afterwards")
-            stated = float(fig.values[0]) * days
-            new = dates[0][1]
-            before = seen[-1][1]
-            named = [d for at, d in dates if _DATE_NEXT_RE.fullmatch(
-                sentence.text, m.end(), at - sentence.start)]
-            if named:  # "two weeks after April 12, 2024": that date is the reference
-                others = [d for _, d in dates if d is not named[0]]
-                if not others:
-                    continue
-                before, new = named[0], others[0]
-            elif m.group("w").lower() in ("after", "before", "prior") and (
-                    _names_its_reference(sentence.text, m.end())):
-                # "four months after that first version": the date of the earlier sentence
-                # that names that version; failing that, an earlier date that fits, or it is
-                # left to tracing
-                named_in = _referent(sentence.text, m.end(), said)
-                fits = [d for _, d in seen if _fits(new, d, later, stated)]
-                if named_in is None and not fits:
-                    continue
-                before = named_in if named_in is not None else fits[-1]
-            gap = (new - before).days  # type: ignore[operator]
-            agrees = _fits(new, before, later, stated)
-            phrase = sentence.text[fig.start:m.end()]
-            out.append(Interval(
-                sentence.start + fig.start, sentence.start + m.end(), agrees,
-                f"{phrase!r} puts {new} {'after' if later else 'before'} {before}, but it is "
-                f"{abs(gap)} days {'after' if gap > 0 else 'before'} it"))
+    seen: list[_Date] = []
+    said: list[tuple[_Date, set[str]]] = []  # each earlier date with its sentence's words
+    for sentence in sentences(body):
+        dates = _dated(sentence.text, sentence.start)
+        for phrase in _phrases(sentence) if dates else ():
+            interval = _read(body, sentence, phrase, dates, seen, said)
+            if interval is not None:
+                out.append(interval)
         seen += dates
         words = _words(sentence.text)
-        said += [(d, words) for _, d in dates]
+        said += [(d, words) for d in dates]
     return out
+
+
+def _read(body: str, sentence: Span, phrase: _Phrase, dates: list[_Date],
+          seen: list[_Date], said: list[tuple[_Date, set[str]]]) -> Interval | None:
+    """The phrase read against its target and reference, or None when it has no pair."""
+    named = [d for d in dates if d.start >= phrase.end
+             and phrase.word in ("after", "before", "prior")
+             and _NAMED_RE.fullmatch(body, phrase.end, d.start)]
+    if named:  # "two weeks after April 12, 2024": that date is the reference
+        others = [d for d in dates if d is not named[0]]
+        if not others:
+            return None
+        target = min(others, key=lambda d: abs(d.start - phrase.start))
+        return _judge(phrase, target, named[0], len(others) == 1, [], False)
+    target, sure_target, beside = _target(body, phrase, dates)
+    earlier = [d for d in dates if d.end <= target.start]
+    if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
+        # "four months after that first version": the date of the earlier sentence that names
+        # that version; failing that, an earlier date that fits, or it is left to tracing
+        ref = _referent(body, phrase.end, sentence.end, said)
+        if ref is None:
+            fits = [d for d in [*seen, *earlier] if _fits(target, d, phrase)]
+            if not fits:
+                return None
+            ref = fits[-1]
+        return _judge(phrase, target, ref, sure_target, [], beside)
+    if earlier:
+        return _judge(phrase, target, earlier[-1], sure_target, [*seen, *earlier[:-1]], beside)
+    if not seen:
+        return None
+    opens = _OPENS_RE.fullmatch(body, sentence.start, phrase.start) is not None
+    return _judge(phrase, target, seen[-1], sure_target and opens, seen[:-1], beside)
+
+
+def _target(body: str, phrase: _Phrase, dates: list[_Date]) -> tuple[_Date, bool, bool]:
+    """The date the phrase describes, whether that is sure and whether it stands beside the
+    phrase."""
+    beside = _beside(body, phrase, dates)
+    if beside is not None:
+        return beside, True, True
+    after = [d for d in dates if d.start >= phrase.end]
+    if after:
+        return after[0], len(after) == 1, False
+    return dates[-1], len(dates) == 1, False
+
+
+def _judge(phrase: _Phrase, target: _Date, ref: _Date, sure: bool,
+           alternatives: list[_Date], beside: bool) -> Interval:
+    """Agreement of the phrase with (target, ref); when the pair is not sure, any earlier date
+    that fits is read as the reference meant."""
+    agrees = _fits(target, ref, phrase) or (
+        not sure and any(_fits(target, d, phrase) for d in alternatives))
+    gap = (target.lo - ref.lo).days
+    direction = "the same day as" if phrase.low == phrase.high == 0.0 else (
+        "after" if phrase.later else "before")
+    message = (f"{phrase.text!r} puts {target.label()} {direction} {ref.label()}, but it is "
+               f"{abs(gap)} days {'after' if gap > 0 else 'before'} it")
+    if not sure:
+        message += " (which two dates the phrase joins is not certain)"
+    # a finding covers the date beside the phrase too: the two are read as one statement
+    start = min(target.start, phrase.start) if beside else phrase.start
+    end = max(target.end, phrase.end) if beside else phrase.end
+    return Interval(phrase.start, phrase.end, agrees, message, sure, start, end)
 
 
 _REFERENCE_RE = re.compile(r"[^,;.:()]{1,60}")
@@ -116,11 +265,12 @@ def _words(text: str) -> set[str]:
     return {lemma(w) for w in _WORD_RE.findall(text) if w.lower() not in _STOP}
 
 
-def _referent(text: str, end: int, said: list[tuple[object, set[str]]]) -> object | None:
+def _referent(body: str, end: int, stop: int,
+              said: list[tuple[_Date, set[str]]]) -> _Date | None:
     """The date of the earlier sentence that shares the most words with the reference named
     after the interval ("that first version" -> "A first version appeared on ..."), if one
     shares more than any other."""
-    m = _REFERENCE_RE.match(text, end)
+    m = _REFERENCE_RE.match(body[:stop], end)
     words = _words(m.group()) if m else set()
     if not words:
         return None
@@ -128,3 +278,36 @@ def _referent(text: str, end: int, said: list[tuple[object, set[str]]]) -> objec
     if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     return said[scored[0][1]][0]
+
+
+#: "an earlier blog post from September 11, 2023", "a later revision dated ...": the thing's
+#: own date, ordered against the date stated before it in the sentence.
+_ORDERED_RE = re.compile(
+    r"\b(?:an?|the|its|their|his|her|our)\s+(?P<w>earlier|older|previous|prior|later|newer|"
+    r"subsequent)\s+(?:[\w'’-]+\s+){1,3}?(?:from|dated|of|on|published\s+on|posted\s+on|"
+    r"released\s+on)\s+$", re.IGNORECASE)
+
+
+@per_article
+def ordered_mentions(article: Article) -> list[Interval]:
+    """Each "an earlier X from DATE" whose date is on the wrong side of the date stated
+    before it in the same sentence (only contradictions are returned)."""
+    out = []
+    for sentence in sentences(article.body):
+        dates = _dated(sentence.text, sentence.start)
+        for i, d in enumerate(dates[1:], 1):
+            lead = article.body[max(sentence.start, d.start - 80):d.start]
+            m = _ORDERED_RE.search(lead)
+            if m is None:
+                continue
+            ref = dates[i - 1]
+            earlier = m.group("w").lower() in ("earlier", "older", "previous", "prior")
+            wrong = d.lo > ref.hi if earlier else d.hi < ref.lo
+            if wrong:
+                out.append(Interval(
+                    d.start, d.end, False,
+                    f"{d.text!r} dates {m.group().strip()!r}, "
+                    f"{'an earlier' if earlier else 'a later'} thing, "
+                    f"{'after' if earlier else 'before'} {ref.text}, stated before it",
+                    True, d.start, d.end))
+    return out

@@ -10,7 +10,8 @@ and prose guardrails the structured rules cannot hold.
     into) Y", "never present it as Y", "not an average and not a per-client rate": the figure
     of X (or, without a figure, X's words) must not share a sentence with Y's words;
   - **credit-to**: "Do not credit / attribute X to Y": a sentence with X's figure (or X's
-    words) and Y's words must not credit Y ("accounts for", "credits", "thanks to", "due to").
+    words) and Y's words must not credit Y ("accounts for", "credits", "thanks to", "due to"),
+    nor make Y the agent that reports X's figure ("Y reports that ... 17%").
 
   Reading prose is uncertain, so a violation found this way is a *warning* (rule
   ``guardrail``) that names the guardrail; a guardrail read neither way stays an
@@ -27,6 +28,7 @@ from functools import lru_cache
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
+from .attribution import reports_next
 from .prose import Span, clauses, enclosing, group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure
@@ -381,6 +383,22 @@ def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
     return [t for t in by_sentence.get(before.start, []) if _owns(ends, t)]
 
 
+def _states_after(rule: ProseRule, hits: list[tuple[int, int, str]], sentence: Span,
+                  figures: list[TracedFigure]) -> bool:
+    """A forbidden owner as the agent of a reporting verb, with the protected figure after it,
+    is credited with that figure: "Acme reports that the cache lifts hits by 17%"."""
+    text, at = sentence.text, sentence.start
+    agents = [h for h in hits if reports_next(text[h[1] - at:])]
+    ends = rule.values + [(v,) for vs in rule.values if len(vs) > 1 for v in vs]
+    return any(t.figure.start > h[1] and _owns(ends, t)
+               and not _NEXT_CLAUSE.search(text[h[1] - at:t.figure.start - at])
+               for h in agents for t in figures)
+
+
+#: where the next independent clause starts: what the agent before it reports ends there
+_NEXT_CLAUSE = re.compile(r"[;:]|,\s+(?:and|but|yet|so)\b|\b(?:while|whereas)\b", re.IGNORECASE)
+
+
 def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int, str]]:
     """The hits of the clause with the most different terms (the first such clause)."""
     groups: dict[int, list[tuple[int, int, str]]] = {}
@@ -442,7 +460,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                 _DOC_SUBJECT.match(sentence.text[:h[0] - sentence.start])
                 and h[2].split()[-1].lower() in _DOC_NOUNS | {"abstract", "readme", "review"})
             for h in hits)
-        if rule.kind == "credit_to" and not credited and not implied:
+        if rule.kind == "credit_to" and not credited and not implied and not _states_after(
+                rule, hits, sentence, by_sentence.get(sentence.start, [])):
             continue
         figures = _protected(rule, by_sentence, spans, n, article.body) if rule.values else []
         subject = (find_lemmas(sentence.text, rule.subject, sentence.start)

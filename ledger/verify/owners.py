@@ -141,6 +141,8 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             taken.add(m.start("name"))
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
+            start = _org_start(sentence, m.start("name"))
+            name = sentence[start:m.end("name")].strip()
             if _OWNED_DOC_RE.fullmatch(name):
                 continue  # "the README's example": a document's own part, not an owner
             if construction == "named" and _MODIFIER_RE.match(sentence, m.end()):
@@ -149,8 +151,29 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
                     r"\b(?:team|authors|engineers|group|lab|colleagues|researchers)$",
                     m.group()):
                 construction = "team"
-            out.append((m.start("name"), end, name, construction, person))
+                # "Meta's FAIR team": the group named inside the organisation
+                person = " ".join(re.findall(r"\b[A-Z][\w&-]*", sentence[end:m.end()]))
+            out.append((start, end, name, construction, person))
     return out
+
+
+#: The words of an organisation's name before "of" ("University of", "Institute of
+#: Technology"): the name read is only the last part of it.
+_ORG_HEAD_RE = re.compile(r"(?:^|(?<=\s))((?:[A-Z][\w&.-]*\s+){1,3})(?:of|for)\s+(?:the\s+)?$")
+
+
+def _org_start(sentence: str, start: int) -> int:
+    """Where an organisation's whole name starts when ``start`` is the part after its "of"
+    ("the University of Washington's" -> "University of Washington")."""
+    m = _ORG_HEAD_RE.search(sentence, max(0, start - 60), start)
+    if m is None:
+        return start
+    words = m.group(1).split()
+    while words and words[0] in _SKIP:
+        words.pop(0)
+    if not words:
+        return start
+    return start - len(sentence[m.start(1):start]) + sentence[m.start(1):start].index(words[0])
 
 
 def _norm(text: str) -> str:
@@ -173,13 +196,31 @@ def _matches(name: str, candidates: list[str]) -> bool:
     if not key:
         return True
     tokens = {t for t in key.split() if len(t) > 1}
+    initials = _initials(name)
     for cand in candidates:
         c = _norm(cand)
         if not c:
             continue
         if key in c or c in key or tokens & {t for t in c.split() if len(t) > 2}:
             return True
+        if initials & set(c.split()) or tokens & _initials(cand):
+            return True  # "University of Washington" and "UW SAMPL"; "MIT" and its name
     return False
+
+
+_LINK_WORDS = frozenset({"of", "for", "and", "the", "&"})
+_ORG_RUN_RE = re.compile(r"[A-Z][\w&-]*(?:\s+(?:(?:of|for|and|the|&)\s+)*[A-Z][\w&-]*)+")
+
+
+def _initials(text: str) -> set[str]:
+    """Initialisms of the names of several capitalised words in ``text`` ("Carnegie Mellon
+    University" -> "cmu"); a run of words all in capitals is already an abbreviation."""
+    out = set()
+    for m in _ORG_RUN_RE.finditer(text):
+        words = [w for w in m.group().split() if w.lower() not in _LINK_WORDS]
+        if len(words) >= 2 and not all(w.isupper() for w in words):
+            out.add("".join(w[0] for w in words).lower())
+    return out
 
 
 def _person_sources(article: Article, person: str, cited: list[str]) -> list[str]:
@@ -237,6 +278,17 @@ def _title_match(name: str, article: Article, cited: list[str]) -> bool:
     key = set(_norm(name).split())
     return any(key and key <= set(_norm(s.title).split())
                for s in article.sources if s.id in cited)
+
+
+def _own_system(article: Article, name: str, cited: list[str]) -> bool:
+    """``name`` is the system the article is about (whole words of its title or subject), and
+    publishes none of the article's other sources: "the PyramidKV repository" names the
+    system's own repository, whoever hosts it."""
+    key = set(_norm(name).split())
+    own = set(_norm(article.title).split()) | set(_norm(article.subject or "").split())
+    if not key or not key <= own:
+        return False
+    return all(src.id in cited for src in _owns(article, name))
 
 
 def _citations(body: str, para_start: int, para_text: str, start: int, end: int) -> list[str]:
@@ -380,6 +432,11 @@ def check_owners(article: Article) -> list[Finding]:
                         construction in ("team", "named")
                         and _title_match(name, article, sources)):
                     continue
+                elif construction == "team" and detail and _matches(
+                        detail, _accepted(article, sources, construction)):
+                    continue  # "Meta's FAIR team": FAIR publishes the cited source
+                elif construction == "named" and _own_system(article, name, sources):
+                    continue  # "the PyramidKV repository": the article's system's own
                 severity, why = Severity.error, ""
                 if construction == "product":
                     verdict = _product_owner(article, name, detail, sources)

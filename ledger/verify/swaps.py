@@ -18,7 +18,7 @@ from ..figures import FigureKind
 from ..models import Article
 from ..quantities import typed_figures
 from ..report import Finding, Severity
-from .labels import derived_sentences
+from .experiments import derived_sentences
 from .prose import group_in, sentences
 from .text import body_span
 from .tracing import TracedFigure

@@ -349,6 +349,33 @@ def _named_count(q: Quantity, ev: EvidenceNumber) -> bool:
     return any(m in name for m in members)
 
 
+def _rise_from_its_own_level(q: Quantity, value: Decimal, index: EvidenceIndex) -> bool:
+    """A percent *change* ("rose by 40%", "40% higher") whose value is both the level a
+    quantity started from and the gap in points to where it ended, in one piece of evidence
+    ("from 40% to 80%"): the change is 100%, or 40 points; the level is a coincidence."""
+    if q.kind is not Kind.percent or q.direction is None:
+        return False
+    gap = index.percent_gaps().find(value, q.decimals)
+    return gap is not None and quantize(gap.low, q.decimals) == value
+
+
+def _is_level(ev: EvidenceNumber) -> bool:
+    """Evidence that states a percent level, not a change: no direction, or no known kind."""
+    return ev.quantity is None or (ev.quantity.kind is Kind.percent
+                                   and ev.quantity.direction is None)
+
+
+def _named_input(q: Quantity, ev: EvidenceNumber) -> bool:
+    """A multiplier traces to a computation input of unknown kind only when the input's name
+    does not say it is another kind of quantity: ``users: 3`` is three users, never
+    "tripled" or "threefold"; ``speedup_low: 2.7`` or ``factor: 3`` may be a multiplier."""
+    if q.kind is not Kind.multiplier or ev.quantity is not None or (
+            ev.trace.origin != "computation" or "/inputs/" not in ev.trace.pointer):
+        return True
+    named = metric_quantity(ev.trace.pointer.rsplit("/", 1)[-1])
+    return named is None or named.kind in (Kind.multiplier, Kind.number)
+
+
 def _names_another_count(q: Quantity, index: EvidenceIndex) -> bool:
     if q.kind is not Kind.count or not q.modifiers:
         return False
@@ -379,10 +406,13 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     for value in figure.values:
         strong: list[Trace] = []
         weak: list[Trace] = []
+        start_level = _rise_from_its_own_level(q, value, index)
         for ev in index.numbers:
             verdict = compare(q, value, ev.value, ev.quantity, ev.percent)
-            if verdict is Verdict.match and not _named_count(q, ev):
+            if verdict is Verdict.match and not (_named_count(q, ev) and _named_input(q, ev)):
                 verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
+            if verdict is Verdict.match and start_level and _is_level(ev):
+                verdict = Verdict.kind  # "rose by 40%" is not the level of 40% it rose from
             if verdict is Verdict.match:
                 typed = ev.quantity is not None and ev.quantity.kind is not Kind.number
                 derived = ev.trace.origin in ("inference", "computation", "assumption")
@@ -529,6 +559,12 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         assert q is not None and miss.quantity is not None
         said, meant = (("percentage points", "percent") if q.kind is Kind.points
                        else ("percent", "percentage points"))
+        if miss.quantity.kind is Kind.multiplier:
+            return at(Severity.error, "percentage-points",
+                      f"{f.text!r} is stated in percentage points but it is the evidence's "
+                      f"{format(miss.value.normalize(), 'f')}x ({miss.trace.describe()}) as a "
+                      "change in percent: a change of a quantity that is not itself a "
+                      "percentage is a percent, not points")
         return at(Severity.error, "percentage-points",
                   f"{f.text!r} is stated in {said} but the evidence "
                   f"({miss.trace.describe()}) gives {format(miss.value, 'f')} {meant}")

@@ -1,0 +1,239 @@
+"""``conflated-experiments``: one sentence joins figures of two different experiments (the
+scope's main run and its ``separate_scaling_experiment``, or the ``experiment`` of each metric
+spec, see :mod:`.experiments`) without words that keep them apart ("a separate scaling
+experiment", "a different deployment", "whereas", "unlike", "cannot be compared", "do not
+agree", ...). Two figures are no join when one fact states them as one result (the source's
+own combination: "with 20% of tokens kept, up to 29x"), and a range is an experiment's only when
+both its ends are.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..figures import Figure, FigureKind, extract_figures, quantize
+from ..models import Article
+from ..report import Finding, Severity
+from .experiments import Experiment, derived_sentences, experiments_of, sentence_owners, term_marks
+from .prose import Span, enclosing, sentences
+from .ranges import enumerations
+from .text import body_span
+from .tracing import TracedFigure
+
+__all__ = ["SEPARATION_RE", "check_conflations", "conflations"]
+
+
+SEPARATION_RE = re.compile(
+    r"\b(?:separate|distinct|different|another|other)\s+(?:[\w-]+\s+)?"
+    r"(?:experiment|run|test|benchmark|study|measurement|deployment|evaluation|paper|thing)"
+    r"s?\b"
+    r"|\b(?:whereas|by contrast|in contrast|unlike|not the same|separately|alternatives?|"
+    r"disagree|differ|differs)\b"
+    # a sentence that says two results do not go together keeps them apart: "the two ratios
+    # do not agree", "cannot be compared", "are not additive"
+    r"|\b(?:not|cannot|can't|never)\s+(?:be\s+)?(?:agree|compar|rank|combin|add|merg|join|"
+    r"sum|stack|multipl)\w*"
+    # an explicit comparison keeps two results apart: "the paper's 6.4x sits 28% above the
+    # blog's 5x"
+    r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
+    re.IGNORECASE)
+
+
+def _states(numbers: list[Figure], fig: Figure) -> bool:
+    """One of ``numbers`` (a source's figures) states ``fig`` at its printed precision."""
+    return any(quantize(v, fig.decimals) == fv and abs(v - fv) <= abs(fv) / 50
+               for n in numbers for v in n.values for fv in fig.values)
+
+
+#: A comma that starts the next result of a list: ", 28-30% lower for ...", ", and up to 5x ...".
+_NEXT_RESULT_RE = re.compile(r",\s+(?:(?:and|or|but|while|whereas)\s+)?(?:[a-z]+\s+){0,2}")
+
+
+def _result_groups(text: str) -> list[str]:
+    """A fact cut into the results it lists: at ';' and ':', and at a comma whose next words
+    start with a figure after words ("... on a serving benchmark, 28-30% lower for long
+    prompts"); not inside a run of bare values ("by up to 29x, 29x and 3x": one statement)."""
+    figures = [f for f in extract_figures(text) if f.kind is not FigureKind.date]
+    starts = {f.start for f in figures}
+    ends = {f.end for f in figures}
+    cuts = [(m.start(), m.end()) for m in re.finditer(r"\s*[;:]\s*", text)]
+    for m in _NEXT_RESULT_RE.finditer(text):
+        if m.end() in starts and m.start() not in ends:
+            cuts.append((m.start(), m.end()))
+    groups, start = [], 0
+    for cut_start, cut_end in sorted(cuts):
+        if cut_start >= start:
+            groups.append(text[start:cut_start])
+            start = cut_end
+    return [*groups, text[start:]]
+
+
+def _facts_figures(article: Article) -> list[list[Figure]]:
+    """The figures of each result each fact states (see :func:`_result_groups`)."""
+    return [[f for f in extract_figures(group) if f.kind is not FigureKind.date]
+            for fact in article.facts for group in _result_groups(fact.claim)]
+
+
+def _stated_together(facts: list[list[Figure]], a: Figure | None, b: Figure | None) -> bool:
+    """One fact gives both figures as one result (see :func:`_result_groups`): the sentence
+    restates a combination the source made itself ("with 20% of tokens kept, throughput rose up
+    to 9x" from a fact that says so), not a join of two experiments."""
+    return a is not None and b is not None and any(
+        _states(numbers, a) and _states(numbers, b) for numbers in facts)
+
+
+def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experiment]],
+             later: tuple[int, int, Experiment], earlier: tuple[int, int, Experiment]
+             ) -> tuple[int, int, Experiment, Experiment]:
+    """The figure to report: the one from the experiment the rest of the sentence is *not*
+    about ("On the 12,031-request trace, the authors report 20 times ... and four times":
+    the 12,031); on a tie, the later figure."""
+    counts: dict[str, int] = {}
+    for s, e, exp in marks:
+        if (s, e) in figures:
+            counts[exp.name] = counts.get(exp.name, 0) + 1
+    if counts.get(earlier[2].name, 0) < counts.get(later[2].name, 0) and (
+            earlier[0], earlier[1]) in figures:
+        return earlier[0], earlier[1], earlier[2], later[2]
+    return later[0], later[1], later[2], earlier[2]
+
+
+#: List items and independent clauses of a sentence: split at ';' ':' and at a comma that is
+#: not inside a date ("May 6, 2026"); ", and it answers" starts an independent clause.
+_ITEM_SEP_RE = re.compile(r"[;:]\s*|,\s+(?!\d{4}\b)")
+
+
+_OWN_SUBJECT_RE = re.compile(
+    r"^(?:and|but|while|whereas)\s+(?:[a-z][\w-]*\s+){0,4}?"
+    r"(?:(?:it|they|he|she|we)\s+[a-z]+|the\s+\w+\s+[a-z]+(?:s|ed))\b")
+
+
+#: Connectives that add one result to another as one: never a list.
+_JOINS_RE = re.compile(r"^(?:on\s+top\s+of|in\s+addition\s+to|plus|combined\s+with|together\s+"
+                       r"with|compounding|adding\s+to|stacked\s+on|as\s+well\s+as)\b", re.I)
+
+
+_NAME_STOP = frozenset({"test", "tests", "run", "runs", "experiment", "the", "of", "and", "on",
+                        "with", "a", "an", "for", "in", "benchmark", "result", "results"})
+
+
+def _list_items(sentence: Span) -> list[Span]:
+    return _split_spans(sentence.text, sentence.start)
+
+
+def _split_spans(text: str, offset: int) -> list[Span]:
+    spans, start = [], 0
+    for m in _ITEM_SEP_RE.finditer(text):
+        spans.append(Span(offset + start, offset + m.start(), text[start:m.start()]))
+        start = m.end()
+    spans.append(Span(offset + start, offset + len(text), text[start:]))
+    return spans
+
+
+def _name_words(name: str) -> set[str]:
+    """Content words of an experiment's name ("8xH100 long test": h100, long)."""
+    spaced = re.sub(r"(?<=\d)x(?=[a-z])", " ", name.lower())
+    return {w for w in re.findall(r"[a-z][a-z0-9-]*", spaced) if w not in _NAME_STOP}
+
+
+def _names_itself(item: Span, exp: Experiment, other: Experiment) -> bool:
+    """The list item carries a word of its own experiment's name that the other's lacks
+    ("for the small test on the H100s", "for long-context inference")."""
+    own = _name_words(exp.name) - _name_words(other.name)
+    words = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9-]*", item.text.lower())}
+    return any(w.rstrip("s") in words or (len(w) >= 7 and any(
+        x.startswith(w[:6]) for x in words)) for w in own)
+
+
+def _has_figure(text: str) -> bool:
+    return any(f.kind is not FigureKind.date for f in extract_figures(text))
+
+
+def _result_item(items: list[Span], item: Span) -> Span:
+    """The list item with the figure-less items before it that introduce it ("and gives
+    Falcon-180B, served with pipeline parallelism, up to 5.6x": the name is two commas back)."""
+    i = next(k for k, it in enumerate(items) if it.start == item.start)
+    first = i
+    while first > 0 and not _has_figure(items[first - 1].text):
+        first -= 1
+    if first == i:
+        return item
+    return Span(items[first].start, item.end, " ".join(it.text for it in items[first:i + 1]))
+
+
+def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
+                  b: tuple[int, int, Experiment], experiments: list[Experiment]) -> bool:
+    """Two figures of different experiments in one sentence that do not join them: in different
+    list items each naming its own experiment ("29 to 69% lower on the serving benchmark,
+    28 to 30% lower for long-context inference"), or in independent clauses ("it fits three
+    times as many tokens, and on long prompts it answers 13 times faster")."""
+    first, second = sorted((a, b), key=lambda m: m[0])
+    item_a = enclosing(items, first[0], first[1])
+    item_b = enclosing(items, second[0], second[1])
+    if item_a is None or item_b is None or item_a.start == item_b.start:
+        return False
+    if any(_JOINS_RE.match(it.text) for it in items if item_a.start < it.start <= item_b.start):
+        return False  # "..., on top of the paper's 15-times gain": one compound result
+    named_a, named_b = _result_item(items, item_a), _result_item(items, item_b)
+    if _names_itself(named_a, first[2], second[2]) and _names_itself(named_b, second[2], first[2]):
+        return True
+    later = [it for it in items if item_a.start < it.start <= item_b.start]
+    return any(_OWN_SUBJECT_RE.match(it.text) for it in later)
+
+
+def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
+                skip: frozenset[int] = frozenset()
+                ) -> list[tuple[int, int, Experiment, Experiment]]:
+    """Spans where a sentence joins a second experiment to the first, with both experiments.
+
+    Only figures identify an experiment unless ``use_terms``; at least one side must be a figure.
+    """
+    out: list[tuple[int, int, Experiment, Experiment]] = []
+    if len(experiments) < 2:
+        return out
+    facts = _facts_figures(article)
+    for sentence in sentences(article.body):
+        if sentence.start in skip or SEPARATION_RE.search(sentence.text):
+            continue
+        placed = sentence_owners(article, sentence, experiments, False)
+        if not placed:
+            continue  # at least one side of a join is a figure
+        marks = sorted(placed + term_marks(article, sentence, experiments), key=lambda m: m[0]
+                       ) if use_terms else placed
+        if len({id(m[2]) for m in marks}) < 2:
+            continue
+        figures = {(s, e) for s, e, _ in placed}
+        written = {(sentence.start + f.start, sentence.start + f.end): f
+                   for f in extract_figures(sentence.text)}
+        enumerated = enumerations(sentence.text, sentence.start)
+        items = _list_items(sentence)
+        for i, (start, end, exp) in enumerate(marks):
+            earlier = [m for m in marks[:i] if m[2] is not exp
+                       and not _listed_apart(items, m, (start, end, exp), experiments)
+                       and not _stated_together(facts, written.get((m[0], m[1])),
+                                                written.get((start, end)))
+                       and not (m[0] in enumerated and enumerated.get(m[0])
+                                == enumerated.get(start))]
+            if not earlier:
+                continue
+            if (start, end) in figures:
+                first = earlier[0]
+                _, _, exp, other = _foreign(figures, marks, (start, end, exp), first)
+                # the joined stretch: from one experiment's figure to the other's
+                out.append((min(start, first[0]), max(end, first[1]), other, exp))
+                break
+            placed = [m for m in earlier if (m[0], m[1]) in figures]
+            if placed:  # a word of this experiment joined to a figure of another
+                out.append((placed[-1][0], placed[-1][1], exp, placed[-1][2]))
+                break
+    return out
+
+
+def check_conflations(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    return [
+        body_span(article, start, end, Severity.error, "conflated-experiments",
+                  f"this sentence joins a figure of the {second.name} experiment to the "
+                  f"{first.name} experiment as one result; keep them in separate sentences")
+        for start, end, first, second in conflations(
+            article, experiments_of(article), skip=derived_sentences(article, traced))
+    ]

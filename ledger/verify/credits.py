@@ -1,0 +1,300 @@
+"""Who a figure is credited to.
+
+* ``unattributed-figure``: a figure whose every trace is author-reported evidence (a fact of an
+  author-reported evidence type, or the benchmark scope when it was not independently
+  reproduced) sits in a paragraph with no attribution, read by the grammar of
+  :mod:`ledger.verify.attribution` (a reporting verb in any tense with its agent, possessives,
+  "according to", the article's publishers, authors and ``reported_by``). A secondary report of
+  an author's figure counts as author-reported evidence too: its teller must be named; so does
+  documentation repeating an author-reported result (a multiplier, rate or percentage), while a
+  count or size that documentation states is a design parameter. In a
+  paragraph that credits its figures, a sentence that states an author's figure in the desk's
+  own voice as what the product does, in the present tense ("the gateway lifts hit rates from
+  about 25%"), and credits no one is a warning; not when the clause is what someone reports
+  ("the post says the gateway lifts ..."). In the desk's analysis paragraph, a figure credited
+  earlier in the article is the desk's input, not a new claim.
+* ``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it as
+  the desk's own measurement ("PCT measured", "we tested").
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from ..figures import Figure, FigureKind
+from ..models import Article, EvidenceType
+from ..quantities import Kind
+from ..report import Finding, Severity
+from .attribution import attributes, desk_claims, desk_names, reported_clause
+from .persons import is_person_name
+from .prose import enclosing, group_in, paragraphs, sentences
+from .text import body_span
+from .tracing import TracedFigure, tried
+
+__all__ = ["agent_names", "check_desk_claims", "check_unattributed"]
+
+
+_REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?(?:figures|"
+                          r"numbers|results|claims|benchmarks|measurements|reports)\b",
+                          re.IGNORECASE)
+
+
+def _desk_words(article: Article) -> re.Pattern[str]:
+    """The desk's names in a paragraph: its publisher, the publisher's initials, we, the desk."""
+    names = "|".join(re.escape(n) for n in desk_names(article.publisher))
+    return re.compile(rf"\b(?:{names}|we|our|the desk)\b")
+
+
+def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
+    """Every trace to a source's evidence is someone's report that needs its owner named: an
+    author-reported fact, metric or scope, or a secondary report of it (a third party's
+    account needs its teller named as much). The desk's own inferences that restate the figure
+    are set aside. A count or size that documentation also states is not counted (a design
+    parameter needs no credit), but a result (a multiplier, a rate, a percentage) that an
+    author-reported fact states still needs its owner when documentation repeats it (a
+    vendor's index restating its README's 6.6 TiB/s)."""
+    sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
+    if not any(tr.author_reported for tr in sourced):
+        return False
+    kinds = {f.id: f.evidence_type for f in article.facts}
+    allowed = {EvidenceType.secondary_reporting}
+    if t.quantity is not None and t.quantity.kind in _RESULT_KINDS and any(
+            tr.author_reported and tr.origin == "fact" for tr in sourced):
+        allowed |= _DOCUMENTATION
+    return all(tr.author_reported or kinds.get(tr.fact_id or "") in allowed for tr in sourced)
+
+
+_RESULT_KINDS = frozenset({Kind.multiplier, Kind.rate, Kind.percent})
+
+
+_DOCUMENTATION = frozenset({EvidenceType.primary_documentation,
+                            EvidenceType.dated_primary_research})
+
+
+def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
+    """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
+    its own arithmetic; there a restated author figure is the desk's input, not a report."""
+    paras = paragraphs(article.body)
+    desk = _desk_words(article)
+    out = {p.start for p in paras if desk.search(p.text)}
+    for t in traced:
+        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
+                            for tr in t.traces):
+            para = enclosing(paras, t.figure.start, t.figure.end)
+            if para is not None:
+                out.add(para.start)
+    return out
+
+
+def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The article's own agents: publishers (each part of "A / B") with the benchmark scope's
+    ``reported_by``, and the sources' authors (full name and surname)."""
+    names: list[str] = []
+    authors: list[str] = []
+    for src in article.sources:
+        names += [p.strip() for p in re.split(r"\s*(?:/|,|;|\band\b)\s*", src.publisher)]
+        for author in src.authors or []:
+            authors += [author, author.split()[-1]]
+    if article.benchmark_scope is not None:
+        reported_by = article.benchmark_scope.reported_by
+        names.append(reported_by.split(",")[0].strip())
+        names += _quoted_parties(reported_by)
+    return (tuple(dict.fromkeys(n for n in names if n and not n.endswith("et al."))),
+            tuple(dict.fromkeys(a for a in authors if a)))
+
+
+_PARTY_SPLIT = re.compile(r"\s*(?:[,;()]|\bquoting\b|\band\b|\bvia\b)\s*")
+
+
+_PEOPLE_WORDS = re.compile(r"\b(?:authors?|team|maintainers|developers|engineers|researchers|"
+                           r"contributors|page|post|paper|commit|benchmark|blog)\b", re.I)
+
+
+def _quoted_parties(reported_by: str) -> list[str]:
+    """The organisations a benchmark scope's ``reported_by`` names ("LMSYS, quoting Acme AI and
+    Beta Group"), each with its first word ("Acme" for "Acme's hit rate"); not a product's
+    people or documents ("Widget authors", "Widget team benchmark page"), whose first word is
+    the product; a person's first name is not a party."""
+    parties: list[str] = []
+    for part in _PARTY_SPLIT.split(reported_by):
+        words = part.split()
+        if not words or not words[0][:1].isupper() or _PEOPLE_WORDS.search(part):
+            continue
+        parties += [part, words[0]] if len(words) > 1 and not is_person_name(part) else [part]
+    return parties
+
+
+def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    names, authors = agent_names(article)
+    paras = paragraphs(article.body)
+    desk = desk_names(article.publisher)
+    product = f"{article.subject} {article.title}"
+    attributed = {p.start: attributes(p.text, names, authors, desk, product) for p in paras}
+    for prev, here in zip(paras, paras[1:], strict=False):
+        if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
+                here.text):
+            attributed[here.start] = True  # "Two of those figures ...": the same attribution
+    analysis = _analysis_paragraphs(article, traced)
+    findings = []
+    seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
+    for t in sorted(traced, key=lambda t: t.figure.start):
+        para = enclosing(paras, t.figure.start, t.figure.end)
+        if para is None or t.figure.kind is FigureKind.date:
+            continue
+        key = _figure_key(t)
+        if attributed[para.start]:
+            seen.add(key)
+            if _sources_author_reported(t, article) and _claimed_as_result(
+                    article.body, t.figure, product):
+                sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
+                if sentence is not None and not attributes(sentence.text, names, authors,
+                                                                 desk, product):
+                    findings.append(body_span(
+                        article, t.figure.start, t.figure.end, Severity.warning,
+                        "unattributed-figure",
+                        f"{t.figure.text!r} is the authors' figure, stated here in the desk's "
+                        "own voice as what the product does; its paragraph credits other "
+                        "figures, this sentence credits none (the checker cannot be sure)",
+                        trace=tried(t)))
+            continue
+        claimed = _claimed_as_result(article.body, t.figure, product)
+        reported = t.author_reported or (_sources_author_reported(t, article) and (
+            para.start not in analysis or claimed))
+        if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
+            continue  # "the 13x": a figure whose owner the reader was already given
+        if key in seen and para.start in analysis and not claimed:
+            continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
+        sources = sorted({s for tr in t.traces for s in tr.source_ids})
+        spelled = t.figure.spelled
+        findings.append(body_span(
+            article, t.figure.start, t.figure.end,
+            Severity.warning if spelled else Severity.error, "unattributed-figure",
+            f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
+            ", not independently reproduced) but its paragraph does not attribute it "
+            "(e.g. 'the authors reported')" + (
+                "; a spelled-out number may be prose that only shares the value, so this is "
+                "not certain" if spelled else ""), trace=tried(t)))
+    return findings
+
+
+_REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
+
+
+#: Verbs by which a product does something to a figure, in the present tense (a past tense
+#: narrates an experiment that a neighbouring sentence has already credited: "The post
+#: describes a test. Transfers reached 230 GB/s").
+_RESULT_VERBS = (
+    r"(?:serves|moves|cuts|delivers|reaches|achieves|sustains|handles|boosts|raises|lowers|"
+    r"reduces|lifts|improves|increases|accelerates|turns\s+away|rejects|saves|attains|yields|"
+    r"doubles|triples|halves|shrinks|outperforms|beats|speeds\s+up|keeps|makes|gives|brings|"
+    r"enables|allows|offers|provides|runs|processes|supports)")
+
+
+#: A figure stated as what the product does, right after its verb or a few words into the
+#: verb's clause: "FastGen serves 1.42", "EFA moves 752 GB/s", "the grid cuts TTFT by 41x",
+#: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
+#: subject is a name or "the" and a noun, with up to three words before the verb.
+_RESULT_CLAIM_RE = re.compile(
+    r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
+    r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
+    # a second verb of the same subject: "Widget fine-tunes the heads and reaches 2x"
+    r"(?:(?:[\w-]+\s+){1,8}?and\s+)?"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
+    r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
+    r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
+
+
+#: The product by name, right before a past-tense verb of result ("On two tasks Widget delivered
+#: up to 5x"): the desk stating a result as the product's; a noun subject in the past tense
+#: ("Transfers reached 230 GB/s") narrates a test credited nearby, so it is left out.
+_PAST_CLAIM_RE = re.compile(
+    r"(?P<subject>\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*)\s+"
+    r"(?:delivered|achieved|attained|sustained|outperformed|boosted|doubled|tripled)\s+"
+    r"(?:[\w-]+\s+){0,5}?(?:by\s+|to\s+|at\s+|of\s+)?(?:about\s+|up\s+to\s+|roughly\s+|"
+    r"over\s+|nearly\s+|almost\s+|around\s+)?$")
+
+
+#: A relative or temporal clause opening before a past-tense claim: it narrates the setting of
+#: something already reported ("the first release, where Widget delivered 2x").
+_SETTING_BEFORE_RE = re.compile(r"\b(?:where|when|which|whereby|as|after|once|until)\s+$", re.I)
+
+
+def _claimed_as_result(body: str, fig: Figure, product: str | None = None) -> bool:
+    """In the desk's analysis paragraph, an author's figure is the desk's input, unless a
+    sentence states it afresh as what the product does, in the present tense. The product is
+    what the article is about: a word of the subject before the verb is a word of the
+    article's subject or title ("the router" in an article on a KV router; not "HotPotQA
+    moves from 30.08", a benchmark's score read from a table); ``product`` is that text,
+    ``None`` to accept any subject."""
+    start = max(0, fig.start - 90)
+    before = body[start:fig.start]
+    cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
+    clause = before[cut + 1:] if cut >= 0 else before
+    m = _RESULT_CLAIM_RE.search(clause)
+    if m is None:
+        m = _PAST_CLAIM_RE.search(clause)
+        if m is not None and _SETTING_BEFORE_RE.search(clause[:m.start()]):
+            return False  # "the first release, where Widget delivered 2x": a narrated setting
+    if m is None or reported_clause(clause[:m.start()]):
+        return False
+    return product is None or bool(_stems(m.group("subject")) & _stems(product))
+
+
+_SUBJECT_STOP = frozenset({"the", "its", "this", "with", "and", "for", "from", "that", "what",
+                           "how", "who", "which", "a", "an", "of", "on", "in", "at", "to"})
+
+
+def _stems(text: str) -> set[str]:
+    """Words of ``text`` cut to five letters (router, routing: "route"), without stop words."""
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower())
+            if w not in _SUBJECT_STOP and len(w) > 1}
+
+
+def _refers_back_to(body: str, fig: Figure) -> bool:
+    """A restated figure used as a reference or a test condition, not claimed as a result
+    again: after a determiner ("the 13x is a warm-cache ratio"), as the condition of a test
+    ("at 73% cache demand", "with a 128,000-token context" i.e. a hyphenated modifier)."""
+    before = body[max(0, fig.start - 12):fig.start]
+    return bool(_REFERENCE_BEFORE.search(before)) or body[fig.end:fig.end + 1] == "-"
+
+
+def _figure_key(t: TracedFigure) -> tuple[str, tuple[Decimal, ...]]:
+    kind = t.quantity.kind.value if t.quantity is not None else t.figure.kind.value
+    return kind, tuple(t.figure.values)
+
+
+def _sourced(t: TracedFigure) -> bool:
+    """A figure that traces to sources' evidence and to none of the desk's own measurements."""
+    return (t.figure.kind is not FigureKind.date
+            and any(tr.origin in ("fact", "metric", "scope") for tr in t.traces)
+            and not any(tr.origin == "measurement" for tr in t.traces))
+
+
+def check_desk_claims(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``desk-claims-authors-figure``: a paragraph whose figures come from sources (none from
+    the desk's own ledger measurements) and a sentence in it that presents them as the desk's
+    own measurement ("PCT measured", "we tested", "These are PCT's measurements")."""
+    paras = paragraphs(article.body)
+    by_para = group_in(paras, [t for t in traced if _sourced(t)],
+                       lambda t: (t.figure.start, t.figure.end))
+    findings = []
+    for para in paras:
+        figures = by_para.get(para.start, [])
+        if not figures or any(tr.origin == "measurement" for t in traced
+                              if para.contains(t.figure.start, t.figure.end)
+                              for tr in t.traces):
+            continue  # the desk's own measurements are in this paragraph
+        sources = sorted({s for t in figures for tr in t.traces for s in tr.source_ids})
+        for sentence in sentences(para.text):
+            claim = desk_claims(sentence.text, desk_names(article.publisher))
+            if claim is None:
+                continue
+            start = para.start + sentence.start + claim.start()
+            findings.append(body_span(
+                article, start, start + len(claim.group()), Severity.error,
+                "desk-claims-authors-figure",
+                f"{claim.group()!r} presents this paragraph's figures (e.g. "
+                f"{figures[0].figure.text!r}) as the desk's own measurement, but they come from "
+                f"{', '.join(sources) or 'the sources'}, not from a ledger measurement"))
+    return findings

@@ -1,0 +1,155 @@
+"""The experiments of an article's benchmark scope and which figures of a sentence belong to
+each: by metric spec (each spec's ``experiment``), else the scope's main run against its
+``separate_scaling_experiment``. A figure belongs to an experiment when it states one of its
+values closely and as the same kind of quantity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..figures import Figure, FigureKind, extract_figures, quantize
+from ..models import Article
+from ..quantities import (
+    Kind,
+    Quantity,
+    Verdict,
+    compare,
+    metric_quantity,
+    noun_class,
+    typed_figures,
+)
+from .attribution import REPORTING_VERBS
+from .prose import Span, enclosing, find_terms, sentences
+from .ranges import enumerations, range_spans
+from .tracing import TracedFigure
+
+__all__ = ["Experiment", "Mark", "derived_sentences", "experiments_of", "sentence_owners",
+           "term_marks"]
+
+
+@dataclass
+class Experiment:
+    """One experiment: figures (values) and words (terms) that identify it."""
+
+    name: str
+    values: list[Decimal] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    #: the kind of each value when known (a metric's quantity), parallel to ``values``
+    kinds: list[Quantity | None] = field(default_factory=list)
+
+    def owns(self, figure: Figure, quantity: Quantity | None = None) -> bool:
+        """A figure belongs to the experiment when it states one of its values closely (within
+        2%: "two" is not 2.2) and, when both kinds are known, as the same kind of quantity."""
+        if figure.kind is FigureKind.date:
+            return False
+        for i, v in enumerate(self.values):
+            kind = self.kinds[i] if i < len(self.kinds) else None
+            for fv in figure.values:
+                if quantize(v, figure.decimals) != fv or abs(v - fv) > abs(fv) / 50:
+                    continue
+                if quantity is None or kind is None or compare(
+                        quantity, fv, v, kind, kind.kind is Kind.percent) is Verdict.match:
+                    return True
+        return False
+
+
+def _numbers(text: str | None) -> list[Decimal]:
+    return [v for f in extract_figures(text or "") for v in f.values
+            if f.kind is not FigureKind.date]
+
+
+def experiments_of(article: Article) -> list[Experiment]:
+    """The experiments of the benchmark scope: by metric spec, else main run vs scaling run."""
+    scope = article.benchmark_scope
+    if scope is None:
+        return []
+    groups: dict[str, Experiment] = {}
+    for name, spec in (scope.metric_specs or {}).items():
+        if spec.experiment and name in scope.reported_metrics:
+            exp = groups.setdefault(spec.experiment, Experiment(spec.experiment))
+            exp.values.append(Decimal(str(scope.reported_metrics[name])))
+            exp.kinds.append(metric_quantity(name, spec.kind))
+    if groups:
+        return list(groups.values())
+    if not scope.separate_scaling_experiment:
+        return []
+    main = Experiment("main", [Decimal(str(v)) for v in scope.reported_metrics.values()]
+                      + _numbers(scope.hardware))
+    scaling = Experiment("scaling", [v for v in _numbers(scope.separate_scaling_experiment)
+                                     if v not in main.values])
+    return [main, scaling] if scaling.values else []
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "these", "those", "both", "two",
+                          "his", "her", "our", "earlier", "later", "same", "other"})
+
+
+def _verb_use(body: str, start: int, end: int, term: str) -> bool:
+    """True when a term that is also a reporting verb is used as one ("moglesby reports up
+    to"): "the reports" names documents, "NetApp reports" says something."""
+    word = body[start:end].lower()
+    if term.lower() not in REPORTING_VERBS or word == term.lower():
+        return False
+    before = body[max(0, start - 20):start].split()
+    return not (before and before[-1].lower() in _DETERMINERS)
+
+
+def _incidental_count(quantity: Quantity) -> bool:
+    """A spelled-out number or count of something that is no known class of hardware or
+    workload ("two headline claims", "three ideas") does not identify an experiment by value."""
+    if not quantity.spelled:
+        return False
+    return quantity.kind is Kind.number or (
+        quantity.kind is Kind.count and (quantity.noun is None or noun_class(quantity.noun) is None))
+
+
+Mark = tuple[int, int, Experiment]
+
+
+def sentence_owners(article: Article, sentence: Span, experiments: list[Experiment],
+                     use_terms: bool) -> list[Mark]:
+    marks = []
+    typed = typed_figures(sentence.text)
+    owner: dict[int, Experiment | None] = {}
+    for fig, quantity in typed:
+        owners = [e for e in experiments if e.owns(fig, quantity)]
+        owner[fig.start] = owners[0] if len(owners) == 1 else None
+    ranges = range_spans(sentence.text, [f for f, _ in typed])
+    listed = enumerations(sentence.text, 0)
+    for fig, quantity in typed:
+        exp = owner[fig.start]
+        if exp is None or _incidental_count(quantity):
+            continue
+        whole = ranges[fig.start]
+        if any(owner[f.start] is not exp for f, _ in typed if whole[0] <= f.start < whole[1]):
+            continue  # "14x to 24x": a range is an experiment's only when both ends are
+        if any(owner[f.start] not in (None, exp) for f, _ in typed
+               if f.start in listed and listed[f.start] == listed.get(fig.start)):
+            continue  # "pages of 64KB, 128KB and 2MB": a list of values of mixed owners
+        marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
+    if use_terms:
+        marks += term_marks(article, sentence, experiments)
+    return sorted(marks, key=lambda m: m[0])
+
+
+def term_marks(article: Article, sentence: Span, experiments: list[Experiment]) -> list[Mark]:
+    return [(start, end, exp) for exp in experiments
+            for start, end, term in find_terms(sentence.text, exp.terms, sentence.start)
+            if not _verb_use(article.body, start, end, term)]
+
+
+def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset[int]:
+    """Starts of the sentences that hold a figure of the desk's own arithmetic (traced only to
+    an inference or its computation): such a sentence combines figures on purpose ("45 s cold
+    and 15 times faster warm: about 3 s a warm turn")."""
+    spans = sentences(article.body)
+    out = set()
+    for t in traced:
+        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
+                            for tr in t.traces):
+            span = enclosing(spans, t.figure.start, t.figure.end)
+            if span is not None:
+                out.add(span.start)
+    return frozenset(out)

@@ -1,0 +1,156 @@
+"""``mislabeled-figure`` by the words of a figure's clause.
+
+A figure that traces to a reported metric (or a measurement's metric) is described, in its
+clause, by the vocabulary of a different metric (:mod:`.vocabulary`). A word describes the
+figure it is nearest to ("3.8 times the throughput and a 46-fold reduction in median time to
+first token": 3.8 is throughput, 46 is TTFT); a figure no word is nearest to takes the word
+nearest to it ("throughput rose from 1.7% to 92.2%": both are called throughput); a word
+right after the figure ("2.5x lower latency") labels it alone; both ends of a range share
+its words; a word that also names the traced metric (its name, label or vocabulary) fits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..figures import Figure, FigureKind
+from ..models import Article
+from ..quantities import Kind, parse_unit
+from ..report import Finding, Severity
+from .prose import clauses, enclosing, find_terms, group_in
+from .ranges import range_spans
+from .text import body_span
+from .tracing import TracedFigure, tried
+from .vocabulary import (
+    BROADER,
+    GENERIC_WORDS,
+    fits_other_kind,
+    fits_own,
+    known_family,
+    metric_families,
+    speed_like,
+    surely_traced,
+    vocabularies,
+)
+
+__all__ = ["Hit", "check_vocabulary"]
+
+
+Hit = tuple[int, int, str]
+
+
+def _gap(a_start: int, a_end: int, b_start: int, b_end: int) -> int:
+    return max(a_start - b_end, b_start - a_end, 0)
+
+
+def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure],
+               whole: tuple[int, int], body: str) -> list[Hit]:
+    """The words that describe ``figure``: those nearer to it than to any other figure of the
+    clause; when none are, those of the other end of its range (``whole``: "time to first token
+    cut by 2.2 to 3.3 times": 3.3 too is time to first token); else the word nearest to it
+    (ties: the word after the figure). A word after an "and" that follows a figure belongs to
+    the figures after it ("3.5 times smaller and a total delay 3.2 times lower": delay is 3.2's),
+    when there are any."""
+    def candidates(hit: Hit) -> list[Figure]:
+        later = [f for f in figures if f.start >= hit[1]]
+        if not later:
+            return figures
+        return [f for f in figures if f.start >= hit[1]
+                or not _AND_RE.search(body, f.end, hit[0])] or figures
+
+    def nearest_figure(hit: Hit) -> Figure:
+        return min(candidates(hit),
+                   key=lambda f: (_gap(hit[0], hit[1], f.start, f.end), f.start))
+    own = [h for h in hits if nearest_figure(h) is figure]
+    if own:
+        return own
+    ranged = [h for h in hits if whole[0] <= nearest_figure(h).start < whole[1]]
+    if ranged:
+        return ranged
+    reachable = [h for h in hits if any(whole[0] <= f.start < whole[1] for f in candidates(h))]
+    if not reachable:
+        return []
+    return [min(reachable, key=lambda h: (_gap(h[0], h[1], whole[0], whole[1]),
+                                          0 if h[0] >= whole[1] else 1))]
+
+
+_AND_RE = re.compile(r"\band\b")
+
+
+#: Words between a figure and the noun it measures: "2.5x the throughput", "40% lower latency".
+_HEAD_GAP_RE = re.compile(
+    r"(?:\s*[×x])?\s+(?:(?:the|a|an|more|less|lower|higher|faster|slower|better|greater|"
+    r"fewer|smaller|larger|shorter|longer)\s+){0,2}", re.IGNORECASE)
+
+
+def _head_label(body: str, figure: tuple[int, int], hits: list[Hit]) -> Hit | None:
+    """The word the figure measures when it follows the figure right away ("2.5x lower
+    latency", "3x the throughput at equal cost"): that word alone labels it, whatever other
+    words of the clause say (the "cost" of a condition that follows is not the figure's)."""
+    gap = _HEAD_GAP_RE.match(body, figure[1])
+    if gap is None:
+        return None
+    return next((h for h in hits if h[0] == gap.end()), None)
+
+
+def _self_labelled(t: TracedFigure) -> bool:
+    """A count with its noun or a quantity with its unit is named by its own phrase ("6.6 TiB/s
+    spread over 180 storage nodes": 6.6 is a rate, whatever words sit nearby)."""
+    q = t.quantity
+    return q is not None and q.kind is Kind.count and q.noun is not None
+
+
+def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str) -> bool:
+    """True when the word is the noun written right after another figure ("180 storage
+    nodes"): it names that figure, not this one."""
+    for o in figures:
+        if o is figure or not 0 <= hit[0] - o.end <= 16:
+            continue
+        between = body[o.end:hit[0]]
+        unit = parse_unit(body, o.end)
+        if not between.strip() or (unit is not None and not body[unit[1]:hit[0]].strip()):
+            return True  # "180 storage nodes", "45 s cold": that figure's own word
+    return False
+
+
+def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    vocab = vocabularies(article)
+    all_terms = [w for words in vocab.values() for w in words]
+    spans = clauses(article.body)
+    by_clause = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
+                         lambda f: (f.start, f.end))
+    findings = []
+    per_clause: dict[int, tuple[list[Hit], dict[int, tuple[int, int]]]] = {}
+    for t in traced:
+        own = metric_families(t)
+        clause = enclosing(spans, t.figure.start, t.figure.end)
+        if not own or clause is None or _self_labelled(t) or not surely_traced(article, t):
+            continue
+        neighbours = by_clause.get(clause.start, [])
+        if clause.start not in per_clause:  # the clause's words and ranges, read once
+            per_clause[clause.start] = (find_terms(clause.text, all_terms, clause.start),
+                                        range_spans(article.body, neighbours))
+        terms, ranges = per_clause[clause.start]
+        hits = [h for h in terms
+                if not _noun_of_another(h, t.figure, neighbours, article.body)
+                and article.body[h[0]:h[1]].lower() != "means"]  # "a 36% saving means ..."
+        if not hits:
+            continue
+        head = _head_label(article.body, ranges[t.figure.start], hits)
+        labels = [(term, {f for f, words in vocab.items() if term in words})
+                  for _, _, term in ([head] if head is not None else _labels_of(
+                      t.figure, hits, neighbours, ranges[t.figure.start], article.body))]
+        if any(named & own or fits_own(article, term, t)
+               or BROADER.get(term.lower(), frozenset()) & own for term, named in labels):
+            continue
+        if speed_like(article, t):  # "2.2 times faster" for a latency reduction
+            labels = [(term, named) for term, named in labels
+                      if term.lower() not in GENERIC_WORDS]
+        if not labels or fits_other_kind(article, t, labels) or not known_family(article, t):
+            continue
+        term, named = labels[0]
+        message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
+                   f"calls it {term!r} ({', '.join(sorted(named))})")
+        findings.append(body_span(article, t.figure.start, t.figure.end, Severity.error,
+                                  "mislabeled-figure", message, trace=tried(t)))
+    return findings

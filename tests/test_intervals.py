@@ -1,0 +1,97 @@
+"""Relative dates in prose ("four days later", "the next day", "an earlier post from ...")
+read against the right pair of the body's own dates, with an error only when both are sure."""
+
+from __future__ import annotations
+
+import json
+
+from verify_fixtures import load
+
+from ledger.models import Article
+from ledger.report import Severity
+from ledger.verify.dates import check_dates
+from ledger.verify.intervals import relative_intervals
+
+
+def _article(body: str) -> Article:
+    doc = load()
+    doc["body"] = body
+    return Article.model_validate_json(json.dumps(doc))
+
+
+def _order(body: str) -> list[tuple[str, str]]:
+    """(severity, text of the finding's span) of each date-order finding on the body."""
+    article = _article(body)
+    lines = article.body.split("\n")
+    return [(f.severity.value, lines[f.line - 1][f.column - 1:f.end_column - 1])
+            for f in check_dates(article) if f.rule == "date-order" and f.line is not None]
+
+
+def test_an_interval_after_a_date_in_apposition_counts_from_the_date_before_that() -> None:
+    # the phrase qualifies the date it follows; the date before that one is its reference
+    assert _order("The alpha shipped on March 3, 2023. Version 2 was tagged on April 2, 2024 "
+                  "and version 3 on April 16, 2024, two weeks later.") == []
+    assert _order("A fork appeared on May 1, 2022. The first patch landed on January 10, 2023; "
+                  "the review closed on January 13, 2023, three days later, and the merge "
+                  "followed.") == []
+    assert _order("Logs start on August 2, 2021. The outage began on October 4, 2021 and "
+                  "ended on October 6, 2021 (two days later).") == []
+
+
+def test_an_appositive_interval_that_contradicts_its_pair_is_an_error_on_date_and_phrase() -> None:
+    found = _order("The alpha shipped on March 3, 2023. Version 2 was tagged on April 2, 2024 "
+                   "and version 3 on March 20, 2024, two weeks later.")
+    assert found == [("error", "March 20, 2024, two weeks later")]
+    found = _order("The outage began on October 4, 2021 and ended on September 30, 2021, "
+                   "six days later.")
+    assert found == [("error", "September 30, 2021, six days later")]
+
+
+def test_an_interval_opening_a_sentence_counts_from_the_last_date_before_it() -> None:
+    assert _order("The survey closed on June 1, 2023. Nine weeks later the report, dated "
+                  "August 4, 2023, went out.") == []
+    assert _order("The survey closed on June 1, 2023. Nine weeks earlier the report, dated "
+                  "August 4, 2023, went out.") == [("error", "Nine weeks earlier")]
+
+
+def test_an_interval_whose_pair_is_unclear_is_no_error() -> None:
+    # three dates, none beside the phrase: the checker cannot tell which two it joins
+    body = ("The board met on January 5, 2022. Budgets were set on March 1, 2022, staffing on "
+            "June 9, 2022 and, some ten weeks later, the plan for hiring on the day PCT "
+            "visited, July 30, 2022.")
+    assert [s for s, _ in _order(body)] in ([], ["warning"])
+
+
+def test_the_next_day_and_the_same_day_are_intervals() -> None:
+    ok = ("The patch was posted on May 7, 2024, and the fix was merged the next day, May 8, "
+          "2024.")
+    assert _order(ok) == []
+    assert _order(ok.replace("May 8, 2024", "May 6, 2024")) == [
+        ("error", "the next day, May 6, 2024")]
+    assert _order("The preprint went up on June 3, 2025; the code was released the same day, "
+                  "June 3, 2025.") == []
+    assert _order("The preprint went up on June 3, 2025; the code was released the same day, "
+                  "June 13, 2025.") == [("error", "the same day, June 13, 2025")]
+    assert _order("The blog post is dated November 2, 2023, a day after the talk on November 1, "
+                  "2023.") == []
+
+
+def test_an_earlier_thing_dated_after_its_sentences_date_is_out_of_order() -> None:
+    assert _order("The wiki, last edited on April 9, 2024, cites an earlier benchmark from "
+                  "January 15, 2024.") == []
+    assert _order("The wiki, last edited on April 9, 2024, cites an earlier benchmark from "
+                  "January 15, 2025.") == [("error", "January 15, 2025")]
+    assert _order("The 2.0 release of March 2024 replaced a previous build dated May 2, "
+                  "2024.") == [("error", "May 2, 2024")]
+    assert _order("Its first draft, dated July 1, 2022, links a later revision from "
+                  "February 2, 2022.") == [("error", "February 2, 2022")]
+    # an earlier thing whose date is before the sentence's: in order
+    assert _order("Its first draft, dated July 1, 2022, links a later revision from "
+                  "August 2, 2022.") == []
+
+
+def test_an_agreeing_appositive_interval_is_traced() -> None:
+    article = _article("The alpha shipped on March 3, 2023. Version 2 was tagged on April 2, "
+                       "2024 and version 3 on April 16, 2024, two weeks later.")
+    assert [i.agrees for i in relative_intervals(article)] == [True]
+    assert all(f.severity is not Severity.error for f in check_dates(article))
