@@ -336,8 +336,8 @@ def _distinctive(rule: ProseRule, text: str, article: Article) -> list[str]:
     left, all of them."""
     allowed = _allowed_part(text)
     shared = {t for t in rule.forbidden  # the word itself, not its synonyms: a guardrail that
-              if (_same_word(allowed, t) or _same_word(article.title, t))  # allows "prices"
-              and not _forbidden_owner(t, text, allowed)}  # may still forbid "cost"
+              if (_same_word(allowed, t) and not _forbidden_owner(t, text, allowed))
+              or _same_word(article.title, t)}  # allows "prices" may still forbid "cost"
     return [t for t in rule.forbidden if t not in shared] or rule.forbidden
 
 
