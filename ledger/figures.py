@@ -155,7 +155,11 @@ _MODEL_NAME_RE = re.compile(
     # "context"), and a bound ("up to", "than", "beyond") makes any length a claim
     r"|(?<!\bup to )(?<!\bthan )(?<!\bbeyond )"
     r"\b\d+(?:\.\d+)?[KMBT](?=[ -](?:models?|context(?![ -]tokens?\b)|parameters?|params|window"
-    r"|variant|checkpoint|LLM|instruct)\b)")
+    r"|variant|checkpoint|LLM|instruct)\b"
+    # the size before the model's own name: "the 7B Llama-2 model", "a 34B Yi", "the 405B
+    # Acme-Chat model" (a family name, or a capitalised name and then the word model)
+    rf"|[ -](?:{'|'.join(MODEL_FAMILIES)})(?![a-z])(?![ -]?[a-z]*s\b)"
+    r"|[ -][A-Z][\w.-]*(?:[ -][A-Z0-9][\w.-]*)?[ -](?:models?|variant|checkpoint|LLM)\b)")
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 #: A version, never a figure: three or more dotted parts ("2.5.9", "0.6.3.post1"), or any
 #: dotted number after "version" or "release" ("version 2.5").

@@ -66,6 +66,11 @@ logger = logging.getLogger(__name__)
 BACKOFF_FIRST_S = 0.1   # first wait before retrying an unreachable master; doubles each time
 BACKOFF_MAX_S = 2.0
 LEAVE_TIMEOUT_S = 2.0   # the goodbye to the master on stop
+HEARTBEAT_TIMEOUT_S = 5.0
+# A stop waits for the link to the master this long: a heartbeat in flight may take its whole
+# deadline, then the goodbye its own; exiting sooner would leave a node stopped on purpose to be
+# recorded as lost (after the node TTL) instead of departed.
+STOP_LINK_WAIT_S = HEARTBEAT_TIMEOUT_S + LEAVE_TIMEOUT_S + 1.0
 
 
 class NodeConfig(StrictModel):
@@ -239,7 +244,7 @@ class Node:
         """Say goodbye to the master (so that it records a departure, not a loss), then stop."""
         self._stop.set()
         if self._link is not None:
-            self._link.join(timeout=LEAVE_TIMEOUT_S + 1.0)
+            self._link.join(timeout=STOP_LINK_WAIT_S)
         if self._server is not None:
             self._server.stop()
         for seg in self._segments:
@@ -608,7 +613,8 @@ class Node:
                 self._register(conn)
                 backoff = BACKOFF_FIRST_S
                 while not self._stop.wait(self.config.heartbeat_s):
-                    beat = m.call(conn, m.Heartbeat(node_id=self.node_id), m.Known, timeout=5.0)
+                    beat = m.call(conn, m.Heartbeat(node_id=self.node_id), m.Known,
+                                  timeout=HEARTBEAT_TIMEOUT_S)
                     if not beat.known:
                         self._register(conn)
                 self._leave(conn)

@@ -39,13 +39,8 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-f", "clean"): "set F, held out: 14.50 false errors per clean article on c0dbd54, 3.00 "
                         "on d67ecba (its one blind run), 1.67 on 7997ccd after one fix found on "
                         "it (mislabeled labels of metrics named by their setting)",
-    ("set-f", "precision"): "set F on 7997ccd: mislabeled-figure precision 0.33, "
-                            "conflated-experiments found none of its 6",
     ("set-f", "recall"): "set F, held out: recall 0.56 on c0dbd54, 0.68 on d67ecba, 0.67 on "
                          "7997ccd (conflated 0.00, mislabeled 0.17, misattributed 0.33)",
-    ("set-e", "recall"): "set E, first runs: recall 0.67 on c0dbd54, 0.72 (81/113) on main "
-                         "8c87d19 (conflated 0.33, misattributed 0.42, mislabeled 0.43, "
-                         "arithmetic 0.53)",
 }
 
 

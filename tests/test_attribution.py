@@ -113,3 +113,23 @@ def test_a_named_team_is_an_agent() -> None:
                       "ranked the disk tier last.")
     assert attributes("The Gadget group reports 2x; Widget's lab measured 3x.")
     assert not attributes("Widget's cache published to four hosts ranks the disk tier last.")
+
+
+@pytest.mark.parametrize("text, claims", [
+    # the desk's own work as the agent of a finding
+    ("PCT's own tally of the request logs finds that 61% of sessions resume.", True),
+    ("PCT's sweep of batch sizes found a 1.8x gain at 64.", True),
+    ("Our survey of the traces showed 40% repeated prefixes.", True),
+    ("PCT's replay put the hit rate at 71%.", True),
+    ("In PCT's replays the cache held 71% of hits.", True),
+    # its reading or arithmetic restates the sources; a count of a document locates a figure
+    ("PCT's reading of the abstract finds a 2x gain.", False),
+    ("PCT's arithmetic gives 44% of the original wait.", False),
+    ("PCT's tally of the README comes to 14 backends.", False),
+    ("Our count of the paper's tables gives 9 models.", False),
+    # negated
+    ("PCT's own replay did not reach 2x.", False),
+    ("Our rerun never showed the 71%.", False),
+])
+def test_desk_claims_by_its_work_as_agent(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text, DESK)) is claims

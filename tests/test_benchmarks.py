@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SYSTEMS = ["reference", "reference-tcp", "raw", "memcpy"]
+SYSTEMS = ["reference", "reference-tcp", "raw", "c-socket", "memcpy"]
 
 
 def test_store_benchmark_writes_every_figure(tmp_path: Path) -> None:
@@ -35,9 +35,9 @@ def test_store_benchmark_writes_every_figure(tmp_path: Path) -> None:
     assert set(doc["ratios"]) == {"reference", "reference-tcp"}
     for row in doc["ratios"].values():
         assert set(row) == set(sizes)
-        assert {"raw", "memcpy"} <= set(row[sizes[-1]])
+        assert {"raw", "c-socket", "memcpy"} <= set(row[sizes[-1]])
     targets = doc["targets"]
-    assert "reference put 256 KiB >= 0.6x raw" in targets
+    assert "reference-tcp put 256 KiB >= 0.6x c-socket" in targets
     assert all(isinstance(t["met"], bool) and t["ratio"] > 0 for t in targets.values())
     assert "targets:" in done.stdout and "ratios (reference /" in done.stdout
 

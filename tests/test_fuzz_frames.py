@@ -83,7 +83,7 @@ def _read_responses(sock: socket.socket) -> list[tuple[p.Header, dict[str, objec
         assert header.is_response
         meta_end = p.HEADER_SIZE + header.meta_len
         meta = p.decode_meta(data[p.HEADER_SIZE:meta_end], header.meta_crc)
-        data = data[meta_end + header.payload_len:]
+        data = data[meta_end + header.payload_len + header.trailer_len:]
         frames.append((header, meta))
     return frames
 

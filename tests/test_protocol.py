@@ -37,6 +37,23 @@ def test_header_round_trip_with_payload_hash() -> None:
     assert p.decode_meta(meta, h.meta_crc) == {"keys": ["a"]}
 
 
+def test_a_trailer_header_leaves_the_hash_to_the_bytes_after_the_payload() -> None:
+    raw, n = p.encode_header(opcode=p.Op.NODE_WRITE, request_id=1, meta=b"", payload=[b"abc"],
+                             trailer=True)
+    h = p.decode_header(raw)
+    assert (n, h.trailer_len, h.payload_hash, h.hashed) == (3, 8, 0, False)
+    checked = h.with_trailer(p.TRAILER.pack(p.payload_hash([b"abc"])))
+    assert checked.hashed and checked.trailer_len == 0
+    assert checked.payload_hash == p.payload_hash([b"abc"])
+    bare, _ = p.encode_header(opcode=p.Op.PING, request_id=1, meta=b"", trailer=True)
+    assert p.decode_header(bare).trailer_len == 0  # no payload, nothing after it
+
+
+def test_a_hash_in_the_header_and_after_the_payload_is_refused() -> None:
+    with pytest.raises(ProtocolError, match="flags"):
+        p.decode_header(_header(flags=p.FLAG_HASHED | p.FLAG_TRAILER))
+
+
 def test_header_is_42_bytes_network_order() -> None:
     assert p.HEADER_SIZE == 42
     raw = _header(rid=1)

@@ -51,6 +51,23 @@ def test_names_with_digits_are_not_figures(text: str) -> None:
     assert kinds(text) == []
 
 
+@pytest.mark.parametrize("text", [
+    "it answered fastest with the 8B Qwen3 model", "a 70B Llama checkpoint loads slowly",
+    "the 13B Mistral-based model", "next to the 34B Yi", "a 1.3B OPT variant",
+    "on the 405B Acme-Chat model",
+])
+def test_a_model_size_before_the_models_name_is_no_count(text: str) -> None:
+    """"the 7B Llama-2 model": 7B is the size of the named model, not seven billion models."""
+    assert kinds(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "it served 7B requests", "the index holds 2B Reddit posts", "up to 70B Llama models fit",
+])
+def test_a_number_in_billions_of_other_things_stays_a_figure(text: str) -> None:
+    assert [f.text for f, _ in typed_figures(text)] == [text.split("B ")[0].split()[-1] + "B"]
+
+
 def q(text: str):  # the first quantity of a text
     return typed_figures(text)[0][1]
 

@@ -197,6 +197,66 @@ def test_corrupt_payload_is_answered_with_checksum_mismatch(
     s.close()
 
 
+def test_senders_hash_the_payload_after_it(server: tuple[Server, EchoHandler]) -> None:
+    """A request's payload is followed by its xxh3_64 (FLAG_TRAILER), and so is the answer's:
+    the sender hashes each piece as it sends it."""
+    body = bytes(range(256)) * 3000  # more than one 256 KiB piece
+    listener = socket.create_server(("127.0.0.1", 0))
+    got: dict[str, Any] = {}
+
+    def read_one() -> None:
+        s, _ = listener.accept()
+        head = bytearray(p.HEADER_SIZE)
+        recv_exact_into(s, memoryview(head))
+        h = p.decode_header(head)
+        rest = bytearray(h.meta_len + h.payload_len + h.trailer_len)
+        recv_exact_into(s, memoryview(rest))
+        got["header"], got["rest"] = h, bytes(rest)
+        s.close()
+
+    t = threading.Thread(target=read_one)
+    t.start()
+    c = Connection(f"127.0.0.1:{listener.getsockname()[1]}", timeout=5.0)
+    try:
+        with pytest.raises(ConnectionLost):
+            c.call(p.Op.PING, {}, [body[:100_000], memoryview(body)[100_000:]])
+    finally:
+        c.close()
+        t.join()
+        listener.close()
+    h, rest = got["header"], got["rest"]
+    assert h.flags & p.FLAG_TRAILER and h.payload_hash == 0
+    assert rest[h.meta_len:h.meta_len + h.payload_len] == body
+    assert p.TRAILER.unpack(rest[-8:]) == (p.payload_hash([body]),)
+    echo = Connection(server[0].address, timeout=5.0)  # and the answer checks out
+    try:
+        assert bytes(echo.call(p.Op.PING, {}, [body]).payload) == body
+    finally:
+        echo.close()
+
+
+def test_a_corrupt_trailer_fails_that_frame_only(server: tuple[Server, EchoHandler]) -> None:
+    raw, _ = p.encode_header(opcode=p.Op.PING, request_id=5, meta=b"", payload=[b"good"],
+                             trailer=True)
+    s = socket.create_connection(("127.0.0.1", server[0].port))
+    try:
+        s.sendall(raw + b"good" + p.TRAILER.pack(p.payload_hash([b"evil"])))
+        head = bytearray(p.HEADER_SIZE)
+        recv_exact_into(s, memoryview(head))
+        h = p.decode_header(head)
+        assert h.request_id == 5 and h.status == ChecksumMismatch.code
+        recv_exact_into(s, memoryview(bytearray(h.meta_len)))
+        good = p.TRAILER.pack(p.payload_hash([b"fine"]))
+        raw, _ = p.encode_header(opcode=p.Op.PING, request_id=6, meta=b"", payload=[b"fine"],
+                                 trailer=True)
+        s.sendall(raw + b"fine" + good)  # the connection goes on
+        recv_exact_into(s, memoryview(head))
+        h = p.decode_header(head)
+        assert (h.request_id, h.status, h.payload_len) == (6, 0, 4)
+    finally:
+        s.close()
+
+
 def test_unreachable_server_is_connection_lost() -> None:
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

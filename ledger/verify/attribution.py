@@ -176,9 +176,20 @@ _DESK_WORK = (r"(?:measured|measures|tested|tests|ran|runs|reran|reruns|benchmar
               r"reproduced|reproduces|replicated|replicates|got|obtained|measurements?|testing|"
               r"tests?|runs?|reruns?|results|offloaded|deployed|replayed|timed|profiled|"
               r"profiling|evaluated|evaluation|experiments?|trials?|numbers|data|"
-              r"reproductions?|replications?|benchmark)(?![\w-])")
-_DESK_SETTING = (r"(?:tests?|testing|runs?|reruns?|measurements?|benchmarks?|lab|experiments?|"
+              r"reproductions?|replications?|benchmark|replays?)(?![\w-])")
+_DESK_SETTING = (r"(?:tests?|testing|runs?|reruns?|replays?|measurements?|benchmarks?|lab|experiments?|"
                  r"reproductions?|replications?|trials?|cluster|hardware|evaluations?)(?![\w-])")
+#: The desk's own work as the agent of a finding: "PCT's own count of the dataset finds that
+#: 73%", "our survey of the logs showed 40%". Not its reading of others' work or its arithmetic
+#: ("PCT's reading of the paper finds", "our arithmetic gives 44%"), which restate sources.
+_DESK_INTERPRETS = (r"(?:reading|readings|analysis|arithmetic|maths?|calculations?|sums?|"
+                    r"estimates?|view|take|summary|reckoning|interpretation|understanding|"
+                    r"conclusion|guess|reading)")
+_FINDS = (r"(?:finds|found|shows|showed|gives|gave|yields|yielded|puts|reached|reaches|"
+          r"returns|returned|produces|produced|records|recorded|comes\s+to|came\s+to)")
+_DESK_WORK_FINDS = (rf"(?:own\s+)?(?!{_DESK_INTERPRETS}\b)[a-z][\w-]*"
+                    rf"(?:\s+of\s+(?!(?:(?:the|its|their|this|that)\s+)?(?:[\w'’-]+\s+)?"
+                    rf"{_DOCUMENT}s?\b)(?:[\w'’-]+\s+){{0,2}}[\w-]+)?\s+{_FINDS}\b")
 #: The rest of one clause (no subordinate clause that could bring another subject: "We noted
 #: that the vendor ran it in its own lab").
 _OWN_CLAUSE = r"(?:(?!\b(?:that|which|who|whether|how|when|while|after|because)\b)[^.;,])*?"
@@ -204,12 +215,16 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
     claim = re.compile(
         rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
+        rf"|\b(?:{d}(?:'s|’s)|[Oo]ur)\s+{_DESK_WORK_FINDS}"
         rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
         rf"{_DESK_SETTING}")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
+                         # the desk's work that did not find it: "PCT's own replay did not
+                         # reach 2x", "our rerun never showed it"
+                         rf"|\b{d}(?:'s|’s)?\s+(?:own\s+)?[\w-]+\s+(?:{_NEGATION}|never)\b"
                          # a negative subject whose predicate is the desk's work: "Neither set
                          # of figures is a PCT measurement", "None of these came from our lab"
                          rf"|\b(?:neither|none|nothing)\b[^.;:]{{0,60}}?\b(?:is|are|was|were|"
@@ -232,10 +247,17 @@ _REPORTS_NEXT_RE = re.compile(
     rf"(?:{_VERB_INFLECTED})\b", re.IGNORECASE)
 
 
-def reports_next(after: str) -> bool:
+_REPORTS_NEXT_BASE_RE = re.compile(
+    rf"^\s+(?:(?:have|had|also|then|now|later|first|[a-z]+ly)\s+){{0,2}}"
+    rf"(?:{'|'.join(REPORTING_VERBS)})\b(?!\s+(?:of|on|for)\b)", re.IGNORECASE)
+
+
+def reports_next(after: str, plural: bool = False) -> bool:
     """``after`` (the text right after a name) opens with a reporting verb, so the name is the
-    agent that states what follows ("NVIDIA reports that ...", "Acme has measured ...")."""
-    return bool(_REPORTS_NEXT_RE.match(after))
+    agent that states what follows ("NVIDIA reports that ...", "Acme has measured ..."). After
+    a plural agent the verb's base form counts too ("the Acme authors put it at 3x", "the
+    maintainers report"), which after a singular name is as often a noun ("a vLLM report")."""
+    return bool(_REPORTS_NEXT_RE.match(after) or (plural and _REPORTS_NEXT_BASE_RE.match(after)))
 
 
 def desk_negated(sentence: str, desk: tuple[str, ...] = ()) -> bool:

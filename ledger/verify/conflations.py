@@ -15,7 +15,7 @@ from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
 from .experiments import Experiment, derived_sentences, experiments_of, sentence_owners, term_marks
-from .prose import Span, enclosing, sentences
+from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations
 from .text import body_span
 from .tracing import TracedFigure
@@ -106,6 +106,16 @@ _ITEM_SEP_RE = re.compile(r"[;:]\s*|,\s+(?!\d{4}\b)")
 _OWN_SUBJECT_RE = re.compile(
     r"^(?:and|but|while|whereas)\s+(?:[a-z][\w-]*\s+){0,4}?"
     r"(?:(?:it|they|he|she|we)\s+[a-z]+|the\s+\w+\s+[a-z]+(?:s|ed))\b")
+#: A clause whose subject is its own figure and a linking verb: ", and 75% more requests means
+#: 1.75 times as many", ", but the 35% is a count".
+_OWN_FIGURE_SUBJECT_RE = re.compile(
+    r"^(?:and|but|while|whereas)\s+(?:(?:the|a|an|its|their|this)\s+)?(?:[\w.,%'’-]+\s+){0,4}?"
+    r"(?:means|meant|is|are|was|were|equals|equalled|amounts|translates|corresponds|"
+    r"stands|comes)\b")
+#: Words by which a later clause ties itself back to the result before it: then it joins.
+_TIES_RE = re.compile(r"\b(?:(?:the|that|this)\s+same|also|as\s+well|both|together|combined|"
+                      r"on\s+top\s+of)\b", re.IGNORECASE)
+_PART_SEP_RE = re.compile(r"\s*;\s*")
 
 
 #: Connectives that add one result to another as one: never a list.
@@ -136,13 +146,32 @@ def _name_words(name: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9-]*", spaced) if w not in _NAME_STOP}
 
 
-def _names_itself(item: Span, exp: Experiment, other: Experiment) -> bool:
-    """The list item carries a word of its own experiment's name that the other's lacks
-    ("for the small test on the H100s", "for long-context inference")."""
+def _names_itself(item: Span, exp: Experiment, other: Experiment) -> int:
+    """2 when the list item carries a word of its own experiment's name that the other's lacks
+    ("for the small test on the H100s", "for long-context inference"), 1 when it carries one of
+    its own terms ("on TREC" for the LongBench experiment), else 0."""
     own = _name_words(exp.name) - _name_words(other.name)
     words = {w.rstrip("s") for w in re.findall(r"[a-z][a-z0-9-]*", item.text.lower())}
-    return any(w.rstrip("s") in words or (len(w) >= 7 and any(
-        x.startswith(w[:6]) for x in words)) for w in own)
+    if any(w.rstrip("s") in words or (len(w) >= 7 and any(
+            x.startswith(w[:6]) for x in words)) for w in own):
+        return 2
+    theirs = {t.lower() for t in other.terms}
+    return int(any(term.lower() not in theirs
+                   for _, _, term in find_terms(item.text, [t for t in exp.terms if t])))
+
+
+def _parts_apart(text: str, offset: int, first: int, second: int) -> bool:
+    """The two positions lie in different parts of a list cut by semicolons ("on LongBench,
+    ... 0.7% ...; and in a needle test, ... 128 ..."), and no part from the second's on ties
+    itself back ("in that same run", "combined with")."""
+    cuts = [offset + m.start() for m in _PART_SEP_RE.finditer(text)]
+    between = [c for c in cuts if first <= c < second]
+    if not between:
+        return False
+    later = text[between[0] - offset:]
+    return not _TIES_RE.search(later) and not any(
+        _JOINS_RE.match(re.sub(r"^(?:and|but)\s+", "", part.strip()))
+        for part in _PART_SEP_RE.split(later))
 
 
 def _has_figure(text: str) -> bool:
@@ -175,10 +204,15 @@ def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
     if any(_JOINS_RE.match(it.text) for it in items if item_a.start < it.start <= item_b.start):
         return False  # "..., on top of the paper's 15-times gain": one compound result
     named_a, named_b = _result_item(items, item_a), _result_item(items, item_b)
-    if _names_itself(named_a, first[2], second[2]) and _names_itself(named_b, second[2], first[2]):
-        return True
+    ties = any(_TIES_RE.search(it.text) for it in items if it.start > item_a.start)
+    by_a = _names_itself(named_a, first[2], second[2])
+    by_b = _names_itself(named_b, second[2], first[2])
+    if by_a and by_b and (by_a == by_b == 2 or not ties):
+        return True  # a term names a part of its experiment unless a later part ties back
     later = [it for it in items if item_a.start < it.start <= item_b.start]
-    return any(_OWN_SUBJECT_RE.match(it.text) for it in later)
+    if any(_OWN_SUBJECT_RE.match(it.text) for it in later):
+        return True
+    return not ties and any(_OWN_FIGURE_SUBJECT_RE.match(it.text) for it in later)
 
 
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
@@ -210,6 +244,7 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
         for i, (start, end, exp) in enumerate(marks):
             earlier = [m for m in marks[:i] if m[2] is not exp
                        and not _listed_apart(items, m, (start, end, exp), experiments)
+                       and not _parts_apart(sentence.text, sentence.start, m[1], start)
                        and not _stated_together(facts, written.get((m[0], m[1])),
                                                 written.get((start, end)))
                        and not (m[0] in enumerated and enumerated.get(m[0])

@@ -41,6 +41,7 @@ from reference_store.transport.budget import (
 from reference_store.transport.protocol import (
     DEFAULT_MAX_PAYLOAD,
     HEADER_SIZE,
+    TRAILER,
     Buffer,
     Frame,
     Header,
@@ -67,6 +68,7 @@ __all__ = [
     "recv_exact_into",
     "respond",
     "send_buffers",
+    "send_hashed",
     "tune_socket",
 ]
 
@@ -78,6 +80,7 @@ _IOV_MAX = min(getattr(os, "sysconf", lambda _n: 1024)("SC_IOV_MAX") or 1024, 10
 _SCRATCH = 1 << 20
 _WAITALL = getattr(socket, "MSG_WAITALL", 0)
 _HASH_PIECE = 256 << 10
+_SEND_BATCH = 4 << 20  # measured: 256 KiB-2 MiB batches cost the sender 20-30% more CPU
 SOCKET_BUFFER_BYTES = 0  # measured: fixed 1-4 MiB buffers gained nothing over autotuning on loopback
 
 
@@ -162,6 +165,23 @@ def _recv_hashed(sock: socket.socket, views: Sequence[memoryview],
     return h.intdigest()
 
 
+def _recv_payload(sock: socket.socket, views: Sequence[memoryview], header: Header,
+                  deadline: float | None = None) -> bool:
+    """Receive a frame's payload into ``views`` (hashing it as it arrives) and the hash that
+    follows it when the header says so; True when the payload matches its hash (or has none).
+    A mismatch leaves the stream intact: only this frame is bad.
+
+    Raises:
+        ConnectionLost, OSError: as :func:`recv_exact_into`.
+    """
+    digest = _recv_hashed(sock, views, deadline)
+    if header.trailer_len:
+        raw = bytearray(header.trailer_len)
+        recv_exact_into(sock, memoryview(raw), _WAITALL, deadline)
+        header = header.with_trailer(raw)
+    return not header.hashed or digest == header.payload_hash
+
+
 def _discard(sock: socket.socket, nbytes: int) -> None:
     scratch = memoryview(bytearray(min(nbytes, _SCRATCH) or 1))
     while nbytes > 0:
@@ -185,16 +205,56 @@ def send_buffers(sock: socket.socket, buffers: Sequence[Buffer]) -> None:
                 sent = 0
 
 
-def _frame_buffers(
+def send_hashed(sock: socket.socket, head: Sequence[Buffer], payload: Sequence[Buffer]) -> None:
+    """Send ``head``, then ``payload``, then the payload's xxh3_64 (:data:`TRAILER`).
+
+    The payload is hashed 256 KiB at a time and sent about 4 MiB at a time, so the kernel
+    copies each piece soon after the hash read it, from the CPU's cache rather than memory (a
+    hash in the header reads the whole payload once more before the first byte goes out).
+    Measured against that: puts 6-13% faster over loopback."""
+    h = xxhash.xxh3_64()
+    batch: list[Buffer] = list(head)
+    pending = 0
+    for buf in payload:
+        view = memoryview(buf).cast("B")
+        for start in range(0, view.nbytes, _HASH_PIECE):
+            piece = view[start:start + _HASH_PIECE]
+            h.update(piece)
+            batch.append(piece)
+            pending += piece.nbytes
+            if pending >= _SEND_BATCH or len(batch) >= _IOV_MAX - 1:
+                send_buffers(sock, batch)
+                batch, pending = [], 0
+    batch.append(TRAILER.pack(h.intdigest()))
+    send_buffers(sock, batch)
+
+
+@dataclass(slots=True)
+class _Outgoing:
+    """An encoded frame: header and metadata, and the payload to send after them."""
+
+    head: list[Buffer]
+    payload: Sequence[Buffer]
+    payload_len: int
+
+    def send(self, sock: socket.socket) -> None:
+        if self.payload_len:
+            send_hashed(sock, self.head, self.payload)
+        else:
+            send_buffers(sock, self.head)
+
+
+def _encode_frame(
     opcode: int, request_id: int, meta: OutMeta, payload: Sequence[Buffer],
     *, status: int = 0, response: bool = False,
-) -> list[Buffer]:
+) -> _Outgoing:
+    """Encode a frame; a payload's hash goes after it (see :func:`send_hashed`)."""
     meta_bytes = encode_meta(meta)
-    header, _ = encode_header(
+    header, payload_len = encode_header(
         opcode=opcode, request_id=request_id, meta=meta_bytes, payload=payload,
-        status=status, response=response,
+        status=status, response=response, trailer=True,
     )
-    return [header, meta_bytes, *payload]
+    return _Outgoing([header, meta_bytes], payload, payload_len)
 
 
 def _read_head(sock: socket.socket, max_payload: int, *, first: bytes = b"",
@@ -240,16 +300,6 @@ def respond(handler: Handler, ctx: ServerContext, header: Header, meta: dict[str
         logger.exception("handler failed for op %s from %s", header.opcode, ctx.peer)
         status, err = error_meta(StoreError(f"internal error: {type(exc).__name__}: {exc}"))
     return status, err, ()
-
-
-def _check_hash(header: Header, views: Sequence[memoryview]) -> None:
-    if not header.hashed:
-        return
-    h = xxhash.xxh3_64()
-    for v in views:
-        h.update(v)
-    if h.intdigest() != header.payload_hash:
-        raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,10 +383,10 @@ class Connection:
             if self._closed is not None:
                 raise ConnectionLost(f"connection to {self.address} is closed: {self._closed}")
             self._pending[rid] = pending
-        buffers = _frame_buffers(int(opcode), rid, {} if meta is None else meta, payload)
+        frame = _encode_frame(int(opcode), rid, {} if meta is None else meta, payload)
         try:
             with self._send_lock:
-                send_buffers(self._sock, buffers)
+                frame.send(self._sock)
         except OSError as exc:
             self._fail(ConnectionLost(f"send to {self.address} failed: {exc}"))
             raise ConnectionLost(f"send to {self.address} failed: {exc}") from exc
@@ -381,7 +431,7 @@ class Connection:
                 with self._lock:
                     pending = self._pending.pop(header.request_id, None)
                 if pending is None:  # timed out or unknown: drain and drop
-                    _discard(self._sock, header.payload_len)
+                    _discard(self._sock, header.payload_len + header.trailer_len)
                     continue
                 self._receive(header, meta, pending)
         except (OSError, StoreError) as exc:
@@ -392,14 +442,13 @@ class Connection:
     def _receive(self, header: Header, meta: dict[str, Any], pending: _Pending) -> None:
         try:
             if pending.into is not None and header.status == 0 and "sizes" in meta:
-                digest = _recv_hashed(self._sock, self._scatter(header, meta, pending))
-                if header.hashed and digest != header.payload_hash:
-                    raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
+                views = self._scatter(header, meta, pending)
             else:
                 buf = memoryview(payload_buffer(header.payload_len))  # memory as bytes arrive
-                recv_exact_into(self._sock, buf)
+                views = [buf]
                 pending.frame = Frame(header, meta, buf)
-                _check_hash(header, [buf])
+            if not _recv_payload(self._sock, views, header):
+                raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
             if pending.frame is None:
                 pending.frame = Frame(header, meta)
         except ChecksumMismatch as exc:  # the stream is intact: only this call fails
@@ -445,7 +494,7 @@ class _Work:
     payload: memoryview
     scratch: Scratch
     landing: Landing | None = None
-    digest: int | None = None  # the payload's hash, when the reader computed it
+    intact: bool = True  # the payload matched its hash (checked by the reader as it arrived)
 
 
 def _done(item: _Work) -> None:
@@ -536,10 +585,11 @@ def landing_for(handler: Any, ctx: ServerContext, header: Header,
     return landing
 
 
-def _recv_landing(sock: socket.socket, landing: Landing, deadline: float) -> int:
-    """Receive into the landing's buffers; returns the payload's xxh3_64."""
+def _recv_landing(sock: socket.socket, landing: Landing, header: Header,
+                  deadline: float) -> bool:
+    """Receive into the landing's buffers; True when the payload matches its hash."""
     try:
-        return _recv_hashed(sock, landing.buffers, deadline)
+        return _recv_payload(sock, landing.buffers, header, deadline)
     except BaseException:
         landing.abort()
         raise
@@ -683,16 +733,16 @@ class Server:
                                       deadline=deadline)
             landing = landing_for(self._handler, ctx, header, meta)
             if landing is not None:
-                digest = _recv_landing(sock, landing, deadline)
-                return _Work(header, meta, memoryview(b""), scratch, landing, digest)
+                intact = _recv_landing(sock, landing, header, deadline)
+                return _Work(header, meta, memoryview(b""), scratch, landing, intact)
             self._fit(scratch, header, deadline)
             payload = memoryview(scratch.buf)[:header.payload_len]
-            recv_exact_into(sock, payload, _WAITALL, deadline)
+            intact = _recv_payload(sock, [payload], header, deadline)
         except (TimeoutError, BlockingIOError):
             logger.info("closing %s: frame not completed within %.1f s", ctx.peer,
                         self._frame_timeout)
             return None
-        return _Work(header, meta, payload, scratch)
+        return _Work(header, meta, payload, scratch, intact=intact)
 
     def _fit(self, scratch: Scratch, header: Header, deadline: float) -> None:
         """Room for the frame's payload in ``scratch``, from the in-flight budget.
@@ -780,13 +830,9 @@ class Server:
             OSError: the answer could not be sent.
         """
         header = item.header
-        try:
-            if item.digest is None:
-                _check_hash(header, [item.payload])
-            elif header.hashed and item.digest != header.payload_hash:
-                raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
-        except ChecksumMismatch as exc:
-            self._reply_error(sock, header, exc)
+        if not item.intact:
+            self._reply_error(sock, header, ChecksumMismatch(
+                "frame payload checksum mismatch (field payload_hash)"))
             return
         self._dispatch(sock, ctx, header, item.meta, item.payload, item.landing)
 
@@ -810,21 +856,21 @@ class Server:
         status, out_meta, out_payload = respond(self._handler, ctx, header, meta, payload,
                                                 landing)
         try:
-            buffers = _frame_buffers(header.opcode, header.request_id, out_meta, out_payload,
-                                     status=status, response=True)
+            frame = _encode_frame(header.opcode, header.request_id, out_meta, out_payload,
+                                   status=status, response=True)
         except Exception as exc:  # a reply that cannot be encoded: a handler bug
             logger.exception("reply to op %s from %s cannot be encoded", header.opcode, ctx.peer)
             status, err = error_meta(StoreError(f"internal error: {type(exc).__name__}: {exc}"))
-            buffers = _frame_buffers(header.opcode, header.request_id, err, (), status=status,
-                                     response=True)
-        send_buffers(sock, buffers)
+            frame = _encode_frame(header.opcode, header.request_id, err, (), status=status,
+                                   response=True)
+        frame.send(sock)
 
     def _reply_error(self, sock: socket.socket, header: Header | None, exc: StoreError) -> None:
         status, err = error_meta(exc)
         rid = header.request_id if header is not None else 0
         op = header.opcode if header is not None else 0
         try:
-            send_buffers(sock, _frame_buffers(op, rid, err, (), status=status, response=True))
+            _encode_frame(op, rid, err, (), status=status, response=True).send(sock)
         except OSError:
             pass
 

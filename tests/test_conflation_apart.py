@@ -1,0 +1,73 @@
+"""``conflated-experiments``: a sentence that names two experiments but keeps them apart -- each
+in its own independent clause ("X means Y, and Z means W"), or in its own part of a list cut by
+semicolons -- joins nothing; a clause that ties back ("the same setup", "that same run", "combined
+with") still joins."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from verify_fixtures import load
+
+from ledger.models import Article
+from ledger.verify.consistency import word_count
+from ledger.verify.guardrails import check_guardrails
+from ledger.verify.tracing import trace_figures
+
+GUARD = {"status": "prepublication_guardrail",
+         "text": "The bench test and the field pilot are separate experiments.",
+         "rule": {"kind": "separate_experiments", "experiments": [
+             {"name": "bench test", "values": [320, 4.2], "terms": ["bench", "lab rig"]},
+             {"name": "field pilot", "values": [35, 1.35], "terms": ["field pilot", "stores"]}]}}
+
+
+def _joins(body: str) -> list[str]:
+    doc: dict[str, Any] = copy.deepcopy(load())
+    doc["body"] = body + "\n"
+    doc["editorial_word_count"] = word_count(doc["body"])
+    doc["corrections"] = [GUARD]
+    article = Article.model_validate_json(json.dumps(doc))
+    return [f.severity.value for f in check_guardrails(article, trace_figures(article))
+            if f.rule == "conflated-experiments"]
+
+
+def test_independent_clauses_each_with_its_own_subject_keep_experiments_apart() -> None:
+    for body in (
+        "A 320% gain means 4.2 times the old rate, and 35% more orders means 1.35 times as "
+        "many.",
+        "The 320% rise is 4.2 times the baseline, but 35% more orders is a count, not a speed.",
+        "On the bench a 320% gain was 4.2 times the old rate, while 35% more orders were "
+        "served in the field pilot.",
+    ):
+        assert _joins(body) == [], body
+
+
+def test_parts_of_a_list_cut_by_semicolons_keep_experiments_apart() -> None:
+    for body in (
+        "In short: on the bench, the cache reached 4.2 times the old rate; with a smaller pool "
+        "it still gained 320%; and in the field pilot, shops served 35% more orders.",
+        "Our reading: the bench showed a 320% gain; with only 1.35 times the staff, shops kept "
+        "pace; the field pilot's count is 35% more orders.",
+        "On the bench the cache ran 4.2 times faster; in the field pilot, shops handled 35% "
+        "more orders.",
+        "Two results stand out: a 320% gain on the bench; 35% more orders in the field pilot.",
+        # each part of a list by commas names its experiment by one of its terms
+        "It gained 320% on the lab rig, 35% more orders in the stores.",
+    ):
+        assert _joins(body) == [], body
+
+
+def test_a_clause_that_ties_back_to_the_other_experiment_still_joins() -> None:
+    for body in (
+        "On the bench the cache ran 4.2 times faster, and the same setup handled 35% more "
+        "orders.",
+        "On the bench the cache ran 4.2 times faster; in that same run it handled 35% more "
+        "orders.",
+        "The cache ran 4.2 times faster and handled 35% more orders.",
+        "The cache ran 4.2 times faster; together with 35% more orders, it won the contract.",
+        "A 320% gain means 4.2 times the old rate, and 35% more orders also came from it.",
+        "It gained 320% on the lab rig, with the same 35% more orders in the stores.",
+    ):
+        assert _joins(body) == ["error"], body
