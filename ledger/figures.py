@@ -378,7 +378,8 @@ def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, 
     if unit:
         return FigureKind.quantity, unit
     digits = m.group("n")
-    year = _YEAR_DIGITS_RE.fullmatch(digits) is not None and not m.group("mag")
+    year = (_YEAR_DIGITS_RE.fullmatch(digits) is not None and not m.group("mag")
+            and not _SETTING_COMPOUND_RE.match(text, m.end()))
     if year and _names_a_year(text, m.start()):
         return FigureKind.year, None  # "OSDI 2024 papers", "the 2023 releases"
     noun = _NOUN_RE.match(text, m.end())
@@ -399,6 +400,11 @@ _YEAR_OWNER_RE = re.compile(
 
 def _names_a_year(text: str, start: int) -> bool:
     return _YEAR_OWNER_RE.search(text[max(0, start - 40):start]) is not None
+
+
+#: A number joined by a hyphen to the noun it sizes is a setting, never a year: "a 2048-token
+#: budget", "a 1984-page manual"; "2024-era" and "2023-style" name a time.
+_SETTING_COMPOUND_RE = re.compile(r"-(?!(?:era|style|vintage|ish)\b)[a-z]{2,}\b")
 
 
 def _looks_like_count_noun(noun: str) -> bool:

@@ -63,6 +63,7 @@ __all__ = [
     "TracedFigure",
     "build_index",
     "check_tracing",
+    "metric_magnitude",
     "nearest_evidence",
     "trace_figure",
     "trace_figures",
@@ -227,7 +228,7 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
         trace = Trace("metric", f"/benchmark_scope/reported_metrics/{name}", metric=name,
                       author_reported=authors)
         index.add_number(value, trace, percent=_is_percent_metric(name), quantity=quantity)
-        if (shift := _metric_magnitude(name)) and (  # "context_tokens_m": 1
+        if (shift := metric_magnitude(name)) and (  # "context_tokens_m": 1
                 quantity is None or quantity.kind in (Kind.count, Kind.number)):
             index.add_number(Decimal(str(value)).scaleb(shift), trace, quantity=quantity)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
@@ -239,7 +240,7 @@ _MAGNITUDE_NAMES = {"k": 3, "thousand": 3, "thousands": 3, "m": 6, "million": 6,
                     "millions": 6, "bn": 9, "billion": 9, "billions": 9}
 
 
-def _metric_magnitude(name: str) -> int:
+def metric_magnitude(name: str) -> int:
     """The power of ten a metric's name scales its value by: its last part ("prompts_m"), or a
     magnitude other than "m" anywhere ("max_k_tokens": thousands of tokens)."""
     parts = name.lower().split("_")
