@@ -769,15 +769,15 @@ _HARDWARE_SETTINGS = frozenset({"parallelism", "degree", "way", "tp", "pp", "ep"
 
 
 def _against_named(fig: Quantity, named: tuple[str, ...]) -> Verdict:
-    """A count against the bare value of a named setting ("64 GPUs" against "batch size 64"):
-    the same thing when the name holds the count's noun or its class, or the setting sizes the
-    hardware counted; otherwise probably a count moved onto another noun (unsure: a synonym
-    the class table does not know stays possible)."""
-    if fig.noun is None or fig.noun in named or any(_same_stem(fig.noun, w) for w in named):
+    """A count of hardware against the bare value of a named setting ("64 GPUs" against
+    "batch size 64"): a size, a batch or a rank is counted in tokens, requests or dimensions,
+    never in GPUs or nodes, so the count has probably moved onto the hardware (unsure: the
+    checker reads the setting by its name). The same thing when the name holds the count's
+    noun or its class, or the setting is a parallel degree (GPUs). Any other count may be the
+    setting's unit ("512 tokens" for a block size of 512): the value decides."""
+    if fig.noun_class not in ("gpu", "node") or named[-1] in _HARDWARE_SETTINGS:
         return Verdict.match
-    if fig.noun_class is not None and any(noun_class(w) == fig.noun_class for w in named):
-        return Verdict.match
-    if fig.noun_class in ("gpu", "node") and named[-1] in _HARDWARE_SETTINGS:
+    if fig.noun in named or any(noun_class(w) == fig.noun_class for w in named):
         return Verdict.match
     return Verdict.other_noun
 

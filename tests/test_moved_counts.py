@@ -43,7 +43,9 @@ def test_the_name_before_a_bare_value_is_the_setting_it_sizes() -> None:
 
 def test_a_count_against_a_setting_of_another_thing_is_an_unsure_mismatch() -> None:
     assert _verdict("on 48 GPUs", "48", "at batch size 48", "48") is Verdict.other_noun
-    assert _verdict("across 48 workers", "48", "a LoRA rank of 48", "48") is Verdict.other_noun
+    assert _verdict("across 48 nodes", "48", "a hidden size of 48", "48") is Verdict.other_noun
+    # any other count may be the setting's unit: "512 tokens" for a block size of 512
+    assert _verdict("512 tokens", "512", "a block size of 512", "512") is Verdict.match
     # the setting sizes the hardware, or names the counted noun: the same thing
     assert _verdict("on 4 GPUs", "4", "with tensor parallelism of 4", "4") is Verdict.match
     assert _verdict("48 requests", "48", "a batch size of 48 requests per step", "48") \
