@@ -583,7 +583,7 @@ class Node:
         except ObjectNotFound:
             pass
 
-    def _delete(self, ctx: ServerContext, req: m.Delete) -> m.DeleteReply:
+    def _delete(self, ctx: ServerContext, req: m.Delete) -> m.RemovedReply:
         grants: list[str | None] = req.grants or [""] * len(req.ids)
         if len(grants) != len(req.ids):
             raise InvalidParams("grants must be as many as ids (field grants)")
@@ -591,7 +591,7 @@ class Node:
                    if self.key.check(oid, g, size=0, purpose="delete")]
         if len(allowed) != len(req.ids):
             raise AuthenticationFailed("delete without a valid grant for every object")
-        return m.DeleteReply(removed=self._remove_ids(allowed))
+        return m.RemovedReply(removed=self._remove_ids(allowed))
 
     def _remove_ids(self, ids: list[int]) -> int:
         removed = 0

@@ -120,3 +120,13 @@ def test_numbers_longer_than_the_decimal_context_do_not_break_tracing() -> None:
     big = "9" * 40
     f = one(f"a count of {big} items")
     assert quantize(f.value, f.decimals) == f.value
+
+
+def test_a_number_hyphened_to_the_noun_it_sizes_is_no_year() -> None:
+    for text in ("the 2048-token budget", "a 1999-page export", "its 2000-entry table",
+                 "a 1960-head pool"):
+        (fig,) = extract_figures(text)
+        assert fig.kind is not FigureKind.year, text
+    for text in ("in 2024-era hardware", "a 2023-style release", "OSDI 2024 papers"):
+        (fig,) = extract_figures(text)
+        assert fig.kind is FigureKind.year, text

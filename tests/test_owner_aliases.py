@@ -88,3 +88,39 @@ def test_a_system_named_as_owner_that_owns_another_source_stays_an_error() -> No
     assert [s for s, _ in found] == ["error"]
     # a name neither the article's system nor the publisher
     assert [s for s, _ in _owners("The code sits in the Redwood repository. [S6]")] == ["error"]
+
+
+def test_a_site_named_as_the_host_of_the_cited_document_must_be_its_own() -> None:
+    # S5 is FAIR's; the CMU page and the NVIDIA blog are other sources of the article
+    found = _owners("The evaluation is still listed on CMU Catalyst. [S5]")
+    assert [s for s, _ in found] == ["error"]
+    found = _owners("A digest of that study on NVIDIA adds the reason. [S5]")
+    assert [s for s, _ in found] == ["error"]
+    # the host that is the cited source's publisher or site, and hosts the article does not
+    # cite at all, are no finding
+    assert _owners("The evaluation is still listed on FAIR. [S5]") == []
+    assert _owners("A digest of that study on Hacker News adds the reason. [S5]") == []
+    # "on" before a topic, not a site: a name that no source of the article publishes
+    assert _owners("A post on NVIDIA GPUs explains the limits. [S5]") == []
+    assert _owners("A digest on Slabcache adds the reason. [S5]") == []
+
+
+def test_a_marker_that_closes_the_sentence_before_is_not_the_next_sentences_start() -> None:
+    # "[S1] Acme's widget library ..." after a sentence that ends "... default. [S1]": the
+    # possessive opens its own sentence, which cites S3
+    found = _owners("The page keeps the defaults. [S1] Meta's kvtier library also ships a "
+                    "press. [S3]")
+    assert [(s, t) for s, t in found] == [("warning", "Meta's")]
+
+
+def test_a_document_from_an_organisation_names_its_owner() -> None:
+    assert _owners("A commentary from FAIR argues the opposite. [S5]") == []
+    assert _owners("A note from Carnegie Mellon University argues the opposite. [S2]") == []
+    # another source's publisher: an error; a name the article knows nothing of: a warning
+    # (it may be the authors' affiliation, which the sources do not record)
+    assert [s for s, _ in _owners("A commentary from NVIDIA argues the opposite. [S5]")] == [
+        "error"]
+    assert [s for s, _ in _owners("A commentary from Redwood Labs argues the opposite. "
+                                  "[S5]")] == ["warning"]
+    # people are read as authors elsewhere; a place or a time is no owner
+    assert _owners("A paper from 2023 argues the opposite. [S5]") == []

@@ -210,3 +210,45 @@ def test_past_tense_claim_by_the_products_name(text: str, claimed: bool) -> None
 
     figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
     assert _claimed_as_result(text, figure, "Gizmo radix cache") is claimed
+
+
+def _scope_names_the_products_readme(doc: Doc) -> None:
+    doc["benchmark_scope"]["reported_by"] = "vLLM authors; Mooncake Store README"
+
+
+@pytest.mark.parametrize("sentence", [
+    "On coding traces, Mooncake achieves up to 3.8 times the throughput. [S4]",
+    "Mooncake Store delivers 3.8 times the throughput on coding traces. [S4]",
+    "With agent traffic, Mooncake reaches 3.8 times the throughput. [S4]",
+])
+def test_the_products_own_document_does_not_make_the_product_a_reporter(
+        tmp_path: Path, sentence: str) -> None:
+    def mutate(doc: Doc) -> None:
+        _scope_names_the_products_readme(doc)
+        replace_body(doc, S11_OPEN, sentence + "\n\n" + S11_OPEN)
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, "3.8 times", 1) == ["error"], result.findings
+
+
+def test_the_products_document_still_reports(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        _scope_names_the_products_readme(doc)
+        replace_body(doc, S11_OPEN, "The Mooncake Store README says coding traces get up to "
+                                    "3.8 times the throughput. [S4]\n\n" + S11_OPEN)
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, "3.8 times", 1) == []
+
+
+@pytest.mark.parametrize(("before", "expected"), [
+    # a sentence that credits and announces results: the past-tense result after it is theirs
+    ("The authors give one more result.", []),
+    ("The vLLM report adds two figures:", []),
+    # a sentence on the test's setup announces nothing: the result after it is the product's
+    ("Their tests covered coding agents.", ["warning"]),
+])
+def test_a_past_result_after_an_announcing_sentence(tmp_path: Path, before: str,
+                                                    expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_CLOSE, S4_CLOSE + " " + before + " On those traces, Mooncake Store delivered up "
+                                               "to 3.8 times the throughput."))
+    assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings

@@ -247,10 +247,17 @@ _REPORTS_NEXT_RE = re.compile(
     rf"(?:{_VERB_INFLECTED})\b", re.IGNORECASE)
 
 
-def reports_next(after: str) -> bool:
+_REPORTS_NEXT_BASE_RE = re.compile(
+    rf"^\s+(?:(?:have|had|also|then|now|later|first|[a-z]+ly)\s+){{0,2}}"
+    rf"(?:{'|'.join(REPORTING_VERBS)})\b(?!\s+(?:of|on|for)\b)", re.IGNORECASE)
+
+
+def reports_next(after: str, plural: bool = False) -> bool:
     """``after`` (the text right after a name) opens with a reporting verb, so the name is the
-    agent that states what follows ("NVIDIA reports that ...", "Acme has measured ...")."""
-    return bool(_REPORTS_NEXT_RE.match(after))
+    agent that states what follows ("NVIDIA reports that ...", "Acme has measured ..."). After
+    a plural agent the verb's base form counts too ("the Acme authors put it at 3x", "the
+    maintainers report"), which after a singular name is as often a noun ("a vLLM report")."""
+    return bool(_REPORTS_NEXT_RE.match(after) or (plural and _REPORTS_NEXT_BASE_RE.match(after)))
 
 
 def desk_negated(sentence: str, desk: tuple[str, ...] = ()) -> bool:

@@ -123,8 +123,17 @@ _JOINS_RE = re.compile(r"^(?:on\s+top\s+of|in\s+addition\s+to|plus|combined\s+wi
                        r"with|compounding|adding\s+to|stacked\s+on|as\s+well\s+as)\b", re.I)
 
 
+#: Words that say a figure comes from the run just named: "in the same runs", "that same
+#: demo", "in that run"; never a list of separate results.
+_SAME_RUN_RE = re.compile(
+    r"\b(?:the|that|this|one)\s+(?:very\s+)?same\b"
+    r"|\b(?:in|from|during|on)\s+(?:that|this)\s+(?:run|test|demo|setup|experiment|trial|"
+    r"deployment|benchmark|study|evaluation)s?\b", re.IGNORECASE)
+#: the head nouns any experiment may have ("the thesis system", "the 70B setup"): a list item
+#: that says "system throughput" does not name the thesis system
 _NAME_STOP = frozenset({"test", "tests", "run", "runs", "experiment", "the", "of", "and", "on",
-                        "with", "a", "an", "for", "in", "benchmark", "result", "results"})
+                        "with", "a", "an", "for", "in", "benchmark", "result", "results",
+                        "system", "systems", "setup", "setups"})
 
 
 def _list_items(sentence: Span) -> list[Span]:
@@ -141,8 +150,10 @@ def _split_spans(text: str, offset: int) -> list[Span]:
 
 
 def _name_words(name: str) -> set[str]:
-    """Content words of an experiment's name ("8xH100 long test": h100, long)."""
+    """Content words of an experiment's name ("8xH100 long test": h100, long); a figure in the
+    name ("the bench's 3.3x") and a possessive's "s" are no words."""
     spaced = re.sub(r"(?<=\d)x(?=[a-z])", " ", name.lower())
+    spaced = re.sub(r"['’]s\b|(?<![\w.-])\d[\d.,]*(?:x|%)?(?![\w-])", " ", spaced)
     return {w for w in re.findall(r"[a-z][a-z0-9-]*", spaced) if w not in _NAME_STOP}
 
 
@@ -201,18 +212,18 @@ def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
     item_b = enclosing(items, second[0], second[1])
     if item_a is None or item_b is None or item_a.start == item_b.start:
         return False
-    if any(_JOINS_RE.match(it.text) for it in items if item_a.start < it.start <= item_b.start):
-        return False  # "..., on top of the paper's 15-times gain": one compound result
+    between = [it for it in items if item_a.start < it.start <= item_b.start]
+    if any(_JOINS_RE.match(it.text) or _SAME_RUN_RE.search(it.text) for it in between):
+        return False  # "..., on top of the paper's 15-times gain", "..., in that same demo"
     named_a, named_b = _result_item(items, item_a), _result_item(items, item_b)
     ties = any(_TIES_RE.search(it.text) for it in items if it.start > item_a.start)
     by_a = _names_itself(named_a, first[2], second[2])
     by_b = _names_itself(named_b, second[2], first[2])
     if by_a and by_b and (by_a == by_b == 2 or not ties):
         return True  # a term names a part of its experiment unless a later part ties back
-    later = [it for it in items if item_a.start < it.start <= item_b.start]
-    if any(_OWN_SUBJECT_RE.match(it.text) for it in later):
+    if any(_OWN_SUBJECT_RE.match(it.text) for it in between):
         return True
-    return not ties and any(_OWN_FIGURE_SUBJECT_RE.match(it.text) for it in later)
+    return not ties and any(_OWN_FIGURE_SUBJECT_RE.match(it.text) for it in between)
 
 
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
@@ -258,8 +269,10 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
                 out.append((min(start, first[0]), max(end, first[1]), other, exp))
                 break
             placed = [m for m in earlier if (m[0], m[1]) in figures]
-            if placed:  # a word of this experiment joined to a figure of another
-                out.append((placed[-1][0], placed[-1][1], exp, placed[-1][2]))
+            if placed:  # a word of this experiment joined to a figure of another: the
+                # stretch from that figure to this experiment's last mark in the sentence
+                last = max(m[1] for m in marks if m[2] is exp)
+                out.append((placed[-1][0], max(placed[-1][1], last), exp, placed[-1][2]))
                 break
     return out
 

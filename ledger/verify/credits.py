@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind
@@ -28,7 +29,7 @@ from ..quantities import Kind
 from ..report import Finding, Severity
 from .attribution import attributes, desk_claims, desk_names, reported_clause
 from .persons import is_person_name
-from .prose import enclosing, group_in, paragraphs, sentences
+from .prose import Span, enclosing, group_in, paragraphs, sentences
 from .text import body_span
 from .tracing import TracedFigure, tried
 
@@ -108,7 +109,9 @@ _PARTY_SPLIT = re.compile(r"\s*(?:[,;()]|\bquoting\b|\band\b|\bvia\b)\s*")
 
 
 _PEOPLE_WORDS = re.compile(r"\b(?:authors?|team|maintainers|developers|engineers|researchers|"
-                           r"contributors|page|post|paper|commit|benchmark|blog)\b", re.I)
+                           r"contributors|page|post|paper|commit|benchmark|blog|README|docs|"
+                           r"documentation|repository|repo|guide|website|site|wiki|changelog|"
+                           r"whitepaper|report|notes|slides|announcement)\b", re.I)
 
 
 def _quoted_parties(reported_by: str) -> list[str]:
@@ -125,16 +128,44 @@ def _quoted_parties(reported_by: str) -> list[str]:
     return parties
 
 
+class _CreditedParagraphs:
+    """Which paragraphs attribute their figures: a paragraph that credits someone itself, or
+    one that refers back ("Two of those figures ...") to a credited paragraph right before it.
+
+    Read lazily, only for the paragraphs a figure sits in (and the ones they refer back to):
+    reading attribution is the costliest grammar of the check, and a paragraph without figures
+    needs no answer."""
+
+    def __init__(self, paras: Sequence[Span], credits: Callable[[str], bool]) -> None:
+        self._paras = paras
+        self._index = {p.start: i for i, p in enumerate(paras)}
+        self._credits = credits
+        self._known: dict[int, bool] = {}
+
+    def at(self, start: int) -> bool:
+        """Whether the paragraph starting at ``start`` attributes its figures."""
+        i = self._index[start]
+        chain: list[int] = []  # paragraphs that credit no one but refer back to the one before
+        while i not in self._known:
+            if self._credits(self._paras[i].text):
+                self._known[i] = True
+            elif i == 0 or not _REFERS_BACK.search(self._paras[i].text):
+                self._known[i] = False
+            else:
+                chain.append(i)
+                i -= 1
+        for k in chain:
+            self._known[k] = self._known[i]
+        return self._known[self._index[start]]
+
+
 def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     desk = desk_names(article.publisher)
     product = f"{article.subject} {article.title}"
-    attributed = {p.start: attributes(p.text, names, authors, desk, product) for p in paras}
-    for prev, here in zip(paras, paras[1:], strict=False):
-        if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
-                here.text):
-            attributed[here.start] = True  # "Two of those figures ...": the same attribution
+    credited = _CreditedParagraphs(paras, lambda text: attributes(text, names, authors, desk,
+                                                                  product))
     analysis = _analysis_paragraphs(article, traced)
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
@@ -143,13 +174,16 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
         if para is None or t.figure.kind is FigureKind.date:
             continue
         key = _figure_key(t)
-        if attributed[para.start]:
+        if credited.at(para.start):
             seen.add(key)
-            if _sources_author_reported(t, article) and _claimed_as_result(
-                    article.body, t.figure, product):
-                sentence = enclosing(sentences(article.body), t.figure.start, t.figure.end)
-                if sentence is not None and not attributes(sentence.text, names, authors,
-                                                                 desk, product):
+            tense = _claim_tense(article.body, t.figure, product)
+            if _sources_author_reported(t, article) and tense is not None:
+                spans = sentences(article.body)
+                sentence = enclosing(spans, t.figure.start, t.figure.end)
+                if sentence is not None and not attributes(
+                        sentence.text, names, authors, desk, product) and not (
+                        tense == "past" and _announced(spans, sentence, para.start,
+                                                       (names, authors, desk, product))):
                     findings.append(body_span(
                         article, t.figure.start, t.figure.end, Severity.warning,
                         "unattributed-figure",
@@ -176,6 +210,28 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
                 "; a spelled-out number may be prose that only shares the value, so this is "
                 "not certain" if spelled else ""), trace=tried(t)))
     return findings
+
+
+def _announced(spans: tuple[Span, ...], sentence: Span, para_start: int,
+               agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str]) -> bool:
+    """The sentence before, in the same paragraph, credits someone and announces results: a
+    past-tense result right after it ("The authors give two results. In simulation, Widget
+    achieved 5x") narrates what was just announced; a present-tense one states it afresh as
+    the desk's, and one after a sentence on the test's setup ("Their tests covered chat. On
+    those tasks Widget delivered 5x") as the product's."""
+    i = spans.index(sentence)
+    if i == 0 or spans[i - 1].start < para_start:
+        return False
+    names, authors, desk, product = agents
+    before = spans[i - 1].text
+    return bool(_ANNOUNCES_RE.search(before)) and attributes(before, names, authors, desk,
+                                                             product)
+
+
+#: A sentence that ends by announcing results: "The authors give two results.", "The paper
+#: reports these figures:"; the sentence after it is what it announced.
+_ANNOUNCES_RE = re.compile(r"\b(?:results?|figures?|numbers?|findings?|headlines?|claims?|"
+                           r"measurements?|outcomes?)\s*(?:\[[^\]]*\]\s*)*[.:]?\s*$", re.I)
 
 
 _REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
@@ -227,18 +283,25 @@ def _claimed_as_result(body: str, fig: Figure, product: str | None = None) -> bo
     article's subject or title ("the router" in an article on a KV router; not "HotPotQA
     moves from 30.08", a benchmark's score read from a table); ``product`` is that text,
     ``None`` to accept any subject."""
+    return _claim_tense(body, fig, product) is not None
+
+
+def _claim_tense(body: str, fig: Figure, product: str | None = None) -> str | None:
+    """"present" or "past" when the figure is stated as what the product does or did (see
+    :func:`_claimed_as_result`), else None."""
     start = max(0, fig.start - 90)
     before = body[start:fig.start]
     cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
     clause = before[cut + 1:] if cut >= 0 else before
-    m = _RESULT_CLAIM_RE.search(clause)
+    m, tense = _RESULT_CLAIM_RE.search(clause), "present"
     if m is None:
-        m = _PAST_CLAIM_RE.search(clause)
+        m, tense = _PAST_CLAIM_RE.search(clause), "past"
         if m is not None and _SETTING_BEFORE_RE.search(clause[:m.start()]):
-            return False  # "the first release, where Widget delivered 2x": a narrated setting
+            return None  # "the first release, where Widget delivered 2x": a narrated setting
     if m is None or reported_clause(clause[:m.start()]):
-        return False
-    return product is None or bool(_stems(m.group("subject")) & _stems(product))
+        return None
+    return tense if product is None or bool(_stems(m.group("subject")) & _stems(product)) \
+        else None
 
 
 _SUBJECT_STOP = frozenset({"the", "its", "this", "with", "and", "for", "from", "that", "what",

@@ -23,7 +23,7 @@ from ..quantities import (
 from .attribution import REPORTING_VERBS
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations, range_spans
-from .tracing import TracedFigure
+from .tracing import TracedFigure, metric_magnitude
 
 __all__ = ["Experiment", "Mark", "derived_sentences", "experiments_of", "sentence_owners",
            "term_marks"]
@@ -38,6 +38,16 @@ class Experiment:
     terms: list[str] = field(default_factory=list)
     #: the kind of each value when known (a metric's quantity), parallel to ``values``
     kinds: list[Quantity | None] = field(default_factory=list)
+
+    def add(self, metric: str, value: Decimal, kind: Quantity | None) -> None:
+        """A metric's value, and the value its name scales it to ("tokens_k": 30 is also
+        30,000 tokens, written "30k"), as tracing reads it."""
+        self.values.append(value)
+        self.kinds.append(kind)
+        if (shift := metric_magnitude(metric)) and (
+                kind is None or kind.kind in (Kind.count, Kind.number)):
+            self.values.append(value.scaleb(shift))
+            self.kinds.append(kind)
 
     def owns(self, figure: Figure, quantity: Quantity | None = None) -> bool:
         """A figure belongs to the experiment when it states one of its values closely (within
@@ -69,8 +79,8 @@ def experiments_of(article: Article) -> list[Experiment]:
     for name, spec in (scope.metric_specs or {}).items():
         if spec.experiment and name in scope.reported_metrics:
             exp = groups.setdefault(spec.experiment, Experiment(spec.experiment))
-            exp.values.append(Decimal(str(scope.reported_metrics[name])))
-            exp.kinds.append(metric_quantity(name, spec.kind))
+            exp.add(name, Decimal(str(scope.reported_metrics[name])),
+                    metric_quantity(name, spec.kind))
     if groups:
         return list(groups.values())
     if not scope.separate_scaling_experiment:

@@ -330,14 +330,13 @@ def _typed_experiment(article: Article, spec: ExperimentSpec) -> Experiment:
     scope = article.benchmark_scope
     metrics = scope.reported_metrics if scope else {}
     specs = (scope.metric_specs or {}) if scope else {}
-    values = [Decimal(str(v)) for v in spec.values]
-    kinds = []
-    for value in values:
+    experiment = Experiment(spec.name, terms=list(spec.terms))
+    for value in (Decimal(str(v)) for v in spec.values):
         named = sorted((name for name, v in metrics.items() if Decimal(str(v)) == value),
                        key=lambda n: (specs[n].experiment != spec.name) if n in specs else True)
-        kinds.append(metric_quantity(named[0], specs[named[0]].kind if named[0] in specs
-                                     else None) if named else None)
-    return Experiment(spec.name, values, list(spec.terms), kinds)
+        experiment.add(named[0] if named else "", value, metric_quantity(
+            named[0], specs[named[0]].kind if named[0] in specs else None) if named else None)
+    return experiment
 
 
 def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[TracedFigure],

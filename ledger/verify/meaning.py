@@ -99,7 +99,7 @@ def _pattern(term: str) -> re.Pattern[str]:
     alternatives = "|".join(
         r"\s+".join(map(re.escape, v.split()[:-1]) or [""]).strip()
         + (r"\s+" if len(v.split()) > 1 else "") + re.escape(v.split()[-1]) + r"[a-z]*"
-        for v in _variants(term))
+        for v in _variants(term)).replace(r"\-", r"[\s-]")  # "per-GPU" is "per GPU"
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w])", re.IGNORECASE)
 
 
@@ -215,6 +215,13 @@ def _head_subject(text: str) -> list[str]:
 _TOPIC_NOUNS = ("project", "system", "library", "framework")
 
 
+def _head_names(text: str) -> list[str]:
+    """The names of a guardrail's first clause after its first word ("Adoption by A, B or C
+    is ...": A, B, C)."""
+    head = text.split(";")[0]
+    return [w for w in _content(head) if w[:1].isupper() and w != head.split()[0]]
+
+
 def _pronoun_subject(text: str) -> list[str]:
     """What "it" / "them" in the instruction may stand for: the head's subject words, the
     names in the head ("The README calls Llumnix alpha": README, Llumnix), and the nouns that
@@ -233,6 +240,10 @@ def prose_rule(text: str) -> ProseRule | None:
             first = re.split(r",\s*and\b|\band\s+do\s+not\b", m.group("y"))[0]
             y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
         forbidden = [t for part in y for t in [" ".join(_content(part))] if t]
+        if not forbidden and _PRONOUN_RE.fullmatch(m.group("y").strip()):
+            # "Adoption by A, B or C is not a measured speedup; do not credit the 2x to
+            # them": "them" are the names of the head
+            forbidden = _head_names(text)
         subject = _content(x) or _head_subject(text)  # "do not attribute it to ...": the head's
         rule = ProseRule("credit_to", _values(x) or (_values(text.split(";")[0])
                                                      if not _content(x) else []),
@@ -252,6 +263,9 @@ def prose_rule(text: str) -> ProseRule | None:
             return None  # "do not name X as its baseline": a baseline (.denials)
         subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
                                      else _content(x))  # "them": the head's subject
+        # what "them" stands for is never what it must not be presented as: "the Novita
+        # figures, quoted in the LMSYS post; do not present them as LMSYS's measurements"
+        subject = [w for w in subject if w not in forbidden] or subject
         rule = ProseRule("present_as", values, subject, forbidden)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
     if (m := _CALL_RE.search(text)) and not m.group("cond"):  # "do not call X Y": no "as";
@@ -322,16 +336,37 @@ def _distinctive(rule: ProseRule, text: str, article: Article) -> list[str]:
     left, all of them."""
     allowed = _allowed_part(text)
     shared = {t for t in rule.forbidden  # the word itself, not its synonyms: a guardrail that
-              if _same_word(allowed, t) or _same_word(article.title, t)}  # allows "prices"
-    # may still forbid "cost"
+              if (_same_word(allowed, t) and not _forbidden_owner(t, text, allowed))
+              or _same_word(article.title, t)}  # allows "prices" may still forbid "cost"
     return [t for t in rule.forbidden if t not in shared] or rule.forbidden
+
+
+def _forbidden_owner(term: str, text: str, allowed: str) -> bool:
+    """A name the guardrail forbids as an owner ("do not present them as LMSYS's or PCT's
+    measurements") stays distinctive although the allowed part names it in another role
+    ("quoted in the LMSYS post"): owning the figures is what is ruled out."""
+    owner = re.compile(rf"(?<![\w-]){re.escape(term)}(?:'s|’s)(?![\w])")
+    return term[:1].isupper() and bool(owner.search(text)) and not owner.search(allowed)
+
+
+def _wording_allowed(at_hit: str, guardrail: str) -> bool:
+    """The forbidden word and the word after it are a wording the guardrail itself allows,
+    outside a negation: "not a per-client rate; only the index page words it as per client
+    node" allows "per client node"."""
+    words = re.findall(r"[\w+]+", at_hit)[:3]
+    if len(words) < 3:
+        return False
+    phrase = r"[\s-]+".join(map(re.escape, words))
+    return any(not _NEGATED_BEFORE.search(guardrail[:m.start()].split(";")[-1])
+               for m in re.finditer(rf"(?<![\w-]){phrase}(?![\w-])", guardrail, re.IGNORECASE))
 
 
 def _same_word(text: str, term: str) -> bool:
     """``term`` in ``text`` in any inflection, synonyms aside."""
     stem = _stem(term.split()[-1])
     head = r"\s+".join(map(re.escape, term.lower().split()[:-1]))
-    pattern = (head + r"\s+" if head else "") + re.escape(stem) + r"[a-z]*"
+    pattern = ((head + r"\s+" if head else "") + re.escape(stem) + r"[a-z]*").replace(
+        r"\-", r"[\s-]")  # "per-client" is "per client"
     return re.search(rf"(?<![\w-]){pattern}(?![\w])", text, re.IGNORECASE) is not None
 
 
@@ -388,11 +423,26 @@ def _states_after(rule: ProseRule, hits: list[tuple[int, int, str]], sentence: S
     """A forbidden owner as the agent of a reporting verb, with the protected figure after it,
     is credited with that figure: "Acme reports that the cache lifts hits by 17%"."""
     text, at = sentence.text, sentence.start
-    agents = [h for h in hits if reports_next(text[h[1] - at:])]
+    agents = [h for h in hits if reports_next(text[h[1] - at:], plural=_plural_agent(
+        text[h[0] - at:h[1] - at])) or _GETS_NEXT.match(text[h[1] - at:])]
     ends = rule.values + [(v,) for vs in rule.values if len(vs) > 1 for v in vs]
     return any(t.figure.start > h[1] and _owns(ends, t)
                and not _NEXT_CLAUSE.search(text[h[1] - at:t.figure.start - at])
                for h in agents for t in figures)
+
+
+def _plural_agent(name: str) -> bool:
+    """"the EAGLE authors", "Acme engineers", "they": an agent that takes a verb's base form."""
+    last = name.split()[-1].lower() if name.split() else ""
+    return last in ("they", "we") or (last.endswith("s") and not last.endswith(("ss", "'s", "’s"))
+                                      and len(last) > 3)
+
+
+#: a name that then gets the figure as its result: "TGI and vLLM as adopters, each gaining 3x",
+#: "Acme, which sees 40% fewer misses"
+_GETS_NEXT = re.compile(r"^[^.;:]{0,40}?\b(?:gain|gains|gained|gaining|get|gets|got|getting|"
+                        r"see|sees|saw|seeing|achiev\w*|deliver\w*|enjoy\w*|obtain\w*)\b",
+                        re.IGNORECASE)
 
 
 #: where the next independent clause starts: what the agent before it reports ends there
@@ -435,7 +485,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     by_sentence = group_in(spans, traced, lambda t: (t.figure.start, t.figure.end))  # linear
     for n, sentence in enumerate(spans):
         hits = [h for h in find_lemmas(sentence.text, forbidden + topic, sentence.start)
-                if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])]
+                if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])
+                and not _wording_allowed(sentence.text[h[0] - sentence.start:], text)]
         # "not a saving llm-d measured", "AWS offers no RoCE", "from different hardware": each
         # word the sentence negates or sets apart keeps the guardrail, so it does not count.
         # one word suffices for a credit, a "not a ..." list, or a label of one or two words
@@ -464,7 +515,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                 rule, hits, sentence, by_sentence.get(sentence.start, [])):
             continue
         figures = _protected(rule, by_sentence, spans, n, article.body) if rule.values else []
-        subject = (find_lemmas(sentence.text, rule.subject, sentence.start)
+        subject = ([h for h in find_lemmas(sentence.text, rule.subject, sentence.start)
+                    if not any(h[0] < f[1] and f[0] < h[1] for f in hits)]  # not the same words
                    or _subject_by_metric(article, rule.subject,
                                          by_sentence.get(sentence.start, []))
                    if rule.subject and not rule.values else [])

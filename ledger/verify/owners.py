@@ -50,7 +50,7 @@ from ..models import Article, Source
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
 from .persons import OTHER_WORKS, Authorship, authorships, is_person_name, same_person
-from .prose import paragraphs, sentences
+from .prose import Span, paragraphs, sentences
 from .text import body_span
 
 __all__ = ["check_owners", "owners_in"]
@@ -407,6 +407,93 @@ def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
     return True, "no one named here is among the cited source's authors"
 
 
+_LEAD_RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*\s*")
+
+
+def _own_part(sentence: Span) -> Span:
+    """The sentence without the markers it opens with: "... by default. [S2] NVIDIA's library
+    ships ... [S4]" -- [S2] closes the sentence before, and this one cites S4."""
+    m = _LEAD_RUN_RE.match(sentence.text)
+    if m is None or m.end() == len(sentence.text):
+        return sentence
+    return Span(sentence.start + m.end(), sentence.end, sentence.text[m.end():])
+
+
+#: A site named as where the cited document lives: "indexed on alphaXiv", "a summary of that
+#: post on Ainvest adds", "a commentary on hotmolts argues". "On" also names topics ("a post on
+#: NVIDIA GPUs"), so the name counts only when it is, word for word, the site or publisher of
+#: one of the article's sources.
+_HOST_RE = re.compile(
+    r"\b(?:post|article|summary|commentary|overview|abstract|paper|preprint|page|write-?up|"
+    r"thread|video|notes?|review|report|copy|version|digest|explainer|discussion|study|analysis|"
+    r"indexed|posted|published|hosted|listed|archived|mirrored|reposted|shared|available)"
+    r"\s+(?:(?:of|about)\s+(?:that|this|the|its|their)\s+[a-z]+\s+)?(?:on|at)\s+"
+    r"(?P<name>[A-Za-z][\w.&+-]*[\w&+](?:\s+[A-Z][\w.&+-]*){0,2})"
+    r"(?=\s*(?:[,;:\[(]|\.(?:\s|$)|$)|\s+[a-z]+(?:s|ed)\b)")
+
+
+#: A document "from" its owner: "a commentary from Moonshot AI", "the notes from MIT".
+_FROM_RE = re.compile(
+    r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Tt]hat)\s+(?:[a-z][\w-]*\s+)?(?:post|article|summary|"
+    r"commentary|overview|paper|preprint|page|write-?up|thread|video|notes?|review|report|"
+    rf"digest|explainer|analysis|blog|guide|whitepaper|study)\s+from\s+{_NAME}(?!['’]s)")
+
+
+def _site_of(name: str, src: Source) -> bool:
+    """Every word of ``name`` is a word of the source's publisher or site ("CMU Catalyst",
+    "machinedaily.ai", "alphaXiv"); "NVIDIA GPUs" is no site."""
+    key = set(_norm(name).split())
+    own = set(_norm(src.publisher).split()) | _site_words(src)
+    return bool(key) and key <= own
+
+
+def _host_findings(article: Article, text: str, offset: int, cited: list[str]) -> list[Finding]:
+    """``misattributed-source`` for a site named as the cited document's host that is another
+    source's site, not the cited one's."""
+    findings = []
+    for m in _HOST_RE.finditer(text):
+        name = m.group("name")
+        if _matches(name, _accepted(article, cited, "doc")):
+            continue
+        others = [src for src in article.sources if src.id not in cited and _site_of(name, src)]
+        if not others:
+            continue
+        publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
+                               if src.id in cited)
+        findings.append(body_span(
+            article, offset + m.start("name"), offset + m.end("name"), Severity.error,
+            "misattributed-source",
+            f"{name!r} is named as the site of what [{'], ['.join(cited)}] says, but it is the "
+            f"site of {', '.join(src.id for src in others)}, not of the cited source(s) "
+            f"({publishers})", trace=_owner_trace(article, cited)))
+    return findings + _from_findings(article, text, offset, cited)
+
+
+def _from_findings(article: Article, text: str, offset: int, cited: list[str]
+                   ) -> list[Finding]:
+    """``misattributed-source`` for "a commentary from NAME" where NAME is not the cited
+    source's: an error when NAME owns another of the article's sources, else a warning (the
+    name may be the authors' affiliation, which the sources do not record)."""
+    findings = []
+    for m in _FROM_RE.finditer(text):
+        start = _org_start(text, m.start("name"))
+        name = text[start:m.end("name")]
+        if is_person_name(name) or _matches(name, _accepted(article, cited, "doc")):
+            continue
+        others = [src.id for src in _owns(article, name) if src.id not in cited]
+        publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
+                               if src.id in cited)
+        why = (f"; {name!r} owns {', '.join(others)} instead" if others else
+               "; it may be the authors' affiliation, which the sources do not record")
+        findings.append(body_span(
+            article, offset + start, offset + m.end("name"),
+            Severity.error if others else Severity.warning, "misattributed-source",
+            f"{name!r} is named as the owner of what [{'], ['.join(cited)}] says, but it is "
+            f"neither the publisher nor an author of the cited source(s) ({publishers}){why}",
+            trace=_owner_trace(article, cited)))
+    return findings
+
+
 def check_owners(article: Article) -> list[Finding]:
     """``misattributed-source`` for each owner that is not the cited source's."""
     findings = []
@@ -414,11 +501,12 @@ def check_owners(article: Article) -> list[Finding]:
     desk = desk_names(article.publisher)
     desk_keys = {_norm(n) for n in desk}
     for para in paragraphs(body):
-        for sentence in sentences(para.text):
+        for sentence in map(_own_part, sentences(para.text)):
             start, end = para.start + sentence.start, para.start + sentence.end
             cited = _citations(body, para.start, para.text, start, end)
             if not cited or desk_negated(sentence.text, desk):
                 continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
+            findings += _host_findings(article, sentence.text, start, cited)
             subject = _owner_as_subject(article, sentence.text, cited)
             for s, e, name, construction, detail in owners_in(sentence.text):
                 if s >= subject or _norm(name) in desk_keys:

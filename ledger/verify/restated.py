@@ -152,7 +152,7 @@ def _aligned(fig: Figure, quantity: Quantity, sentence: list[tuple[Figure, Quant
     scored: list[tuple[int, int, bool]] = []
     for n, (c, r, result) in enumerate(claim):
         if not result or not _same_quantity(quantity, r) or any(
-                _same_value(g, c) for g in others):
+                _same_value(g, c) for g in others) or _measures_other(body, fig, claim_text, c):
             continue
         lo, hi = _bounds(claim_text, c)
         shared = [len(a & b) for a, b in zip(body_near, _near(claim_text, c, lo, hi),
@@ -179,6 +179,37 @@ def _same_quantity(a: Quantity, b: Quantity) -> bool:
     if a.kind is Kind.count:
         return a.noun == b.noun or (a.noun_class is not None and a.noun_class == b.noun_class)
     return True
+
+
+#: What a size, a count or a rate measures, named after it: "140 GB [for its weights] in FP16",
+#: "120 GB [of KV cache] on Llama".
+_MEASURED_RE = re.compile(
+    r"\s*(?:[A-Za-z]+(?:/[A-Za-z]+)?\s+)?(?:of|for)\s+(?P<rest>[^,;:.()\[\]]{1,60})")
+_PHRASE_END = frozenset({"on", "in", "at", "with", "per", "to", "from", "by", "and", "or", "for",
+                         "of", "across", "over", "under", "before", "after", "is", "are", "was",
+                         "were", "which", "that", "while", "than", "against"})
+
+
+def _measured(text: str, fig: Figure) -> set[str]:
+    """The content words of what the figure measures, named right after it and its unit ("of a
+    30 ms decode step": decode, step); empty when none is named."""
+    m = _MEASURED_RE.match(text, fig.end)
+    if m is None:
+        return set()
+    words: set[str] = set()
+    for word in m.group("rest").split():
+        if word.lower() in _PHRASE_END:
+            break
+        if _WORD_RE.fullmatch(word) and word.lower() not in _STOP and len(word) > 2:
+            words.add(lemma(word.lower()))
+    return words
+
+
+def _measures_other(body: str, fig: Figure, claim_text: str, claim_fig: Figure) -> bool:
+    """Both figures name what they measure, and the two share no word: "140 GB for its
+    weights" restates nothing of "120 GB of KV cache", however close the words around them."""
+    mine, theirs = _measured(body, fig), _measured(claim_text, claim_fig)
+    return bool(mine and theirs) and not mine & theirs
 
 
 _CLAIM_CLAUSE_RE = re.compile(r"[;:]")

@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 
 from ..figures import Figure, FigureKind, context_lengths, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
@@ -49,6 +50,7 @@ from ..report import Finding, Severity
 from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
+from .ratios import disagrees, stated_ratios
 from .restated import Restatement, restatements, value_key
 from .scope import per_article
 from .text import body_span
@@ -62,6 +64,7 @@ __all__ = [
     "TracedFigure",
     "build_index",
     "check_tracing",
+    "metric_magnitude",
     "nearest_evidence",
     "trace_figure",
     "trace_figures",
@@ -127,13 +130,17 @@ class TracedFigure:
     traces: tuple[Trace, ...]
     quantity: Quantity | None = None
     misses: tuple[Miss, ...] = ()
+    #: a multiplier stated as the ratio of two figures before it, and that ratio
+    #: (:mod:`ledger.verify.ratios`); set only when the two disagree
+    stated_ratio: tuple[Decimal, str, str] | None = None
 
     @property
     def traced(self) -> bool:
         return bool(self.traces)
 
-    @property
+    @cached_property
     def metrics(self) -> frozenset[str]:
+        """The metrics the figure traces to (read by most label checks, so built once)."""
         return frozenset(t.metric for t in self.traces if t.metric)
 
     @property
@@ -225,7 +232,7 @@ def _add_scope(index: EvidenceIndex, article: Article) -> None:
         trace = Trace("metric", f"/benchmark_scope/reported_metrics/{name}", metric=name,
                       author_reported=authors)
         index.add_number(value, trace, percent=_is_percent_metric(name), quantity=quantity)
-        if (shift := _metric_magnitude(name)) and (  # "context_tokens_m": 1
+        if (shift := metric_magnitude(name)) and (  # "context_tokens_m": 1
                 quantity is None or quantity.kind in (Kind.count, Kind.number)):
             index.add_number(Decimal(str(value)).scaleb(shift), trace, quantity=quantity)
     index.add_date(scope.publication_date, Trace("date", "/benchmark_scope/publication_date"))
@@ -237,7 +244,7 @@ _MAGNITUDE_NAMES = {"k": 3, "thousand": 3, "thousands": 3, "m": 6, "million": 6,
                     "millions": 6, "bn": 9, "billion": 9, "billions": 9}
 
 
-def _metric_magnitude(name: str) -> int:
+def metric_magnitude(name: str) -> int:
     """The power of ten a metric's name scales its value by: its last part ("prompts_m"), or a
     magnitude other than "m" anywhere ("max_k_tokens": thousands of tokens)."""
     parts = name.lower().split("_")
@@ -462,8 +469,17 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     Never raises for a valid :class:`~ledger.models.Article`.
     """
     index = build_index(article)
-    return [trace_figure(f, index, q)
-            for f, q in typed_figures(article.body if text is None else text)]
+    body = article.body if text is None else text
+    typed = typed_figures(body)
+    ratios = stated_ratios(body, typed)
+    out = []
+    for f, q in typed:
+        t = trace_figure(f, index, q)
+        if (r := ratios.get(f.start)) is not None and disagrees(r[0], f):
+            # "about three times apart" for 28.3 and 12.1: a 3x elsewhere is a coincidence
+            t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
+        out.append(t)
+    return out
 
 
 def _untraced(traced: Iterable[TracedFigure]) -> Iterator[TracedFigure]:
@@ -601,6 +617,10 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     what = "date" if f.kind is FigureKind.date else f"{(q.describe() if q else f.kind.value)}"
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
+    if t.stated_ratio is not None:
+        ratio, a, b = t.stated_ratio
+        message += (f"; it is stated as the ratio of {a!r} and {b!r}, which is "
+                    f"{format(quantize(ratio, 2).normalize(), 'f')}")
     if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
         kind = (f"a {miss.quantity.describe()}" if miss.quantity
                 else "a value of unknown kind whose name does not say what it counts")

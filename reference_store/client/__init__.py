@@ -250,7 +250,7 @@ class StoreClient:
 
     def remove_all(self, *, force: bool = False) -> int:
         """Remove every object of this tenant that is not leased or hard-pinned; returns the count."""
-        return self._links.call_master(m.RemoveAll(force=force), m.RemoveAllReply).removed
+        return self._links.call_master(m.RemoveAll(force=force), m.RemovedReply).removed
 
     def keys(self) -> list[str]:
         """This tenant's keys (the shared namespace's when isolation is off)."""

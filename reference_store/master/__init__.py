@@ -23,11 +23,15 @@ cannot touch another object.
 
 The master is one package, one module per role:
 
-- :mod:`~reference_store.master.objects`: the object table and its eviction order;
+- :mod:`~reference_store.master.objects`: the readable objects and their eviction order, the
+  puts under way and who owns them, the object ids;
 - :mod:`~reference_store.master.membership`: which nodes belong, where, and whether they live;
-- :mod:`~reference_store.master.placement`: room for objects, evictions, the accounting;
+- :mod:`~reference_store.master.placement`: room for objects, evictions, the accounting, and
+  what frees or takes room (stalled and abandoned puts, objects nodes report);
 - :mod:`~reference_store.master.deletes`: the node deletes, sent outside the lock;
-- :mod:`~reference_store.master.service`: the request handler and the lifecycle.
+- :mod:`~reference_store.master.fsck`: the table against the nodes' contents;
+- :mod:`~reference_store.master.state`: the quota changes kept in ``state_dir``;
+- :mod:`~reference_store.master.service`: the request dispatch, the wiring and the lifecycle.
 """
 
 from __future__ import annotations

@@ -161,6 +161,21 @@ class Membership:
                 logger.info("node %s at %s failed a client's call; placing elsewhere",
                             node.node_id, node.address)
 
+    def replica_addresses(self, node_ids: list[str], now: float) -> list[str]:
+        """The addresses of the members among ``node_ids``, in order, a suspect one last."""
+        live = [self.nodes[n] for n in node_ids if n in self.nodes]
+        live.sort(key=lambda n: n.suspect_until > now)
+        return [n.address for n in live]
+
+    def connections(self) -> dict[str, AnyConnection]:
+        """Each member's connection (the master's, to its data address), by node id."""
+        return {n.node_id: n.conn for n in self.nodes.values() if n.conn is not None}
+
+    def usage(self) -> dict[str, m.NodeUsage]:
+        """Each member's address, capacity and use, by node id."""
+        return {n.node_id: m.NodeUsage(address=n.address, capacity=n.capacity, used=n.used)
+                for n in self.nodes.values()}
+
     def healthy(self, now: float) -> int:
         """How many members are not suspect."""
         return sum(1 for n in self.nodes.values() if n.suspect_until <= now)

@@ -7,32 +7,40 @@ first unleased object in the object table's eviction order (:mod:`reference_stor
 unpinned before soft-pinned, least recently used first; hard-pinned never). A dropped object's
 node deletes are queued on the :class:`~reference_store.master.deletes.DeleteFanout`.
 
+Room also comes back from puts that will never end (taken over after the put timeout, or
+abandoned by a client that disconnected), and is taken by the objects a registering node
+reports (adopted into the table after a master restart).
+
 The caller holds the master's lock for every method.
 """
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Callable
 
 from reference_store.errors import StoreFull, TenantQuotaExceeded
 from reference_store.master.deletes import DeleteFanout
 from reference_store.master.membership import NodeInfo
-from reference_store.master.objects import ObjectMeta, ObjectTable
+from reference_store.master.objects import Ident, ObjectMeta, Objects
 from reference_store.metrics import Metrics
 from reference_store.tenants import TenantPolicy
+from reference_store.transport import messages as m
 
 __all__ = ["Placement"]
+
+logger = logging.getLogger(__name__)
 
 
 class Placement:
     """Room for new objects, evictions, and the accounting of every replica."""
 
-    def __init__(self, nodes: dict[str, NodeInfo], objects: ObjectTable,
-                 pending: dict[tuple[str, str], ObjectMeta], tenants: TenantPolicy,
+    def __init__(self, nodes: dict[str, NodeInfo], objects: Objects, tenants: TenantPolicy,
                  metrics: Metrics, deletes: DeleteFanout) -> None:
         self._nodes = nodes
-        self._objects = objects
-        self._pending = pending
+        self._tables = objects
+        self._objects = objects.readable
         self._tenants = tenants
         self._metrics = metrics
         self._deletes = deletes
@@ -106,10 +114,57 @@ class Placement:
             node.used = max(0, node.used - node.footprint(obj.size))
             self._deletes.queue(node_id, obj.object_id)
 
+    def take_over(self, ident: Ident, put_timeout_s: float) -> None:
+        """Drop the put of ``ident`` left unfinished past the put timeout, if any.
+
+        Raises:
+            ObjectAlreadyExists: another client's put of it is still under way.
+        """
+        old = self._tables.stalled_put(ident, put_timeout_s)
+        if old is not None:
+            logger.info("taking over a stalled put (object id %d)", old.object_id)
+            self._metrics.inc("put_takeovers_total")
+            self.drop(old)
+
+    def reclaim(self, abandoned: Callable[[ObjectMeta], bool], why: str) -> None:
+        """Drop the unfinished puts that match: their room and quota come back."""
+        gone = self._tables.abandoned(abandoned)
+        for obj in gone:
+            self.drop(obj)
+            self._metrics.inc("puts_reclaimed_total")
+        if gone:
+            logger.info("reclaimed %d unfinished put(s): %s", len(gone), why)
+
+    def adopt(self, node: NodeInfo, rec: m.ObjectRecord) -> bool:
+        """Take an object a (re-)registering node reports into the tables, charged; False
+        when the node should drop it (an unknown tenant, or an older object of the key)."""
+        if rec.tenant not in self._tenants.names() or rec.ns != self._tenants.namespace(rec.tenant):
+            return False
+        ident = (rec.ns, rec.key)
+        pending = self._tables.pending.get(ident)
+        if pending is not None and pending.object_id == rec.object_id:
+            return True
+        cur = self._objects.get(ident)
+        if cur is not None and cur.object_id > rec.object_id:
+            return False
+        if cur is not None and cur.object_id == rec.object_id:
+            if node.node_id not in cur.replicas:
+                cur.replicas.append(node.node_id)
+                self.charge(cur, [node])
+            return True
+        if cur is not None:
+            self.drop(cur)
+        obj = ObjectMeta(rec.tenant, rec.ns, rec.key, rec.size, rec.object_id, [node.node_id],
+                         pin=rec.pin)
+        self._objects[ident] = obj
+        self.charge(obj, [node])
+        self._tables.saw_id(rec.object_id)
+        return True
+
     def forget_node(self, node: NodeInfo) -> None:
         """Remove every replica on ``node`` (gone, or replaced by a new registration) from the
         tables and refund them; an object left without a replica is gone."""
-        for table in (self._objects, self._pending):
+        for table in (self._objects, self._tables.pending):
             for ident, obj in list(table.items()):
                 if node.node_id in obj.replicas:
                     obj.replicas.remove(node.node_id)

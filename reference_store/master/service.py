@@ -6,29 +6,23 @@ with the roles it composes (:mod:`~reference_store.master.objects`,
 
 from __future__ import annotations
 
-import itertools
-import json
 import logging
-import os
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from reference_store.config import parse_size
 from reference_store.errors import (
     InvalidParams,
     NotReady,
-    ObjectAlreadyExists,
-    ObjectHasLease,
     ObjectNotFound,
-    PinnedObject,
     StoreError,
     StoreFull,
     TenantNotEmpty,
 )
+from reference_store.master import fsck
 from reference_store.master.config import MasterConfig
 from reference_store.master.deletes import DeleteFanout
 from reference_store.master.membership import Membership, NodeInfo
@@ -36,13 +30,13 @@ from reference_store.master.objects import (
     PIN_HARD,
     PIN_NONE,
     PIN_SOFT,
-    Ident,
     ObjectMeta,
-    ObjectTable,
+    Objects,
     checked_keys,
     object_size,
 )
 from reference_store.master.placement import Placement
+from reference_store.master.state import QuotaFile
 from reference_store.metrics import GaugeSample, Metrics
 from reference_store.tenants import ClusterKey, TenantPolicy
 from reference_store.transport import messages as m
@@ -85,17 +79,17 @@ class Master:
         self._lock = threading.RLock()
         self.membership = Membership(self.key, config.node_ttl_s, self._lock)
         self._nodes = self.membership.nodes
-        self._objects = ObjectTable()
-        self._pending: dict[Ident, ObjectMeta] = {}  # puts started, not yet ended
+        self.objects = Objects()
+        self._objects = self.objects.readable
         self.deletes = DeleteFanout(self.key, self.membership.delete_targets)
-        self.placement = Placement(self._nodes, self._objects, self._pending, self.tenants,
-                                   self.metrics, self.deletes)
-        self._ids = itertools.count((int(time.time()) << 32) + 1)
+        self.placement = Placement(self._nodes, self.objects, self.tenants, self.metrics,
+                                   self.deletes)
         self._stop = threading.Event()
         self._server: Server | LocalServer | None = None
         self._started = time.time()
         self._recovering_until = 0.0  # set by serve(): nodes re-register after a restart
-        self._load_state()
+        self._quotas = QuotaFile(config.state_dir)
+        self._quotas.load(self.tenants)
         self.metrics.add_gauges(GAUGES, self._gauges)
         self._ops = self._handlers()
 
@@ -141,38 +135,13 @@ class Master:
                     "objects": len(self._objects), "uptime_s": time.time() - self._started}
 
     def fsck(self) -> dict[str, Any]:
-        """Compare the object table with what every node holds (NODE_LIST, proven with the
-        cluster key). ``missing``: listed here, absent on the node (a read would fail);
-        ``orphans``: held by a node, unknown here (room nobody can use). Unfinished puts
-        count as known. ``unreachable``: nodes that did not answer.
-        """
+        """Compare the object table with what every node holds (see
+        :func:`~reference_store.master.fsck.compare` for the report)."""
         with self._lock:
-            nodes = {n.node_id: n.conn for n in self._nodes.values() if n.conn is not None}
-            expected: dict[str, dict[int, str]] = {n: {} for n in nodes}
-            known: set[int] = set()
-            for table in (self._objects, self._pending):
-                for obj in table.values():
-                    known.add(obj.object_id)
-                    if table is self._objects:
-                        for node_id in obj.replicas:
-                            expected.setdefault(node_id, {})[obj.object_id] = obj.key
-        report: dict[str, Any] = {"nodes": len(nodes), "objects": len(known), "missing": [],
-                                  "orphans": [], "unreachable": []}
-        for node_id, conn in nodes.items():
-            try:
-                listed = m.call(conn, m.NodeList(proof=self.key.proof("list")), m.NodeListReply,
-                                timeout=10.0)
-                held = {o.object_id for o in listed.objects}
-            except StoreError as exc:
-                report["unreachable"].append({"node": node_id, "error": str(exc)})
-                continue
-            report["missing"] += [{"node": node_id, "object_id": oid, "key": key}
-                                  for oid, key in sorted(expected[node_id].items())
-                                  if oid not in held]
-            report["orphans"] += [{"node": node_id, "object_id": oid}
-                                  for oid in sorted(held - known)]
-        report["ok"] = not (report["missing"] or report["orphans"] or report["unreachable"])
-        return report
+            nodes = self.membership.connections()
+            expected = self.objects.expected_on(list(nodes))
+            known = self.objects.known_ids()
+        return fsck.compare(nodes, expected, known, self.key)
 
     def set_quota(self, tenant: str, quota: str) -> None:
         """Change a quota at run time and persist it in ``state_dir``.
@@ -182,7 +151,7 @@ class Master:
         """
         value = None if quota.lower() in ("none", "") else parse_size(quota, field="quota")
         self.tenants.set_quota(tenant, value)
-        self._save_state()
+        self._quotas.save(self.tenants)
 
     def delete_quota(self, tenant: str) -> None:
         """Remove a tenant's quota (Mooncake's DELETE of a tenant quota).
@@ -193,9 +162,9 @@ class Master:
         if self.tenants.get(tenant).usage > 0:
             raise TenantNotEmpty(f"tenant {tenant!r} still holds objects")
         self.tenants.set_quota(tenant, None)
-        self._save_state()
+        self._quotas.save(self.tenants)
 
-    # ---------------------------------------------------------------- request handler
+    # ---------------------------------------------------------------- dispatch
 
     def _handlers(self) -> dict[int, Callable[[ServerContext, Any], m.Message]]:
         """Each operation the master serves, by opcode (its request type is in
@@ -254,21 +223,11 @@ class Master:
         with self._lock:
             self.membership.link_closed(ctx)
             if client_id is not None:
-                self._reclaim(lambda obj: obj.owner == client_id, "its client disconnected")
+                self.placement.reclaim(lambda obj: obj.owner == client_id,
+                                       "its client disconnected")
         self.deletes.send()
 
-    def _reclaim_stale(self, started_before: float) -> None:
-        self._reclaim(lambda obj: obj.started < started_before, "older than the put timeout")
-
-    def _reclaim(self, abandoned: Callable[[ObjectMeta], bool], why: str) -> None:
-        """Drop unfinished puts that match (lock held): their room and quota come back."""
-        gone = [ident for ident, obj in self._pending.items() if abandoned(obj)]
-        for ident in gone:
-            obj = self._pending.pop(ident)
-            self.placement.drop(obj)
-            self.metrics.inc("puts_reclaimed_total")
-        if gone:
-            logger.info("reclaimed %d unfinished put(s): %s", len(gone), why)
+    # ---------------------------------------------------------------- session
 
     def _op_ping(self, ctx: ServerContext, req: m.Ping) -> m.PingReply:
         return m.PingReply(ok=True, role="master")
@@ -286,15 +245,14 @@ class Master:
         addresses, and other tenants, only in the open mode (one tenant, no secrets)."""
         tenant = ctx.state["tenant"]
         with self._lock:
-            mine = [o for o in self._objects.values() if o.tenant == tenant]
+            mine = self.objects.of_tenant(tenant)
             usage = self.tenants.quota_of(tenant)
-            nodes = {n.node_id: m.NodeUsage(address=n.address, capacity=n.capacity, used=n.used)
-                     for n in self._nodes.values()} if self.tenants.open else None
             return m.StatsReply(
                 node_count=len(self._nodes), objects=len(mine),
                 bytes=sum(o.charged for o in mine),
                 tenants={tenant: m.TenantUsage(quota=usage["quota"], usage=usage["usage"] or 0)},
-                evictions=int(self.metrics.counter("evictions_total")), nodes=nodes)
+                evictions=int(self.metrics.counter("evictions_total")),
+                nodes=self.membership.usage() if self.tenants.open else None)
 
     # ---------------------------------------------------------------- puts
 
@@ -319,113 +277,86 @@ class Master:
         ident = (ctx.state["ns"], key)
         if ident in self._objects and not upsert:
             return m.PutSlot(exists=True)
-        self._take_over_stalled(ctx, ident)
+        self.placement.take_over(ident, self.config.put_timeout_s)
         if not self._nodes:
             raise StoreFull("no storage node is registered")
         healthy = self.membership.healthy(time.monotonic())
         count = min(replicas, healthy or len(self._nodes))  # fewer replicas than a dead node
         self.placement.make_quota_room(ctx.state["tenant"], size * count)
         chosen = self.placement.place(size, count)
-        obj = ObjectMeta(ctx.state["tenant"], ctx.state["ns"], key, size, next(self._ids),
+        obj = ObjectMeta(ctx.state["tenant"], ctx.state["ns"], key, size, self.objects.new_id(),
                          [n.node_id for n in chosen], owner=ctx.state["client_id"],
                          started=time.monotonic(), pin=pin)
         self.placement.charge(obj, chosen)
-        self._pending[ident] = obj
+        self.objects.pending[ident] = obj
         return m.PutSlot(object_id=obj.object_id, ns=obj.ns, tenant=obj.tenant,
                          nodes=[n.address for n in chosen],
                          grant=self.key.grant(obj.object_id, size=size, purpose="write",
                                               ttl_s=self.config.put_timeout_s))
 
-    def _take_over_stalled(self, ctx: ServerContext, ident: tuple[str, str]) -> None:
-        old = self._pending.get(ident)
-        if old is None:
-            return
-        if time.monotonic() - old.started < self.config.put_timeout_s:
-            raise ObjectAlreadyExists(f"object {ident[1]!r} is being put by another client")
-        logger.info("taking over a stalled put (object id %d)", old.object_id)
-        self.metrics.inc("put_takeovers_total")
-        del self._pending[ident]
-        self.placement.drop(old)
-
-    def _claim_pending(self, ctx: ServerContext,
-                       key: str) -> tuple[tuple[str, str], ObjectMeta] | None:
-        """Remove and return ``(ident, obj)`` of this client's unfinished put of ``key``; None
-        when there is none (never started, not this client's, or taken over). Lock held."""
-        ident = (ctx.state["ns"], key)
-        obj = self._pending.get(ident)
-        if obj is None or obj.owner != ctx.state["client_id"]:
-            return None
-        del self._pending[ident]
-        return ident, obj
-
     def _op_put_end(self, ctx: ServerContext, req: m.PutEnd) -> m.CodesReply:
-        codes: list[int] = []
-        errors: list[str] = []
-        with self._lock:
-            for key in checked_keys(req.keys):
-                claimed = self._claim_pending(ctx, key)
-                if claimed is None:
-                    m.failure(codes, errors, _not_yours(key))
-                    continue
-                ident, obj = claimed
-                obj.owner, obj.last_access = None, time.monotonic()
-                old = self._objects.get(ident)
-                self._objects[ident] = obj
-                if old is not None:
-                    self.placement.drop(old)
-                self.metrics.inc("put_bytes_total", obj.size)
-                self.metrics.inc("puts_total")
-                m.success(codes, errors)
-        return m.CodesReply(codes=codes, errors=errors)
+        """This client's puts become readable (an object they replace is dropped)."""
+        return self._each_claimed(ctx, req.keys, self._publish)
+
+    def _publish(self, obj: ObjectMeta) -> None:
+        old = self.objects.publish(obj)
+        if old is not None:
+            self.placement.drop(old)
+        self.metrics.inc("put_bytes_total", obj.size)
+        self.metrics.inc("puts_total")
 
     def _op_put_revoke(self, ctx: ServerContext, req: m.PutRevoke) -> m.CodesReply:
+        """This client's puts are dropped; the nodes it could not reach are suspected."""
+        with self._lock:
+            reply = self._each_claimed(ctx, req.keys, self.placement.drop)
+            self.membership.suspect(req.failed_nodes)
+        return reply
+
+    def _each_claimed(self, ctx: ServerContext, keys: list[str],
+                      then: Callable[[ObjectMeta], None]) -> m.CodesReply:
+        """``then(obj)`` for each key's unfinished put of this client; an error for a key
+        without one."""
         codes: list[int] = []
         errors: list[str] = []
         with self._lock:
-            for key in checked_keys(req.keys):
-                claimed = self._claim_pending(ctx, key)
-                if claimed is None:
+            for key, obj in self.objects.claimed(ctx.state["ns"], checked_keys(keys),
+                                                 ctx.state["client_id"]):
+                if obj is None:
                     m.failure(codes, errors, _not_yours(key))
-                    continue
-                self.placement.drop(claimed[1])
-                m.success(codes, errors)
-            self.membership.suspect(req.failed_nodes)
+                else:
+                    then(obj)
+                    m.success(codes, errors)
         return m.CodesReply(codes=codes, errors=errors)
 
     # ---------------------------------------------------------------- reads
 
     def _op_locate(self, ctx: ServerContext, req: m.Locate) -> m.LocateReply:
         now = time.monotonic()
-        ttl = self.config.lease_ttl_s
-        results: list[m.Location] = []
-        hits = misses = nbytes = 0
         with self._lock:
-            for key in checked_keys(req.keys):
-                obj = self._objects.get((ctx.state["ns"], key))
-                if obj is None:
-                    misses += 1
-                    results.append(m.Location(code=ObjectNotFound.code,
-                                              error=f"object {key!r}: not found"))
-                    continue
-                if req.lease:
-                    obj.lease_until = now + ttl
-                    obj.last_access = now
-                    self._objects.touch((obj.ns, obj.key), obj)
-                    hits += 1
-                    nbytes += obj.size
-                live = [self._nodes[n] for n in obj.replicas if n in self._nodes]
-                live.sort(key=lambda n: n.suspect_until > now)  # a suspect replica last
-                addrs = [n.address for n in live]
-                results.append(m.Location(
-                    object_id=obj.object_id, size=obj.size, nodes=addrs, lease_s=ttl,
-                    grant=self.key.grant(obj.object_id, size=obj.size, purpose="read",
-                                         ttl_s=max(ttl, READ_GRANT_MIN_S))))
-        if hits:
-            self.metrics.inc("hits_total", hits, tenant=ctx.state["tenant"])
-            self.metrics.inc("get_bytes_total", nbytes)
-        if misses:
-            self.metrics.inc("misses_total", misses, tenant=ctx.state["tenant"])
+            results = [self._locate_one(ctx.state["ns"], key, req.lease, now)
+                       for key in checked_keys(req.keys)]
+        found = [r for r in results if not r.code]
+        tenant = ctx.state["tenant"]
+        if found and req.lease:
+            self.metrics.inc("hits_total", len(found), tenant=tenant)
+            self.metrics.inc("get_bytes_total", sum(r.size for r in found))
+        if len(found) < len(results):
+            self.metrics.inc("misses_total", len(results) - len(found), tenant=tenant)
         return m.LocateReply(results=results)
+
+    def _locate_one(self, ns: str, key: str, lease: bool, now: float) -> m.Location:
+        """Where an object is (a suspect replica last), with a read grant; leased when asked."""
+        obj = self._objects.get((ns, key))
+        if obj is None:
+            return m.Location(code=ObjectNotFound.code, error=f"object {key!r}: not found")
+        ttl = self.config.lease_ttl_s
+        if lease:
+            self.objects.lease(obj, now, ttl)
+        return m.Location(
+            object_id=obj.object_id, size=obj.size, lease_s=ttl,
+            nodes=self.membership.replica_addresses(obj.replicas, now),
+            grant=self.key.grant(obj.object_id, size=obj.size, purpose="read",
+                                 ttl_s=max(ttl, READ_GRANT_MIN_S)))
 
     def _op_exists(self, ctx: ServerContext, req: m.Exists) -> m.ExistsReply:
         with self._lock:
@@ -433,9 +364,8 @@ class Master:
                                          for k in checked_keys(req.keys)])
 
     def _op_list(self, ctx: ServerContext, req: m.ListKeys) -> m.ListReply:
-        ns = ctx.state["ns"]
         with self._lock:
-            return m.ListReply(keys=sorted(k for (n, k) in self._objects if n == ns))
+            return m.ListReply(keys=self.objects.keys_in(ctx.state["ns"]))
 
     # ---------------------------------------------------------------- removal
 
@@ -445,33 +375,23 @@ class Master:
         with self._lock:
             for key in checked_keys(req.keys):
                 try:
-                    self._remove_one((ctx.state["ns"], key), req.force)
+                    self.placement.drop(self.objects.remove((ctx.state["ns"], key),
+                                                            force=req.force))
                     m.success(codes, errors)
                 except StoreError as exc:
                     m.failure(codes, errors, exc)
         return m.CodesReply(codes=codes, errors=errors)
 
-    def _remove_one(self, ident: tuple[str, str], force: bool) -> None:
-        obj = self._objects.get(ident)
-        if obj is None:
-            raise ObjectNotFound(f"no object {ident[1]!r}")
-        if not force and obj.lease_until > time.monotonic():
-            raise ObjectHasLease(f"object {ident[1]!r} is leased")
-        if not force and obj.pin == PIN_HARD:
-            raise PinnedObject(f"object {ident[1]!r} is hard-pinned")
-        del self._objects[ident]
-        self.placement.drop(obj)
-
-    def _op_remove_all(self, ctx: ServerContext, req: m.RemoveAll) -> m.RemoveAllReply:
+    def _op_remove_all(self, ctx: ServerContext, req: m.RemoveAll) -> m.RemovedReply:
         removed = 0
         with self._lock:
             for ident in [i for i in self._objects if i[0] == ctx.state["ns"]]:
                 try:
-                    self._remove_one(ident, req.force)
+                    self.placement.drop(self.objects.remove(ident, force=req.force))
                     removed += 1
                 except StoreError:
                     continue
-        return m.RemoveAllReply(removed=removed)
+        return m.RemovedReply(removed=removed)
 
     # ---------------------------------------------------------------- nodes
 
@@ -479,7 +399,7 @@ class Master:
         def admitted(node: NodeInfo, replaced: NodeInfo | None) -> list[int]:
             if replaced is not None:
                 self._forget_node(replaced)
-            return [rec.object_id for rec in req.objects if not self._adopt(node, rec)]
+            return [rec.object_id for rec in req.objects if not self.placement.adopt(node, rec)]
 
         drop = self.membership.register(ctx, req, admitted)
         logger.info("node %s registered at %s with %d objects", req.node_id, req.address,
@@ -489,31 +409,6 @@ class Master:
     def _op_node_challenge(self, ctx: ServerContext, req: m.Challenge) -> m.ChallengeReply:
         """A fresh nonce for this connection's next NODE_REGISTER proof."""
         return m.ChallengeReply(nonce=self.membership.challenge(ctx))
-
-    def _adopt(self, node: NodeInfo, rec: m.ObjectRecord) -> bool:
-        """Take a reported object into the table; False if the node should drop it."""
-        tenant, ns, key, oid, size = rec.tenant, rec.ns, rec.key, rec.object_id, rec.size
-        ident = (ns, key)
-        if tenant not in self.tenants.names() or ns != self.tenants.namespace(tenant):
-            return False
-        pending = self._pending.get(ident)
-        if pending is not None and pending.object_id == oid:
-            return True
-        cur = self._objects.get(ident)
-        if cur is not None and cur.object_id > oid:
-            return False
-        if cur is not None and cur.object_id == oid:
-            if node.node_id not in cur.replicas:
-                cur.replicas.append(node.node_id)
-                self.placement.charge(cur, [node])
-            return True
-        if cur is not None:
-            self.placement.drop(cur)
-        obj = ObjectMeta(tenant, ns, key, size, oid, [node.node_id], pin=rec.pin)
-        self._objects[ident] = obj
-        self.placement.charge(obj, [node])
-        self._ids = itertools.count(max(next(self._ids), oid + 1))
-        return True
 
     def _op_node_heartbeat(self, ctx: ServerContext, req: m.Heartbeat) -> m.Known:
         with self._lock:
@@ -536,18 +431,21 @@ class Master:
         node.close()
 
     def _monitor(self) -> None:
+        """Expire silent nodes, reclaim stalled puts, keep usage under the high watermark."""
         while not self._stop.wait(min(0.5, self.config.node_ttl_s / 4)):
             now = time.monotonic()
             with self._lock:
                 for node in self.membership.expire(now):
                     self.metrics.inc("nodes_lost_total")
                     self._forget_node(node)
-                self._reclaim_stale(now - self.config.put_timeout_s)
+                self._reclaim_older_than(now - self.config.put_timeout_s)
                 self.placement.evict_to_watermark(self.config.high_watermark,
                                                   self.config.low_watermark)
             self.deletes.send()
 
-    # ---------------------------------------------------------------- metrics and state
+    def _reclaim_older_than(self, started_before: float) -> None:
+        self.placement.reclaim(lambda obj: obj.started < started_before,
+                               "older than the put timeout")
 
     def _gauges(self) -> list[GaugeSample]:
         with self._lock:
@@ -562,39 +460,7 @@ class Master:
                 out.append(("tenant_quota_bytes", {"tenant": name}, float(q["quota"])))
         return out
 
-    def _state_file(self) -> Path | None:
-        if not self.config.state_dir:
-            return None
-        Path(self.config.state_dir).mkdir(parents=True, exist_ok=True)
-        return Path(self.config.state_dir) / "quotas.json"
-
-    def _save_state(self) -> None:
-        path = self._state_file()
-        if path is None:
-            return
-        tmp = path.with_suffix(".tmp")
-        quotas = {n: q["quota"] for n, q in self.tenants.quotas().items()}
-        with open(tmp, "w") as fh:
-            json.dump(quotas, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-
-    def _load_state(self) -> None:
-        path = self._state_file()
-        if path is None or not path.exists():
-            return
-        try:
-            quotas = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            logger.error("ignoring unreadable state file %s: %s", path, exc)
-            return
-        for name, quota in quotas.items():
-            if name in self.tenants.names():
-                self.tenants.set_quota(name, quota)
-
 
 def _not_yours(key: str) -> InvalidParams:
     return InvalidParams(f"object {key!r}: no unfinished put of this client (never started, "
                          "or taken over after the put timeout)")
-

@@ -33,7 +33,7 @@ from reference_store.transport.protocol import (
     OutMeta,
     decode_meta,
     encode_meta,
-    raise_for_status,
+    settled,
 )
 from reference_store.transport.tcp import (
     DEFAULT_TIMEOUT_S,
@@ -158,12 +158,7 @@ class LocalConnection:
 
     def wait(self, rid: int, pending: _Answered, timeout: float | None = None) -> Frame:
         """The answer to a submitted request (see :meth:`call` for errors)."""
-        if pending.error is not None:
-            raise pending.error
-        assert pending.frame is not None
-        raise_for_status(pending.frame.header.status, pending.frame.meta)
-        pending.frame.item_errors = pending.item_errors
-        return pending.frame
+        return settled(pending.frame, pending.error, pending.item_errors)
 
     def close(self) -> None:
         """Close the connection; the handler hears of it once."""

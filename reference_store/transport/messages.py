@@ -38,7 +38,6 @@ __all__ = [
     "CodesReply",
     "Commit",
     "Delete",
-    "DeleteReply",
     "Exists",
     "ExistsReply",
     "Heartbeat",
@@ -73,7 +72,7 @@ __all__ = [
     "RegisterReply",
     "Remove",
     "RemoveAll",
-    "RemoveAllReply",
+    "RemovedReply",
     "Request",
     "Reserve",
     "ReserveReply",
@@ -246,7 +245,9 @@ class RemoveAll(Request, frozen=True, kw_only=True):
     force: bool = False
 
 
-class RemoveAllReply(Message, frozen=True, kw_only=True):
+class RemovedReply(Message, frozen=True, kw_only=True):
+    """How many objects a REMOVE_ALL (master) or a NODE_DELETE (node) removed."""
+
     removed: int
 
 
@@ -352,10 +353,6 @@ class Delete(Request, frozen=True, kw_only=True):
     op = Op.NODE_DELETE
     ids: list[int]
     grants: list[str | None] = []  # a missing grant is refused on a keyed cluster
-
-
-class DeleteReply(Message, frozen=True, kw_only=True):
-    removed: int
 
 
 class NodeList(Request, frozen=True, kw_only=True):

@@ -74,6 +74,7 @@ __all__ = [
     "error_meta",
     "payload_hash",
     "raise_for_status",
+    "settled",
     "status_of",
     "trailer_count",
 ]
@@ -319,3 +320,20 @@ def raise_for_status(status: int, meta: dict[str, Any]) -> None:
         if isinstance(cls, type) and issubclass(cls, StoreError) and cls.code == status:
             raise cls(message)
         raise error_from_code(status, message)
+
+
+def settled(frame: Frame | None, error: BaseException | None,
+            item_errors: dict[int, StoreError]) -> Frame:
+    """The answer to one request, as a connection (TCP or in-process) received it: ``frame``
+    with the per-item errors found while receiving its payload.
+
+    Raises:
+        BaseException: ``error``, what ended the request before an answer came.
+        StoreError: the error the answer reports, as the same class the server raised.
+    """
+    if error is not None:
+        raise error
+    assert frame is not None  # a request ends with an answer or an error
+    raise_for_status(frame.header.status, frame.meta)
+    frame.item_errors = item_errors
+    return frame

@@ -55,7 +55,7 @@ from reference_store.transport.protocol import (
     encode_meta,
     encode_trailer,
     error_meta,
-    raise_for_status,
+    settled,
     trailer_count,
 )
 
@@ -459,12 +459,7 @@ class Connection:
             with self._lock:
                 self._pending.pop(rid, None)
             raise RpcTimeout(f"no answer from {self.address} within {limit:.1f} s")
-        if pending.error is not None:
-            raise pending.error
-        assert pending.frame is not None
-        raise_for_status(pending.frame.header.status, pending.frame.meta)
-        pending.frame.item_errors = pending.item_errors
-        return pending.frame
+        return settled(pending.frame, pending.error, pending.item_errors)
 
     def close(self) -> None:
         """Close the connection; calls still waiting fail with ConnectionLost."""
