@@ -357,8 +357,14 @@ def _ranges(text: str, claimed: _Claimed) -> Iterator[Figure]:
                      upper=hi, unit="%" if m.group("pct") else "x" if m.group("x") else unit)
 
 
+#: A unit right after a number, one optional space between (built once: it is tried after
+#: every number of every text).
+_UNIT_AFTER_RE = re.compile(r"\s?(" + _QUANTITY_UNITS.pattern + ")")
+_YEAR_DIGITS_RE = re.compile(r"(?:19|20)\d{2}")
+
+
 def _unit_after(text: str, end: int) -> str | None:
-    m = re.compile(r"\s?(" + _QUANTITY_UNITS.pattern + ")").match(text, end)
+    m = _UNIT_AFTER_RE.match(text, end)
     return m.group(1) if m else None
 
 
@@ -372,7 +378,7 @@ def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, 
     if unit:
         return FigureKind.quantity, unit
     digits = m.group("n")
-    year = (re.fullmatch(r"(?:19|20)\d{2}", digits) is not None and not m.group("mag")
+    year = (_YEAR_DIGITS_RE.fullmatch(digits) is not None and not m.group("mag")
             and not _SETTING_COMPOUND_RE.match(text, m.end()))
     if year and _names_a_year(text, m.start()):
         return FigureKind.year, None  # "OSDI 2024 papers", "the 2023 releases"

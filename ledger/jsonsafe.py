@@ -71,8 +71,19 @@ def _finite_float(text: str) -> Callable[[str], float]:
     return parse
 
 
+#: What a text needs for a parsed string to hold a surrogate: the escape of one, or one itself.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    """A string parsed from ``text`` can hold a surrogate only when ``text`` escapes one or
+    holds one raw: otherwise the walk need not look at the strings (most documents)."""
+    return bool(_SURROGATE_ESCAPE_RE.search(text) or _SURROGATE_RE.search(text))
+
+
 def _check_tree(data: Any, text: str) -> None:
     """Depth and lone surrogates, walked without recursion."""
+    strings = _may_hold_surrogates(text)
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         node, depth = stack.pop()
@@ -80,13 +91,14 @@ def _check_tree(data: Any, text: str) -> None:
             if depth > MAX_DEPTH:
                 raise UnsafeJSON(f"nested more than {MAX_DEPTH} levels deep")
             for key, value in node.items():
-                _check_string(key, text)
+                if strings:
+                    _check_string(key, text)
                 stack.append((value, depth + 1))
         elif isinstance(node, list):
             if depth > MAX_DEPTH:
                 raise UnsafeJSON(f"nested more than {MAX_DEPTH} levels deep")
             stack.extend((value, depth + 1) for value in node)
-        elif isinstance(node, str):
+        elif strings and isinstance(node, str):
             _check_string(node, text)
 
 

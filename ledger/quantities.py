@@ -531,6 +531,10 @@ _PEOPLE = frozenset({"person", "author"})
 _NEVER_BARE = _PEOPLE | {"repetition"}
 
 
+#: Kinds that a bare number never stands for.
+_SIGNED_KINDS = (Kind.percent, Kind.points, Kind.money)
+
+
 def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | None,
             ev_percent: bool) -> Verdict:
     """The verdict of one value of a figure against one evidence value."""
@@ -538,11 +542,14 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
     if ev is None:  # evidence of unknown kind (a reported metric, a computation value)
         return _against_untyped(fig, value, ev_value, ev_percent)
     same = _eq(ev_value, value, d)
-    if fig.kind is Kind.percent and ev.kind is Kind.percent:
+    # kinds are compared by identity, not as sets: compare runs for every figure against every
+    # piece of evidence, and hashing enum members is most of its cost
+    fk, ek = fig.kind, ev.kind
+    if fk is Kind.percent and ek is Kind.percent:
         return Verdict.match if same else Verdict.value
-    if fig.kind is Kind.points and ev.kind is Kind.points:
+    if fk is Kind.points and ek is Kind.points:
         return Verdict.match if same else Verdict.value
-    if {fig.kind, ev.kind} == {Kind.percent, Kind.points}:
+    if (fk is Kind.percent and ek is Kind.points) or (fk is Kind.points and ek is Kind.percent):
         return Verdict.points if same else Verdict.value
     if fig.kind is Kind.points and ev.kind is Kind.multiplier:
         # "cut the wait by 97.6 percentage points" for a 41x cut: the change as a percent,
@@ -572,8 +579,8 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return Verdict.kind if same else Verdict.value  # "eightfold" is not "parallelism of 8"
     if fig.kind is Kind.count and fig.noun_class in _NEVER_BARE and ev.kind is Kind.number:
         return Verdict.noun if same else Verdict.value  # "16 maintainers" is no bare 16
-    if Kind.number in (fig.kind, ev.kind) and not (
-            {fig.kind, ev.kind} & {Kind.percent, Kind.points, Kind.money}):
+    if (fk is Kind.number or ek is Kind.number) and not (
+            fk in _SIGNED_KINDS or ek in _SIGNED_KINDS):
         return Verdict.match if same else Verdict.value  # an untyped side: the value decides
     if fig.kind is Kind.year and ev.kind is Kind.number:
         return Verdict.match if same else Verdict.value

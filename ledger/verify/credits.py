@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind
@@ -127,16 +128,44 @@ def _quoted_parties(reported_by: str) -> list[str]:
     return parties
 
 
+class _CreditedParagraphs:
+    """Which paragraphs attribute their figures: a paragraph that credits someone itself, or
+    one that refers back ("Two of those figures ...") to a credited paragraph right before it.
+
+    Read lazily, only for the paragraphs a figure sits in (and the ones they refer back to):
+    reading attribution is the costliest grammar of the check, and a paragraph without figures
+    needs no answer."""
+
+    def __init__(self, paras: Sequence[Span], credits: Callable[[str], bool]) -> None:
+        self._paras = paras
+        self._index = {p.start: i for i, p in enumerate(paras)}
+        self._credits = credits
+        self._known: dict[int, bool] = {}
+
+    def at(self, start: int) -> bool:
+        """Whether the paragraph starting at ``start`` attributes its figures."""
+        i = self._index[start]
+        chain: list[int] = []  # paragraphs that credit no one but refer back to the one before
+        while i not in self._known:
+            if self._credits(self._paras[i].text):
+                self._known[i] = True
+            elif i == 0 or not _REFERS_BACK.search(self._paras[i].text):
+                self._known[i] = False
+            else:
+                chain.append(i)
+                i -= 1
+        for k in chain:
+            self._known[k] = self._known[i]
+        return self._known[self._index[start]]
+
+
 def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     desk = desk_names(article.publisher)
     product = f"{article.subject} {article.title}"
-    attributed = {p.start: attributes(p.text, names, authors, desk, product) for p in paras}
-    for prev, here in zip(paras, paras[1:], strict=False):
-        if not attributed[here.start] and attributed[prev.start] and _REFERS_BACK.search(
-                here.text):
-            attributed[here.start] = True  # "Two of those figures ...": the same attribution
+    credited = _CreditedParagraphs(paras, lambda text: attributes(text, names, authors, desk,
+                                                                  product))
     analysis = _analysis_paragraphs(article, traced)
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
@@ -145,7 +174,7 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
         if para is None or t.figure.kind is FigureKind.date:
             continue
         key = _figure_key(t)
-        if attributed[para.start]:
+        if credited.at(para.start):
             seen.add(key)
             tense = _claim_tense(article.body, t.figure, product)
             if _sources_author_reported(t, article) and tense is not None:

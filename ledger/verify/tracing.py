@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 
 from ..figures import Figure, FigureKind, context_lengths, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
@@ -133,8 +134,9 @@ class TracedFigure:
     def traced(self) -> bool:
         return bool(self.traces)
 
-    @property
+    @cached_property
     def metrics(self) -> frozenset[str]:
+        """The metrics the figure traces to (read by most label checks, so built once)."""
         return frozenset(t.metric for t in self.traces if t.metric)
 
     @property
