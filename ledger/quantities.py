@@ -351,7 +351,8 @@ def _direction(text: str, fig: Figure) -> str | None:
 
 
 _FREQ_TIMES_RE = re.compile(r"\s+times\b(?!\s+(?:the|as|more|less|faster|slower|higher|lower"
-                            r"|larger|smaller|greater|fewer|better|over|that|what|its|their)\b"
+                            r"|larger|smaller|greater|fewer|better|over|that|what|its|their"
+                            r"|apart)\b"
                             # "32 times a 64 KiB page" is a multiple; "3 times a day" repeats
                             r"|\s+an?\s+(?!(?:day|week|month|year|hour|minute|second|night|"
                             r"session|run|shift|quarter)\b))")

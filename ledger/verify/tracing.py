@@ -50,6 +50,7 @@ from ..report import Finding, Severity
 from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
+from .ratios import disagrees, stated_ratios
 from .restated import Restatement, restatements, value_key
 from .scope import per_article
 from .text import body_span
@@ -129,6 +130,9 @@ class TracedFigure:
     traces: tuple[Trace, ...]
     quantity: Quantity | None = None
     misses: tuple[Miss, ...] = ()
+    #: a multiplier stated as the ratio of two figures before it, and that ratio
+    #: (:mod:`ledger.verify.ratios`); set only when the two disagree
+    stated_ratio: tuple[Decimal, str, str] | None = None
 
     @property
     def traced(self) -> bool:
@@ -465,8 +469,17 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     Never raises for a valid :class:`~ledger.models.Article`.
     """
     index = build_index(article)
-    return [trace_figure(f, index, q)
-            for f, q in typed_figures(article.body if text is None else text)]
+    body = article.body if text is None else text
+    typed = typed_figures(body)
+    ratios = stated_ratios(body, typed)
+    out = []
+    for f, q in typed:
+        t = trace_figure(f, index, q)
+        if (r := ratios.get(f.start)) is not None and disagrees(r[0], f):
+            # "about three times apart" for 28.3 and 12.1: a 3x elsewhere is a coincidence
+            t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
+        out.append(t)
+    return out
 
 
 def _untraced(traced: Iterable[TracedFigure]) -> Iterator[TracedFigure]:
@@ -604,6 +617,10 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     what = "date" if f.kind is FigureKind.date else f"{(q.describe() if q else f.kind.value)}"
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
+    if t.stated_ratio is not None:
+        ratio, a, b = t.stated_ratio
+        message += (f"; it is stated as the ratio of {a!r} and {b!r}, which is "
+                    f"{format(quantize(ratio, 2).normalize(), 'f')}")
     if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
         kind = (f"a {miss.quantity.describe()}" if miss.quantity
                 else "a value of unknown kind whose name does not say what it counts")

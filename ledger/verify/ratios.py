@@ -1,0 +1,87 @@
+"""A multiplier stated as the ratio of the two figures just before it.
+
+"The test took 12.1 seconds on one engine and 28.3 on the other, about 2.3 times apart", "33.2
+tokens/s alone and 71.5 tokens/s with it, or 2.15x": the multiplier is the desk's reading of
+the two figures, so the two decide it. When their ratio does not round to it ("about three
+times apart" for 28.3 / 12.1 = 2.34), a 3x found elsewhere in the evidence is a coincidence, not
+its source.
+
+Only this shape counts, because only it says which two figures are meant:
+
+* the two figures are of one quantity: the same kind and unit, or the first with a unit and
+  the second bare ("12.1 seconds ... and 28.3"); percents are left out ("an 87% cut leaves 13%,
+  about 7.7 times faster" compares 100% with 13%, not the two);
+* the multiplier follows them in the same sentence, and no other figure comes between;
+* it is marked as their ratio: "apart" after it, or ", or" / ", about" / ", roughly" before it;
+  a multiplier of a third thing ("roughly 2.5 times the A100's 80 GB") and a list of
+  multipliers ("roughly 2.4 and 4.6 times") are not.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from ..figures import Figure, quantize
+from ..quantities import Kind, Quantity
+
+__all__ = ["disagrees", "stated_ratios"]
+
+_APART_RE = re.compile(r"\s+apart\b", re.IGNORECASE)
+_OR_BEFORE_RE = re.compile(r",\s*(?:or|about|roughly|nearly|some|around)\s+"
+                           r"(?:about\s+|roughly\s+|nearly\s+|some\s+|around\s+)?$",
+                           re.IGNORECASE)
+_OF_SOMETHING_RE = re.compile(r"\s*(?:the|a|an|what|that|its|their|and|to)\b", re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"[.!?;]\s")
+_OPERAND_KINDS = frozenset({Kind.duration, Kind.rate, Kind.size, Kind.count, Kind.money})
+
+
+def _one_quantity(a: Quantity, b: Quantity) -> bool:
+    """Two figures of one quantity: same kind and unit, or the second bare after the first."""
+    if a.kind not in _OPERAND_KINDS or len(a.values) != 1 or len(b.values) != 1:
+        return False
+    if b.kind is Kind.number:
+        return True
+    same_unit = (a.unit is None and b.unit is None) or (
+        a.unit is not None and b.unit is not None and a.unit.symbol == b.unit.symbol)
+    return a.kind is b.kind and same_unit and a.noun == b.noun
+
+
+def _marked(text: str, fig: Figure) -> bool:
+    after = text[fig.end:]
+    if _APART_RE.match(after):
+        return True
+    return bool(_OR_BEFORE_RE.search(text[max(0, fig.start - 24):fig.start])) and not (
+        _OF_SOMETHING_RE.match(after))
+
+
+def stated_ratios(text: str, typed: list[tuple[Figure, Quantity]]
+                  ) -> dict[int, tuple[Decimal, Figure, Figure]]:
+    """Start of each multiplier of ``text`` stated as the ratio of the two figures before it,
+    with that ratio (larger over smaller) and the two figures."""
+    out: dict[int, tuple[Decimal, Figure, Figure]] = {}
+    for i in range(2, len(typed)):
+        fig, q = typed[i]
+        if q.kind is not Kind.multiplier or len(fig.values) != 1 or not _marked(text, fig):
+            continue
+        (a, qa), (b, qb) = typed[i - 2], typed[i - 1]
+        if not _one_quantity(qa, qb) or _SENTENCE_END_RE.search(text, a.end, fig.start):
+            continue
+        low, high = sorted((qa.values[0], qb.values[0]))
+        if low <= 0:
+            continue
+        try:
+            out[fig.start] = (high / low, a, b)
+        except InvalidOperation:
+            continue
+    return out
+
+
+def disagrees(ratio: Decimal, fig: Figure) -> bool:
+    """The stated multiplier is not the ratio at its printed precision; a whole number's
+    trailing zeros are not precision ("about 300 times" for 299.5)."""
+    value = fig.values[0]
+    places = fig.decimals
+    if places == 0 and value != 0:
+        places = min(0, value.normalize().as_tuple().exponent * -1)  # type: ignore[operator]
+    return quantize(ratio, places) != value
