@@ -413,6 +413,33 @@ _WHEN_AFTER_RE = re.compile(r"[,;]?\s+(?:this|last|that|each|every|in|during|bef
 
 def quantity_of(fig: Figure, text: str) -> Quantity:
     """The typed quantity of ``fig`` read in ``text`` (the text it was extracted from)."""
+    if fig.kind in (FigureKind.number, FigureKind.noun_count) and _COMPOUND_RE.match(
+            text, fig.end):
+        # "a 131,072-token context", "a 30-second wait", "a 16-GPU node": a compound modifier
+        # states the number's unit, or the noun it counts (the word after the hyphen, not the
+        # head noun: a 16-GPU node counts GPUs)
+        q = _quantity_of(fig, text[:fig.end] + " " + text[fig.end + 1:])
+        m = _WORD_RE.match(text, fig.end + 1)
+        if q.unit is not None or q.kind not in (Kind.count, Kind.number) or m is None or (
+                m.group("w").lower() in _STOP) or not all(
+                v == v.to_integral_value() for v in q.values):
+            return q
+        noun, modifiers = lemma(m.group("w")), tuple[str, ...]()
+        if noun in ("context", "window"):
+            noun, modifiers = "token", (noun,)  # "a 128K-context model": tokens
+        return Quantity(Kind.count, q.values, q.decimals, noun=noun, modifiers=modifiers,
+                        spelled=q.spelled)
+    return _quantity_of(fig, text)
+
+
+#: A hyphen joining a number to its unit or counted noun; not the words the figure patterns
+#: read themselves ("-fold", "-point", "-times", "-percent") nor "8-way", nor a bit width ("a
+#: 16-bit baseline" is a precision, not a size of two bytes).
+_COMPOUND_RE = re.compile(r"-(?!(?:fold|points?|times|percent|way|to|or|and|of|bits?)\b)"
+                          r"[A-Za-z]", re.IGNORECASE)
+
+
+def _quantity_of(fig: Figure, text: str) -> Quantity:
     values = fig.values
     base = {"values": values, "decimals": fig.decimals, "spelled": fig.spelled}
     if fig.kind is FigureKind.date:
