@@ -227,3 +227,35 @@ def test_a_universal_alternative_needs_its_universal_word(tmp_path: Path, senten
     rule = ("The 3.8 times is against one baseline; do not restate it as energy per token or "
             "as a gain over all serving systems.")
     assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+def _paragraph(text: str):  # a paragraph before the body's first one
+    def step(doc: Doc) -> None:
+        doc["body"] = text + "\n\n" + doc["body"]
+    return step
+
+
+def _dated_status(text: str):
+    def step(doc: Doc) -> None:
+        doc["corrections"].append({
+            "status": "prepublication_guardrail", "text": text,
+            "rule": {"kind": "dated_status", "subjects": ["Mooncake paper"],
+                     "observed_on": "2026-11-04", "stale_dates": ["2026-10-08"]}})
+    return step
+
+
+@pytest.mark.parametrize("text, broken", [
+    ("Describe the Mooncake paper's current contents only as retrieved on 2026-11-04.", False),
+    ("Treat the Mooncake paper's contents as those retrieved on November 4.", False),
+    ("The Mooncake paper's current contents are those of November 4.", True),
+])
+def test_a_retrieval_date_observes_a_dated_source(tmp_path: Path, text: str,
+                                                  broken: bool) -> None:
+    """A source published earlier but retrieved on the guardrail's date shows its contents as
+    of that date when the guardrail says "as retrieved on"."""
+    doc, result = verify_with(tmp_path, _dated_status(text), _paragraph(
+        "The Mooncake paper now describes a third cluster for long contexts. [S1]"))
+    index = len(doc["corrections"])
+    found = [f for f in result.findings if f.rule == "guardrail"
+             and f.message.startswith(f"guardrail {index} ")]
+    assert bool(found) is broken

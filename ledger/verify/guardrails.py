@@ -381,15 +381,19 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
     ]
 
 
-def _source_dates(article: Article, source_id: str) -> set[dt.date]:
+def _source_dates(article: Article, source_id: str, retrieved: bool = False) -> set[dt.date]:
+    """The dates a source shows its contents as of: its own dates, else (undated
+    documentation) the day it was retrieved; with ``retrieved``, that day too: a guardrail
+    that says "as retrieved on D" takes the retrieval as the observation."""
     for src in article.sources:
         if src.id == source_id:
             dated = {d for d in (src.published_at, src.updated_at, src.page_date) if d}
-            return dated or {src.retrieved_at}  # undated documentation: observed when retrieved
+            return (dated | {src.retrieved_at}) if retrieved else (dated or {src.retrieved_at})
     return set()
 
 
 def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]:
+    retrieved = re.search(r"\bretriev", article.corrections[index].text, re.I) is not None
     findings = []
     paras = paragraphs(article.body)
     stale = {(d.month, d.day) for d in rule.stale_dates}
@@ -397,7 +401,8 @@ def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]
         for start, end, term in find_terms(sentence.text, rule.subjects, sentence.start):
             para = enclosing(paras, start, end)
             cited = re.findall(r"\[(S\d+)\]", para.text if para else "")
-            observed = any(rule.observed_on in _source_dates(article, s) for s in cited)
+            observed = any(rule.observed_on in _source_dates(article, s, retrieved)
+                           for s in cited)
             in_sentence = [f for f in extract_figures(sentence.text)
                            if f.kind is FigureKind.date and f.date
                            and (f.date.month, f.date.day) in stale]

@@ -252,7 +252,9 @@ def _owner_term(part: str) -> str:
     """The owner an alternative names, without the document noun ("Acme's page": Acme), or
     its words when it names no owner."""
     words = _content(part)
-    return " ".join(w for w in words if w.lower() not in _DOC_NOUNS) or " ".join(words)
+    named = [w for w in words if w.lower() not in _DOC_NOUNS]
+    # "the final paper" names a document, not an owner: it stays whole
+    return " ".join(named) if any(w[:1].isupper() for w in named) else " ".join(words)
 
 
 def prose_rule(text: str) -> ProseRule | None:

@@ -82,6 +82,12 @@ def secondhand(text: str) -> Secondhand | None:
     return Secondhand(owners) if owners else None
 
 
+def _independent(text: str) -> bool:
+    """The sentence calls something an independent reproduction, not negated."""
+    m = _INDEPENDENT_RE.search(text)
+    return m is not None and not _NEGATED_BEFORE.search(text[:m.start()])
+
+
 def check_secondhand(rule: Secondhand, article: Article, index: int) -> list[Finding]:
     """Warnings where a sentence makes one of the rule's sources the party that measured."""
     text = article.corrections[index].text
@@ -93,10 +99,8 @@ def check_secondhand(rule: Secondhand, article: Article, index: int) -> list[Fin
                 if _NEGATED_BEFORE.search(before) or re.match(
                         r"^(?:'s|’s)?\s+(?:did|does|do|has|have|had)\s+not\b", after):
                     continue
-                if _AGENT_RE.match(after) or _OWNED_RE.match(after) or (
-                        _INDEPENDENT_RE.search(sentence.text)
-                        and not _NEGATED_BEFORE.search(
-                            sentence.text[:_INDEPENDENT_RE.search(sentence.text).start()])):
+                if _AGENT_RE.match(after) or _OWNED_RE.match(after) or _independent(
+                        sentence.text):
                     findings.append(body_span(
                         article, sentence.start + m.start(), sentence.end, Severity.warning,
                         "guardrail",
