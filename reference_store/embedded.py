@@ -339,9 +339,12 @@ class EmbeddedStore:
         self._check_key(key)
         return Reservation(self, key, check_nbytes(nbytes), upsert=upsert, pin=pin)
 
-    def borrow(self, key: str) -> Borrow:
+    def borrow(self, key: str, *, copy: bool = True) -> Borrow:
         """A read-only view of ``key``'s bytes, kept from eviction until ``release()`` (use it
-        as a context manager); takes a lease and counts a hit like ``get_into``.
+        as a context manager); takes a lease and counts a hit like ``get_into``. Without
+        ``copy``, an object outside the host arena is neither read nor promoted: the borrow
+        then holds no bytes (``offset`` None, ``nbytes`` the object's size), so that asking
+        where an object lies costs no disk read.
 
         Raises:
             InvalidKey, ObjectNotFound, ChecksumMismatch, NotReady.
@@ -349,7 +352,7 @@ class EmbeddedStore:
         from reference_store.reservation import Borrow
 
         self._check_key(key)
-        return Borrow(self, key)
+        return Borrow(self, key, copy=copy)
 
     def lendable_arena(self) -> ArenaTier | None:
         """The top tier when it is a CPU arena that :meth:`reserve` and :meth:`borrow` lend

@@ -383,7 +383,9 @@ class Node:
                 sizes.append(AuthenticationFailed.code)
                 offsets.append(-1)
                 continue
-            borrow = self._hold(oid, want)
+            # an object outside the arena (on disk) is not read here: the client streams it,
+            # and the pin stays a metadata step however many bytes lie on disk
+            borrow = self._hold(oid, want, copy=False)
             if isinstance(borrow, int):
                 sizes.append(borrow)
                 offsets.append(-1)
@@ -543,13 +545,14 @@ class Node:
             buffers.append(view)
         return m.ReadReply(sizes=sizes), buffers
 
-    def _hold(self, oid: int, want: int) -> Any:
+    def _hold(self, oid: int, want: int, *, copy: bool = True) -> Any:
         """A :class:`~reference_store.reservation.Borrow` of the object (a delete meanwhile is
-        deferred until :meth:`_end_read`), or an error code when it cannot be read."""
+        deferred until :meth:`_end_read`), or an error code when it cannot be read. Without
+        ``copy`` an object outside the arena is not read (the borrow holds no bytes)."""
         if not self.objects.begin_read(oid, want):
             return ObjectNotFound.code
         try:
-            return self._store.borrow(str(oid))
+            return self._store.borrow(str(oid), copy=copy)
         except StoreError as exc:
             self._end_read(oid)
             return exc.code

@@ -139,28 +139,34 @@ class Borrow:
     frees the room, so callers that may do either must wait for their own borrows to end.
     """
 
-    def __init__(self, owner: Any, key: str) -> None:
+    def __init__(self, owner: Any, key: str, *, copy: bool = True) -> None:
         self._owner = owner
         self.key = key
         self._entry: Entry | None = None
         self.offset: int | None = None  # where the bytes start in the arena, when direct
-        self.buffer = self._take()
-        self.nbytes = self.buffer.nbytes
+        self.nbytes = 0
+        self.buffer = self._take(copy)
 
     @property
     def direct(self) -> bool:
         """True when :attr:`buffer` points into the host arena (no copy was made)."""
         return self._entry is not None
 
-    def _take(self) -> memoryview:
+    def _take(self, copy: bool) -> memoryview:
+        """The bytes: lent from the arena, or else a copy; without ``copy`` an object outside
+        the arena is not read at all (an empty buffer, ``offset`` None, ``nbytes`` its size)."""
         owner = self._owner
         with owner._lock:
             store: TieredStore = owner._store()
             entry = store.entries.get(self.key)
             tier = arena_of(store.tiers[entry.tier]) if entry is not None else None
             if entry is None or tier is None or self.key not in tier:
+                if entry is not None and not copy:
+                    self.nbytes = entry.size
+                    return memoryview(b"")
                 view = memoryview(bytearray(entry.size if entry is not None else 0))
                 store.read_into(self.key, view)  # raises ObjectNotFound when absent
+                self.nbytes = view.nbytes
                 return view.toreadonly()
             store._touch(self.key, entry)
             table = owner.__dict__.setdefault("_borrows", {})
@@ -173,6 +179,7 @@ class Borrow:
             self.offset = tier.offset_of(self.key)
             lent = tier.view(self.key)
             assert isinstance(lent, memoryview)  # a lendable arena is CPU memory
+            self.nbytes = lent.nbytes
             return lent
 
     def release(self) -> None:

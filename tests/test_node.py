@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +126,35 @@ def test_delete_while_a_response_is_sending_is_deferred(node: Node) -> None:
         callback()
     assert not node._store.exists("1")
     assert node._borrow(ServerContext(peer="test"), 1, 1000) == -704  # ObjectNotFound
+
+
+def test_a_pin_leaves_objects_on_disk_unread(tmp_path: Path) -> None:
+    """NODE_PIN asks where objects lie in the arena: one on the disk tier answers offset -1
+    (the client streams it instead) without being read or promoted, so a pin costs no disk
+    traffic however much lies on disk, and the arena keeps what it held."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    n = Node(NodeConfig(master=f"127.0.0.1:{dead}", memory_bytes=8 * MiB, prefault=False,
+                        heartbeat_s=5.0, disk_dir=str(tmp_path), disk_bytes=64 * MiB))
+    n.serve()
+    conn = _conn(n)
+    try:
+        for first in range(1, 17, 4):  # 16 objects of 1 MiB: the oldest go down to the disk
+            reply = conn.call(p.Op.NODE_WRITE, {"objects": _objects(*[MiB] * 4, first=first)},
+                              [bytes([first]) * MiB] * 4)
+            assert reply.meta["codes"] == [0] * 4
+        before = n._store.stats()
+        ids = list(range(1, 17))
+        pinned = conn.call(p.Op.NODE_PIN, {"ids": ids, "sizes": [MiB] * 16}).meta
+        assert pinned["sizes"] == [MiB] * 16
+        held = [i for i, off in zip(ids, pinned["offsets"]) if off >= 0]
+        assert held and len(held) < len(ids)  # some in the arena, some on disk
+        after = n._store.stats()
+        assert after.promotions == before.promotions
+        assert after.hits_per_tier["disk"] == before.hits_per_tier["disk"]
+        assert after.tier("disk").objects == before.tier("disk").objects
+        conn.call(p.Op.NODE_UNPIN, {"ids": held})
+    finally:
+        conn.close()
+        n.stop()
