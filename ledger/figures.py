@@ -125,7 +125,9 @@ _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1
 _MULTIPLIER_WORDS: dict[str, int | Decimal] = {
     "double": 2, "doubles": 2, "doubled": 2, "doubling": 2, "twice": 2,
     "triple": 3, "triples": 3, "tripled": 3, "tripling": 3, "thrice": 3,
-    "quadruple": 4, "quadruples": 4, "quadrupled": 4,
+    "treble": 3, "trebles": 3, "trebled": 3, "trebling": 3,
+    "quadruple": 4, "quadruples": 4, "quadrupled": 4, "quadrupling": 4,
+    "quintuple": 5, "quintuples": 5, "quintupled": 5, "quintupling": 5,
     "half": Decimal("0.5"), "halves": Decimal("0.5"), "halved": Decimal("0.5"),
     "halving": Decimal("0.5"),
 }

@@ -433,6 +433,9 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.points:
         return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
+    if fig.kind in (FigureKind.number, FigureKind.noun_count) and _FACTOR_OF_RE.search(
+            text, max(0, fig.start - 16), fig.start):  # "by a factor of 4": a multiplier
+        return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.percent or (fig.kind is FigureKind.range and fig.unit == "%"):
         return Quantity(Kind.percent, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
     unit = parse_unit(text, fig.end)
@@ -466,6 +469,7 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
 
 
 _POINT_RE = re.compile(r"-points?\b")
+_FACTOR_OF_RE = re.compile(r"\bfactor[\s-]+of[\s-]+$", re.IGNORECASE)
 _SINGULAR_LENGTH_RE = re.compile(r"[ -](context|window)\b(?!s)")
 _PERCENTAGE_POINTS_RE = re.compile(r"[ -]percentage[ -]points?\b")
 _HTTP_STATUS_RE = re.compile(r"[1-5]\d\d")

@@ -199,3 +199,25 @@ def test_a_level_and_a_rise_in_points_still_trace() -> None:
 def test_points_values_are_exact() -> None:
     ((_, q),) = typed_figures("recall rose 3–9 percentage points over the baseline")
     assert q.values == (Decimal(3), Decimal(9))
+
+
+# --- more ways to write a multiplier ----------------------------------------------------------
+
+@pytest.mark.parametrize("text, value", [
+    ("Cache hits trebled after the change.", "3"),
+    ("Goodput quintupled on the long traces.", "5"),
+    ("Quadrupling the pool did not help.", "4"),
+    ("Queueing delay fell by a factor of 4 under load.", "4"),
+    ("The new kernel is faster by a factor of 2.5 than the old one.", "2.5"),
+    ("It brought a factor-of-three gain in goodput.", "3"),
+])
+def test_multiplier_words_and_factors(text: str, value: str) -> None:
+    ((fig, q),) = typed_figures(text)
+    assert q.kind is Kind.multiplier and fig.values == (Decimal(value),)
+
+
+def test_a_factor_traces_to_a_multiplier_not_a_count() -> None:
+    assert _traced("Queueing delay fell by a factor of 4 under load.",
+                   _index("The vendor reports 4x lower queueing delay."))
+    assert not _traced("Queueing delay fell by a factor of 4 under load.",
+                       _index("The test ran on 4 GPUs."))

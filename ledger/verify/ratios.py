@@ -83,5 +83,7 @@ def disagrees(ratio: Decimal, fig: Figure) -> bool:
     value = fig.values[0]
     places = fig.decimals
     if places == 0 and value != 0:
-        places = min(0, value.normalize().as_tuple().exponent * -1)  # type: ignore[operator]
+        exponent = value.normalize().as_tuple().exponent
+        if isinstance(exponent, int):  # a figure is finite, never NaN or Infinity
+            places = min(0, -exponent)
     return quantize(ratio, places) != value
