@@ -365,7 +365,7 @@ class Node:
                 m.failure(codes, errors, ObjectNotFound(f"object {oid}: no such reservation"))
                 continue
             res, rec = held
-            done = self._commit([rec], [res])
+            done = self._commit([rec], [res], [None])  # written one-sided: no hash known
             self.objects.abandon([oid])  # a no-op once stored: only a failed commit is left
             codes += done.codes
             errors += done.errors
@@ -458,7 +458,7 @@ class Node:
             self.objects.begin_receive([rec.object_id for rec in records])
         except ObjectAlreadyExists:
             return None
-        return self._reserve(records)
+        return self._reserve(records, ctx)
 
     def _copy_in(self, rec: m.WriteRecord, data: memoryview) -> None:
         """Receive one object the copying way (the id is checked free and unused).
@@ -478,8 +478,9 @@ class Node:
             self._forget(oid)
             raise ObjectNotFound(f"object {oid} was deleted while it was being received")
 
-    def _reserve(self, records: list[m.WriteRecord]) -> _WriteLanding | None:
-        landing = _WriteLanding(self, records)
+    def _reserve(self, records: list[m.WriteRecord],
+                 ctx: ServerContext) -> _WriteLanding | None:
+        landing = _WriteLanding(self, records, ctx)
         try:
             for rec in records:
                 landing.reservations.append(
@@ -491,13 +492,14 @@ class Node:
         landing.buffers = [r.buffer for r in landing.reservations]
         return landing
 
-    def _commit(self, records: Sequence[m.WriteRecord],
-                reservations: Sequence[Any]) -> m.CodesReply:
-        """Make received objects visible; one whose delete arrived while it was being received
-        (the master took its put over) is thrown away and answers ObjectNotFound."""
+    def _commit(self, records: Sequence[m.WriteRecord], reservations: Sequence[Any],
+                digests: Sequence[int | None]) -> m.CodesReply:
+        """Make received objects visible, each with the hash it was checked against on the
+        way in (when known); one whose delete arrived while it was being received (the master
+        took its put over) is thrown away and answers ObjectNotFound."""
         codes: list[int] = []
         errors: list[str] = []
-        for rec, res in zip(records, reservations, strict=True):
+        for rec, res, digest in zip(records, reservations, digests, strict=True):
             oid = rec.object_id
             try:
                 res.commit()
@@ -506,7 +508,7 @@ class Node:
                 res.abort()
                 m.failure(codes, errors, exc)
                 continue
-            if not self.objects.received(oid, rec.record()):  # deleted while being received
+            if not self.objects.received(oid, rec.record(), digest):  # deleted meanwhile
                 self._forget(oid)
                 m.failure(codes, errors, ObjectNotFound(
                     f"object {oid} was deleted while it was being received"))
@@ -533,6 +535,7 @@ class Node:
         grants: list[str | None] = req.grants or [""] * len(req.ids)
         sizes: list[int] = []
         buffers: list[Buffer] = []
+        digests: list[int | None] = []  # sent as the hashes checked on arrival: no re-read
         for oid, want, grant in _zip_read(req.ids, req.sizes, grants):
             if not self.key.check(oid, grant, size=want, purpose="read"):
                 sizes.append(AuthenticationFailed.code)
@@ -543,6 +546,8 @@ class Node:
                 continue
             sizes.append(view.nbytes)
             buffers.append(view)
+            digests.append(self.objects.digest(oid))
+        ctx.payload_hashes = digests
         return m.ReadReply(sizes=sizes), buffers
 
     def _hold(self, oid: int, want: int, *, copy: bool = True) -> Any:
@@ -675,9 +680,10 @@ def _zip_read(ids: list[int], sizes: list[int],
 class _WriteLanding:
     """A NODE_WRITE whose objects are received straight into reserved store memory."""
 
-    def __init__(self, node: Node, records: list[m.WriteRecord]) -> None:
+    def __init__(self, node: Node, records: list[m.WriteRecord], ctx: ServerContext) -> None:
         self._node = node
         self._records = records
+        self._ctx = ctx
         self.reservations: list[Any] = []
         self.buffers: list[memoryview] = []
         self._open = True
@@ -685,7 +691,7 @@ class _WriteLanding:
     def finish(self) -> tuple[m.Message, list[Buffer]]:
         self._open = False
         try:
-            return self._node._commit(self._records, self.reservations), []
+            return self._node._commit(self._records, self.reservations, self._digests()), []
         finally:
             for res in self.reservations:  # no-ops for the committed ones
                 res.abort()
@@ -698,6 +704,16 @@ class _WriteLanding:
         for res in self.reservations:
             res.abort()
         self._unmark()
+
+    def _digests(self) -> list[int | None]:
+        """Each object's hash as the sender named it and the server checked it: one part per
+        non-empty object when the sender hashed object by object, else none known."""
+        parts = self._ctx.payload_parts
+        sized = [rec.size for rec in self._records if rec.size]
+        if [n for n, _ in parts] != sized:
+            return [None] * len(self._records)
+        hashes = iter(h for _, h in parts)
+        return [next(hashes) if rec.size else None for rec in self._records]
 
     def _unmark(self) -> None:
         self._node.objects.abandon([rec.object_id for rec in self._records])

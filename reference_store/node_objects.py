@@ -51,6 +51,7 @@ class _Entry:
     state: ObjectState
     record: ObjectRecord | None = None  # known once received
     readers: int = 0
+    digest: int | None = None  # xxh3_64 of its bytes, when checked as they arrived
 
 
 class NodeObjects:
@@ -85,15 +86,23 @@ class NodeObjects:
             for oid in ids:
                 self._entries[oid] = _Entry(ObjectState.RECEIVING)
 
-    def received(self, oid: int, record: ObjectRecord) -> bool:
-        """RECEIVING -> STORED (True); a CANCELLED one leaves (False: free its bytes)."""
+    def received(self, oid: int, record: ObjectRecord, digest: int | None = None) -> bool:
+        """RECEIVING -> STORED (True), with the xxh3_64 its bytes were checked against on the
+        way in when known (reads send it as is); a CANCELLED one leaves (False: free its
+        bytes)."""
         with self._lock:
             entry = self._entries.get(oid)
             if entry is None or entry.state is not ObjectState.RECEIVING:
                 self._entries.pop(oid, None)
                 return False
-            entry.state, entry.record = ObjectState.STORED, record
+            entry.state, entry.record, entry.digest = ObjectState.STORED, record, digest
             return True
+
+    def digest(self, oid: int) -> int | None:
+        """The xxh3_64 recorded by :meth:`received` (None: unknown, or not recorded)."""
+        with self._lock:
+            entry = self._entries.get(oid)
+            return entry.digest if entry is not None else None
 
     def abandon(self, ids: list[int]) -> None:
         """RECEIVING or CANCELLED -> unknown: the bytes never came (or were refused)."""

@@ -83,7 +83,11 @@ def _read_responses(sock: socket.socket) -> list[tuple[p.Header, dict[str, objec
         assert header.is_response
         meta_end = p.HEADER_SIZE + header.meta_len
         meta = p.decode_meta(data[p.HEADER_SIZE:meta_end], header.meta_crc)
-        data = data[meta_end + header.payload_len + header.trailer_len:]
+        data = data[meta_end + header.payload_len:]
+        if header.has_trailer:
+            count = p.trailer_count(data[:4], header.payload_len)
+            p.decode_parts(data[4:4 + 16 * count], header.payload_len)
+            data = data[4 + 16 * count:]
         frames.append((header, meta))
     return frames
 

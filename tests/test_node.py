@@ -3,11 +3,13 @@ failed or broken write leaves behind (nothing)."""
 
 from __future__ import annotations
 
+import ctypes
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from reference_store.errors import ChecksumMismatch
@@ -74,6 +76,34 @@ def test_write_is_received_into_reservations_then_read_from_the_arena(node: Node
         assert bytes(out_a) == a and bytes(out_b) == b
         again = conn.call(p.Op.NODE_WRITE, {"objects": _objects(5)}, [b"again"])
         assert again.meta["codes"] == [-705]  # ObjectAlreadyExists: ids are never reused
+    finally:
+        conn.close()
+
+
+def test_a_read_sends_the_hash_checked_on_arrival_so_bytes_changed_at_rest_are_caught(
+        node: Node) -> None:
+    """The node keeps each object's hash from its write and answers reads with it (it does not
+    read the object once more to hash it): bytes that changed in the node's memory since then
+    fail the read with ChecksumMismatch instead of reaching the reader."""
+    a, b = b"a" * 300_000, b"b" * 70_000
+    conn = _conn(node)
+    try:
+        assert conn.call(p.Op.NODE_WRITE, {"objects": _objects(len(a), len(b))},
+                         [a, b]).meta["codes"] == [0, 0]
+        assert node.objects.digest(1) == p.payload_hash([a])
+        borrow = node._store.borrow("2")
+        try:
+            at = np.frombuffer(borrow.buffer, dtype=np.uint8).ctypes.data
+            ctypes.memset(at + 5, ord("X"), 1)  # bytes changed at rest (the view is read-only)
+        finally:
+            borrow.release()
+        out_a, out_b = bytearray(len(a)), bytearray(len(b))
+        with pytest.raises(ChecksumMismatch):
+            conn.call(p.Op.NODE_READ, {"ids": [1, 2], "sizes": [len(a), len(b)]},
+                      into=[memoryview(out_a), memoryview(out_b)])
+        got = conn.call(p.Op.NODE_READ, {"ids": [1], "sizes": [len(a)]},
+                        into=[memoryview(out_a)])  # the connection goes on
+        assert got.meta["sizes"] == [len(a)] and bytes(out_a) == a
     finally:
         conn.close()
 

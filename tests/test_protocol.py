@@ -37,16 +37,30 @@ def test_header_round_trip_with_payload_hash() -> None:
     assert p.decode_meta(meta, h.meta_crc) == {"keys": ["a"]}
 
 
-def test_a_trailer_header_leaves_the_hash_to_the_bytes_after_the_payload() -> None:
-    raw, n = p.encode_header(opcode=p.Op.NODE_WRITE, request_id=1, meta=b"", payload=[b"abc"],
-                             trailer=True)
+def test_a_trailer_header_leaves_the_hashes_to_the_bytes_after_the_payload() -> None:
+    raw, n = p.encode_header(opcode=p.Op.NODE_WRITE, request_id=1, meta=b"",
+                             payload=[b"abc", b"de"], trailer=True)
     h = p.decode_header(raw)
-    assert (n, h.trailer_len, h.payload_hash, h.hashed) == (3, 8, 0, False)
-    checked = h.with_trailer(p.TRAILER.pack(p.payload_hash([b"abc"])))
-    assert checked.hashed and checked.trailer_len == 0
-    assert checked.payload_hash == p.payload_hash([b"abc"])
+    assert (n, h.has_trailer, h.payload_hash, h.hashed) == (5, True, 0, False)
+    parts = [(3, p.payload_hash([b"abc"])), (2, p.payload_hash([b"de"]))]
+    trailer = p.encode_trailer(parts)
+    assert len(trailer) == 4 + 2 * 16
+    assert p.trailer_count(trailer[:4], 5) == 2
+    assert p.decode_parts(trailer[4:], 5) == parts
     bare, _ = p.encode_header(opcode=p.Op.PING, request_id=1, meta=b"", trailer=True)
-    assert p.decode_header(bare).trailer_len == 0  # no payload, nothing after it
+    assert not p.decode_header(bare).has_trailer  # no payload, nothing after it
+
+
+@pytest.mark.parametrize("count, payload_len", [(0, 5), (6, 5), (p.MAX_TRAILER_PARTS + 1, 1 << 30)])
+def test_a_trailer_count_that_cannot_be_is_refused(count: int, payload_len: int) -> None:
+    with pytest.raises(ProtocolError, match="trailer"):
+        p.trailer_count(p.TRAILER_COUNT.pack(count), payload_len)
+
+
+@pytest.mark.parametrize("parts", [[(5, 1), (0, 2)], [(4, 1)], [(3, 1), (3, 2)]])
+def test_trailer_parts_must_add_up_to_the_payload(parts: list[tuple[int, int]]) -> None:
+    with pytest.raises(ProtocolError, match="trailer"):
+        p.decode_parts(p.encode_trailer(parts)[4:], 5)
 
 
 def test_a_hash_in_the_header_and_after_the_payload_is_refused() -> None:

@@ -197,62 +197,85 @@ def test_corrupt_payload_is_answered_with_checksum_mismatch(
     s.close()
 
 
-def test_senders_hash_the_payload_after_it(server: tuple[Server, EchoHandler]) -> None:
-    """A request's payload is followed by its xxh3_64 (FLAG_TRAILER), and so is the answer's:
-    the sender hashes each piece as it sends it."""
+def _read_request(listener: socket.socket, got: dict[str, Any]) -> None:
+    """Accept one connection and keep its first frame: header, metadata, payload, trailer."""
+    s, _ = listener.accept()
+    head = bytearray(p.HEADER_SIZE)
+    recv_exact_into(s, memoryview(head))
+    h = p.decode_header(head)
+    body = bytearray(h.meta_len + h.payload_len + 4)
+    recv_exact_into(s, memoryview(body))
+    parts = bytearray(16 * p.trailer_count(body[-4:], h.payload_len))
+    recv_exact_into(s, memoryview(parts))
+    got.update(header=h, payload=bytes(body[h.meta_len:-4]),
+               parts=p.decode_parts(parts, h.payload_len))
+    s.close()
+
+
+def test_senders_hash_each_part_after_the_payload(server: tuple[Server, EchoHandler]) -> None:
+    """A request's payload is followed by each buffer's size and xxh3_64 (FLAG_TRAILER), and
+    so is the answer's: the sender hashes each piece as it sends it."""
     body = bytes(range(256)) * 3000  # more than one 256 KiB piece
     listener = socket.create_server(("127.0.0.1", 0))
     got: dict[str, Any] = {}
-
-    def read_one() -> None:
-        s, _ = listener.accept()
-        head = bytearray(p.HEADER_SIZE)
-        recv_exact_into(s, memoryview(head))
-        h = p.decode_header(head)
-        rest = bytearray(h.meta_len + h.payload_len + h.trailer_len)
-        recv_exact_into(s, memoryview(rest))
-        got["header"], got["rest"] = h, bytes(rest)
-        s.close()
-
-    t = threading.Thread(target=read_one)
+    t = threading.Thread(target=_read_request, args=(listener, got))
     t.start()
     c = Connection(f"127.0.0.1:{listener.getsockname()[1]}", timeout=5.0)
     try:
         with pytest.raises(ConnectionLost):
-            c.call(p.Op.PING, {}, [body[:100_000], memoryview(body)[100_000:]])
+            c.call(p.Op.PING, {}, [body[:100_000], b"", memoryview(body)[100_000:]])
     finally:
         c.close()
         t.join()
         listener.close()
-    h, rest = got["header"], got["rest"]
-    assert h.flags & p.FLAG_TRAILER and h.payload_hash == 0
-    assert rest[h.meta_len:h.meta_len + h.payload_len] == body
-    assert p.TRAILER.unpack(rest[-8:]) == (p.payload_hash([body]),)
-    echo = Connection(server[0].address, timeout=5.0)  # and the answer checks out
+    h = got["header"]
+    assert h.has_trailer and h.payload_hash == 0 and got["payload"] == body
+    assert got["parts"] == [(100_000, p.payload_hash([body[:100_000]])),
+                            (len(body) - 100_000, p.payload_hash([body[100_000:]]))]
+    echo = Connection(server[0].address, timeout=5.0)  # parts laid out otherwise: still checked
     try:
-        assert bytes(echo.call(p.Op.PING, {}, [body]).payload) == body
+        assert bytes(echo.call(p.Op.PING, {}, [body[:7], body[7:]]).payload) == body
     finally:
         echo.close()
 
 
-def test_a_corrupt_trailer_fails_that_frame_only(server: tuple[Server, EchoHandler]) -> None:
+def test_a_corrupt_part_fails_that_frame_only(server: tuple[Server, EchoHandler]) -> None:
     raw, _ = p.encode_header(opcode=p.Op.PING, request_id=5, meta=b"", payload=[b"good"],
                              trailer=True)
     s = socket.create_connection(("127.0.0.1", server[0].port))
     try:
-        s.sendall(raw + b"good" + p.TRAILER.pack(p.payload_hash([b"evil"])))
+        s.sendall(raw + b"good" + p.encode_trailer([(4, p.payload_hash([b"evil"]))]))
         head = bytearray(p.HEADER_SIZE)
         recv_exact_into(s, memoryview(head))
         h = p.decode_header(head)
         assert h.request_id == 5 and h.status == ChecksumMismatch.code
         recv_exact_into(s, memoryview(bytearray(h.meta_len)))
-        good = p.TRAILER.pack(p.payload_hash([b"fine"]))
         raw, _ = p.encode_header(opcode=p.Op.PING, request_id=6, meta=b"", payload=[b"fine"],
                                  trailer=True)
-        s.sendall(raw + b"fine" + good)  # the connection goes on
-        recv_exact_into(s, memoryview(head))
+        s.sendall(raw + b"fine" + p.encode_trailer([(4, p.payload_hash([b"fine"]))]))
+        recv_exact_into(s, memoryview(head))  # the connection goes on
         h = p.decode_header(head)
         assert (h.request_id, h.status, h.payload_len) == (6, 0, 4)
+    finally:
+        s.close()
+
+
+def test_a_trailer_that_does_not_add_up_ends_the_connection(
+        server: tuple[Server, EchoHandler]) -> None:
+    raw, _ = p.encode_header(opcode=p.Op.PING, request_id=5, meta=b"", payload=[b"good"],
+                             trailer=True)
+    s = socket.create_connection(("127.0.0.1", server[0].port))
+    try:
+        s.sendall(raw + b"good" + p.encode_trailer([(3, p.payload_hash([b"goo"]))]))
+        head = bytearray(p.HEADER_SIZE)
+        recv_exact_into(s, memoryview(head))
+        h = p.decode_header(head)
+        meta = bytearray(h.meta_len)
+        recv_exact_into(s, memoryview(meta))
+        assert h.status == ProtocolError.code
+        assert "trailer" in p.decode_meta(meta, h.meta_crc)["error"]
+        s.settimeout(5)
+        assert s.recv(1) == b""  # the stream cannot be trusted any more
     finally:
         s.close()
 

@@ -5,8 +5,8 @@ Every message, request or response, is one frame::
     offset size field
     0      2    magic        b"RS"
     2      1    version      1
-    3      1    flags        bit 0: response; bit 1: payload hash present; bit 2: payload
-                                 hash after the payload
+    3      1    flags        bit 0: response; bit 1: payload hash present; bit 2: the
+                                 payload's parts and their hashes follow the payload
     4      2    opcode       an :class:`Op`
     6      4    status       0, or a negative error code from ``reference_store.errors``
     10     8    request_id   chosen by the caller, echoed in the response
@@ -16,11 +16,15 @@ Every message, request or response, is one frame::
     34     8    payload_hash xxh3_64 of the payload (0 when bit 1 of flags is clear)
 
 then ``meta_len`` bytes of UTF-8 JSON (an object) and ``payload_len`` bytes of payload (object
-bytes, several objects back to back; the metadata says where each one ends). With flag bit 2 the
-payload's xxh3_64 is not in the header (``payload_hash`` is 0) but in 8 bytes (big-endian) right
-after the payload: a sender hashes each piece just before it sends it, while the piece is in the
-CPU's cache, instead of reading every payload twice from memory (once to hash it for the header,
-once to send it). Receivers accept both forms; bits 1 and 2 together are refused.
+bytes, several objects back to back; the metadata says where each one ends).
+
+With flag bit 2 (``payload_hash`` is then 0) a trailer follows the payload: a part count (4 bytes)
+and, for each part (each object, as the sender laid them out), its size and xxh3_64 (8 + 8
+bytes, big-endian). A sender hashes each piece just before it sends it, while the piece is in
+the CPU's cache, instead of reading every payload once more to put its hash in the header; a
+sender that already knows an object's hash (a node keeps the one it checked when the object
+arrived) sends it without reading the object at all, and the reader checks the bytes end to
+end. Receivers accept both forms; bits 1 and 2 together are refused.
 
 A response with a non-zero ``status`` carries ``{"error": message}`` and is raised on the caller's
 side as the exception class that ``reference_store.errors.error_from_code(status)`` names, so an
@@ -34,7 +38,7 @@ import json
 import struct
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -52,7 +56,9 @@ __all__ = [
     "HEADER_SIZE",
     "MAGIC",
     "MAX_META_BYTES",
-    "TRAILER",
+    "MAX_TRAILER_PARTS",
+    "TRAILER_COUNT",
+    "TRAILER_PART",
     "VERSION",
     "Buffer",
     "Frame",
@@ -61,13 +67,16 @@ __all__ = [
     "OutMeta",
     "decode_header",
     "decode_meta",
+    "decode_parts",
     "encode_header",
     "encode_meta",
+    "encode_trailer",
     "error_meta",
     "payload_hash",
     "raise_for_status",
     "settled",
     "status_of",
+    "trailer_count",
 ]
 
 MAGIC = b"RS"
@@ -80,7 +89,10 @@ FLAG_RESPONSE = 0x01
 FLAG_HASHED = 0x02
 FLAG_TRAILER = 0x04
 _KNOWN_FLAGS = FLAG_RESPONSE | FLAG_HASHED | FLAG_TRAILER
-TRAILER = struct.Struct("!Q")  # the payload's xxh3_64 after the payload (FLAG_TRAILER)
+TRAILER_COUNT = struct.Struct("!I")  # parts in the trailer (FLAG_TRAILER)
+TRAILER_PART = struct.Struct("!QQ")  # one part's size and xxh3_64
+# a frame's objects are named in its metadata too, which MAX_META_BYTES bounds far below this
+MAX_TRAILER_PARTS = MAX_META_BYTES // TRAILER_PART.size
 
 Buffer = bytes | bytearray | memoryview
 #: metadata to send: a typed message, or a plain JSON object
@@ -138,14 +150,9 @@ class Header:
         return bool(self.flags & FLAG_HASHED)
 
     @property
-    def trailer_len(self) -> int:
-        """Bytes that follow the payload: its hash when the sender put it there, else 0."""
-        return TRAILER.size if self.flags & FLAG_TRAILER else 0
-
-    def with_trailer(self, raw: Buffer) -> Header:
-        """This header with the hash read after the payload in place of the header's own."""
-        (digest,) = TRAILER.unpack(raw)
-        return replace(self, flags=(self.flags & ~FLAG_TRAILER) | FLAG_HASHED, payload_hash=digest)
+    def has_trailer(self) -> bool:
+        """The payload's parts and their hashes follow the payload (see the module docs)."""
+        return bool(self.flags & FLAG_TRAILER)
 
 
 @dataclass(slots=True)
@@ -211,9 +218,9 @@ def encode_header(
 ) -> tuple[bytes, int]:
     """Build a header for ``meta`` and ``payload``; returns (header bytes, payload length).
 
-    With ``trailer`` (and a payload) the header announces the payload's hash after the payload
-    (:data:`FLAG_TRAILER`), which the caller sends; otherwise, with ``hashed``, the header
-    carries it."""
+    With ``trailer`` (and a payload) the header announces a trailer of part hashes after the
+    payload (:data:`FLAG_TRAILER`), which the caller sends; otherwise, with ``hashed``, the
+    header carries the payload's hash."""
     payload_len = sum(memoryview(b).nbytes for b in payload)
     flags = FLAG_RESPONSE if response else 0
     digest = 0
@@ -227,6 +234,37 @@ def encode_header(
         zlib.crc32(meta), digest,
     )
     return header, payload_len
+
+
+def encode_trailer(parts: Sequence[tuple[int, int]]) -> bytes:
+    """The trailer for ``parts``, each ``(size, xxh3_64)``."""
+    return TRAILER_COUNT.pack(len(parts)) + b"".join(TRAILER_PART.pack(n, h) for n, h in parts)
+
+
+def trailer_count(raw: Buffer, payload_len: int) -> int:
+    """The part count that starts a trailer.
+
+    Raises:
+        ProtocolError: no part for a payload, more parts than payload bytes (every part has
+            at least one), or more than MAX_TRAILER_PARTS.
+    """
+    (count,) = TRAILER_COUNT.unpack(raw)
+    if count > min(payload_len, MAX_TRAILER_PARTS) or (payload_len and not count):
+        raise ProtocolError(f"a trailer of {count} parts for a payload of {payload_len} bytes "
+                            "(field trailer)")
+    return count
+
+
+def decode_parts(raw: Buffer, payload_len: int) -> list[tuple[int, int]]:
+    """The ``(size, xxh3_64)`` of each part of a trailer (after its count).
+
+    Raises:
+        ProtocolError: an empty part, or sizes that do not add up to ``payload_len``.
+    """
+    parts = [TRAILER_PART.unpack_from(raw, i) for i in range(0, len(raw), TRAILER_PART.size)]
+    if any(n <= 0 for n, _ in parts) or sum(n for n, _ in parts) != payload_len:
+        raise ProtocolError("trailer part sizes do not add up to payload_len (field trailer)")
+    return parts
 
 
 def decode_header(raw: Buffer, *, max_payload: int = DEFAULT_MAX_PAYLOAD) -> Header:

@@ -41,7 +41,8 @@ from reference_store.transport.budget import (
 from reference_store.transport.protocol import (
     DEFAULT_MAX_PAYLOAD,
     HEADER_SIZE,
-    TRAILER,
+    TRAILER_COUNT,
+    TRAILER_PART,
     Buffer,
     Frame,
     Header,
@@ -49,10 +50,13 @@ from reference_store.transport.protocol import (
     OutMeta,
     decode_header,
     decode_meta,
+    decode_parts,
     encode_header,
     encode_meta,
+    encode_trailer,
     error_meta,
     settled,
+    trailer_count,
 )
 
 __all__ = [
@@ -165,21 +169,66 @@ def _recv_hashed(sock: socket.socket, views: Sequence[memoryview],
     return h.intdigest()
 
 
+Parts = list[tuple[int, int]]  # (size, xxh3_64) of each part of a payload
+
+
 def _recv_payload(sock: socket.socket, views: Sequence[memoryview], header: Header,
-                  deadline: float | None = None) -> bool:
-    """Receive a frame's payload into ``views`` (hashing it as it arrives) and the hash that
-    follows it when the header says so; True when the payload matches its hash (or has none).
-    A mismatch leaves the stream intact: only this frame is bad.
+                  deadline: float | None = None) -> Parts | None:
+    """Receive a frame's payload into ``views`` (hashing it as it arrives) and its trailer
+    when the header announces one. Returns the parts the sender named (none without a
+    trailer) when the payload matches its hashes, None when it does not: the stream is still
+    intact then, only this frame is bad. Views laid out otherwise than the sender's parts are
+    hashed again afterwards, part by part.
 
     Raises:
+        ProtocolError: a malformed trailer.
         ConnectionLost, OSError: as :func:`recv_exact_into`.
     """
-    digest = _recv_hashed(sock, views, deadline)
-    if header.trailer_len:
-        raw = bytearray(header.trailer_len)
-        recv_exact_into(sock, memoryview(raw), _WAITALL, deadline)
-        header = header.with_trailer(raw)
-    return not header.hashed or digest == header.payload_hash
+    views = [v for v in views if v.nbytes]
+    if not header.has_trailer:
+        digest = _recv_hashed(sock, views, deadline)
+        return [] if not header.hashed or digest == header.payload_hash else None
+    digests = [_recv_hashed(sock, [v], deadline) for v in views]
+    parts = _recv_trailer(sock, header, deadline)
+    sizes = [n for n, _ in parts]
+    if sizes != [v.nbytes for v in views]:
+        digests = _hash_parts(views, sizes)
+    return parts if digests == [h for _, h in parts] else None
+
+
+def _recv_trailer(sock: socket.socket, header: Header, deadline: float | None = None) -> Parts:
+    """Read a trailer's parts (ProtocolError when malformed)."""
+    raw = bytearray(TRAILER_COUNT.size)
+    recv_exact_into(sock, memoryview(raw), _WAITALL, deadline)
+    count = trailer_count(raw, header.payload_len)
+    body = bytearray(count * TRAILER_PART.size)
+    recv_exact_into(sock, memoryview(body), _WAITALL, deadline)
+    return decode_parts(body, header.payload_len)
+
+
+def _hash_parts(views: Sequence[memoryview], sizes: Sequence[int]) -> list[int]:
+    """The xxh3_64 of each part of ``views``' concatenation, cut at ``sizes`` (which add up
+    to the views' length)."""
+    rest = iter(views)
+    cur = memoryview(b"")
+    out = []
+    for size in sizes:
+        h = xxhash.xxh3_64()
+        while size:
+            if not cur.nbytes:
+                cur = next(rest)
+            take = min(size, cur.nbytes)
+            h.update(cur[:take])
+            cur, size = cur[take:], size - take
+        out.append(h.intdigest())
+    return out
+
+
+def _skip(sock: socket.socket, header: Header) -> None:
+    """Read and drop a frame's payload and trailer."""
+    _discard(sock, header.payload_len)
+    if header.has_trailer:
+        _recv_trailer(sock, header)
 
 
 def _discard(sock: socket.socket, nbytes: int) -> None:
@@ -205,41 +254,52 @@ def send_buffers(sock: socket.socket, buffers: Sequence[Buffer]) -> None:
                 sent = 0
 
 
-def send_hashed(sock: socket.socket, head: Sequence[Buffer], payload: Sequence[Buffer]) -> None:
-    """Send ``head``, then ``payload``, then the payload's xxh3_64 (:data:`TRAILER`).
+def send_hashed(sock: socket.socket, head: Sequence[Buffer], payload: Sequence[Buffer],
+                known: Sequence[int | None] = ()) -> None:
+    """Send ``head``, then ``payload``, then a trailer with each buffer's size and xxh3_64
+    (one part per non-empty buffer; ``known[i]``, when given and not None, is buffer i's
+    hash, sent without reading the buffer).
 
-    The payload is hashed 256 KiB at a time and sent about 4 MiB at a time, so the kernel
+    The rest is hashed 256 KiB at a time and sent about 4 MiB at a time, so the kernel
     copies each piece soon after the hash read it, from the CPU's cache rather than memory (a
     hash in the header reads the whole payload once more before the first byte goes out).
     Measured against that: puts 6-13% faster over loopback."""
-    h = xxhash.xxh3_64()
+    parts: Parts = []
     batch: list[Buffer] = list(head)
     pending = 0
-    for buf in payload:
+    for i, buf in enumerate(payload):
         view = memoryview(buf).cast("B")
+        if not view.nbytes:
+            continue
+        digest = known[i] if i < len(known) else None
+        h = xxhash.xxh3_64() if digest is None else None
         for start in range(0, view.nbytes, _HASH_PIECE):
             piece = view[start:start + _HASH_PIECE]
-            h.update(piece)
+            if h is not None:
+                h.update(piece)
             batch.append(piece)
             pending += piece.nbytes
             if pending >= _SEND_BATCH or len(batch) >= _IOV_MAX - 1:
                 send_buffers(sock, batch)
                 batch, pending = [], 0
-    batch.append(TRAILER.pack(h.intdigest()))
+        parts.append((view.nbytes, h.intdigest() if h is not None else int(digest or 0)))
+    batch.append(encode_trailer(parts))
     send_buffers(sock, batch)
 
 
 @dataclass(slots=True)
 class _Outgoing:
-    """An encoded frame: header and metadata, and the payload to send after them."""
+    """An encoded frame: header and metadata, and the payload to send after them (with the
+    hashes of its buffers the sender already knows)."""
 
     head: list[Buffer]
     payload: Sequence[Buffer]
     payload_len: int
+    known: Sequence[int | None] = ()
 
     def send(self, sock: socket.socket) -> None:
         if self.payload_len:
-            send_hashed(sock, self.head, self.payload)
+            send_hashed(sock, self.head, self.payload, self.known)
         else:
             send_buffers(sock, self.head)
 
@@ -426,7 +486,7 @@ class Connection:
                 with self._lock:
                     pending = self._pending.pop(header.request_id, None)
                 if pending is None:  # timed out or unknown: drain and drop
-                    _discard(self._sock, header.payload_len + header.trailer_len)
+                    _skip(self._sock, header)
                     continue
                 self._receive(header, meta, pending)
         except (OSError, StoreError) as exc:
@@ -442,7 +502,7 @@ class Connection:
                 buf = memoryview(payload_buffer(header.payload_len))  # memory as bytes arrive
                 views = [buf]
                 pending.frame = Frame(header, meta, buf)
-            if not _recv_payload(self._sock, views, header):
+            if _recv_payload(self._sock, views, header) is None:
                 raise ChecksumMismatch("frame payload checksum mismatch (field payload_hash)")
             if pending.frame is None:
                 pending.frame = Frame(header, meta)
@@ -489,7 +549,9 @@ class _Work:
     payload: memoryview
     scratch: Scratch
     landing: Landing | None = None
-    intact: bool = True  # the payload matched its hash (checked by the reader as it arrived)
+    # the payload's parts as the sender named them, checked by the reader as they arrived;
+    # None: the payload does not match its hashes
+    parts: Parts | None = field(default_factory=list)
 
 
 def _done(item: _Work) -> None:
@@ -523,11 +585,18 @@ class ServerContext:
 
     ``after_send`` holds callbacks the server runs once the current response has been sent (or
     its send failed): a handler that answers with views of memory it must protect until then
-    (a borrowed arena extent) releases that protection there."""
+    (a borrowed arena extent) releases that protection there. ``payload_parts`` and
+    ``payload_hashes`` hold for the current request only; the server clears them after it."""
 
     peer: str
     state: dict[str, Any] = field(default_factory=dict)
     after_send: list[Callable[[], None]] = field(default_factory=list)
+    # the current request's payload parts, (size, xxh3_64) each, as the sender named them and
+    # the server checked them; empty when the sender hashed the payload as a whole
+    payload_parts: list[tuple[int, int]] = field(default_factory=list)
+    # the hashes a handler already knows of the buffers it answers with, in order (None: hash
+    # it while sending): a node sends the one it checked when the object arrived
+    payload_hashes: list[int | None] = field(default_factory=list)
 
 
 class Landing(Protocol):
@@ -581,8 +650,8 @@ def landing_for(handler: Any, ctx: ServerContext, header: Header,
 
 
 def _recv_landing(sock: socket.socket, landing: Landing, header: Header,
-                  deadline: float) -> bool:
-    """Receive into the landing's buffers; True when the payload matches its hash."""
+                  deadline: float) -> Parts | None:
+    """Receive into the landing's buffers; as :func:`_recv_payload`."""
     try:
         return _recv_payload(sock, landing.buffers, header, deadline)
     except BaseException:
@@ -728,16 +797,16 @@ class Server:
                                       deadline=deadline)
             landing = landing_for(self._handler, ctx, header, meta)
             if landing is not None:
-                intact = _recv_landing(sock, landing, header, deadline)
-                return _Work(header, meta, memoryview(b""), scratch, landing, intact)
+                parts = _recv_landing(sock, landing, header, deadline)
+                return _Work(header, meta, memoryview(b""), scratch, landing, parts)
             self._fit(scratch, header, deadline)
             payload = memoryview(scratch.buf)[:header.payload_len]
-            intact = _recv_payload(sock, [payload], header, deadline)
+            parts = _recv_payload(sock, [payload], header, deadline)
         except (TimeoutError, BlockingIOError):
             logger.info("closing %s: frame not completed within %.1f s", ctx.peer,
                         self._frame_timeout)
             return None
-        return _Work(header, meta, payload, scratch, intact=intact)
+        return _Work(header, meta, payload, scratch, parts=parts)
 
     def _fit(self, scratch: Scratch, header: Header, deadline: float) -> None:
         """Room for the frame's payload in ``scratch``, from the in-flight budget.
@@ -825,20 +894,22 @@ class Server:
             OSError: the answer could not be sent.
         """
         header = item.header
-        if not item.intact:
+        if item.parts is None:
             self._reply_error(sock, header, ChecksumMismatch(
                 "frame payload checksum mismatch (field payload_hash)"))
             return
-        self._dispatch(sock, ctx, header, item.meta, item.payload, item.landing)
+        self._dispatch(sock, ctx, header, item.meta, item.payload, item.landing, item.parts)
 
     def _dispatch(
         self, sock: socket.socket, ctx: ServerContext, header: Header, meta: dict[str, Any],
-        payload: memoryview, landing: Landing | None = None,
+        payload: memoryview, landing: Landing | None = None, parts: Parts | None = None,
     ) -> None:
         started = time.perf_counter()
+        ctx.payload_parts = parts or []
         try:
             self._answer(sock, ctx, header, meta, payload, landing)
         finally:
+            ctx.payload_parts, ctx.payload_hashes = [], []
             callbacks, ctx.after_send[:] = list(ctx.after_send), []
             for callback in callbacks:
                 callback()
@@ -853,6 +924,7 @@ class Server:
         try:
             frame = _encode_frame(header.opcode, header.request_id, out_meta, out_payload,
                                    status=status, response=True)
+            frame.known = ctx.payload_hashes if status == 0 else ()
         except Exception as exc:  # a reply that cannot be encoded: a handler bug
             logger.exception("reply to op %s from %s cannot be encoded", header.opcode, ctx.peer)
             status, err = error_meta(StoreError(f"internal error: {type(exc).__name__}: {exc}"))
