@@ -430,6 +430,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         start_level = _rise_from_its_own_level(q, value, index)
         for ev, rounded in zip(index.numbers, index.rounded(q.decimals), strict=True):
             verdict = compare(q, value, ev.value, ev.quantity, ev.percent, quantized=rounded)
+            if verdict is Verdict.other_noun and _prose_count(q):
+                verdict = Verdict.match  # "the same three changes": prose, not a moved count
             if verdict is Verdict.match and not (_named_count(q, ev) and _named_input(q, ev)):
                 verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
             if verdict is Verdict.match and start_level and _is_level(ev):
@@ -494,6 +496,12 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
             t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
         out.append(t)
     return out
+
+
+def _prose_count(q: Quantity) -> bool:
+    """A spelled-out small count ("three ideas"): prose more often than a claim, so another
+    unknown noun with its number is no sign of a moved count."""
+    return q.spelled and all(v <= _SMALL_SPELLED for v in q.values)
 
 
 def _untraced(traced: Iterable[TracedFigure]) -> Iterator[TracedFigure]:
@@ -628,6 +636,12 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
             return at(Severity.error, "mislabeled-figure",
                       f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
                       f"({miss.trace.describe()}) is a {miss.quantity.describe()}")
+    if (miss := by_verdict.get(Verdict.other_noun)) is not None:
+        assert q is not None and miss.quantity is not None
+        return at(Severity.warning, "mislabeled-figure",
+                  f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
+                  f"({miss.trace.describe()}) is a {miss.quantity.describe()}; the checker "
+                  "does not know both nouns, so it cannot be sure they name different things")
     what = "date" if f.kind is FigureKind.date else f"{(q.describe() if q else f.kind.value)}"
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
