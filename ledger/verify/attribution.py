@@ -124,8 +124,11 @@ _CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|inc
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
 #: "Acme put the gain at 3x": the past tense of "put" is its base form.
 _PUT_AT = r"\s+put\s+[^.;]{1,50}?\bat\b"
+#: "the version cited here", "the figures quoted above": a participle that names a document,
+#: not an agent that reports
+_NOT_PARTICIPLE = r"(?!\s+(?:here|above|below|earlier|previously|elsewhere)\b)"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
-               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
+               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b{_NOT_PARTICIPLE}"
                rf"|\b{_AGENT}{_GAP}{_PUT_AT}"
                rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
                # a document as the subject of a verb that states or changes its figures: "The
