@@ -204,8 +204,16 @@ _STOP = frozenset({
     "their", "his", "her", "it", "this", "these", "those", "more", "less", "fewer",
     "lower", "higher", "faster", "slower", "times", "out", "up", "down", "about", "after",
     "before", "between", "behind", "against", "through", "spread", "without", "within",
+    # adverbs and conjunctions end a noun phrase too: "the two named here plus ten others"
+    "here", "there", "plus", "minus", "also", "only", "then", "now",
 })
 _WORD_RE = re.compile(r"\s*(?P<w>[A-Za-z][\w'-]*)")
+#: Verbs in the third person that look like plural nouns right after a number ("15% to 580
+#: gives 667", "the 2x means"): the number counts nothing.
+_VERBS_S = frozenset({"gives", "leaves", "means", "takes", "makes", "needs", "yields",
+                      "remains", "becomes", "equals", "puts", "sits", "stays", "holds",
+                      "reaches", "comes", "goes", "does", "seems", "implies", "suggests",
+                      "exceeds", "brings"})
 _INCREASE = re.compile(r"\s*(?:faster|higher|more|greater|larger|better|bigger|quicker"
                        r"|improvement|increase|gain|speed-?up|boost|uplift|rise)\b", re.I)
 _DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper|reduction"
@@ -230,6 +238,9 @@ class Quantity:
     modifiers: tuple[str, ...] = ()
     direction: str | None = None  # "increase" / "decrease" for a percent change
     spelled: bool = False
+    #: the lemmas of the name written before a bare number, its head last ("a batch size of
+    #: 64", "rank 32"): what the number is a setting of
+    named: tuple[str, ...] = ()
 
     @property
     def noun_class(self) -> str | None:
@@ -240,6 +251,8 @@ class Quantity:
         if self.kind is Kind.count and self.noun:
             mods = " ".join(self.modifiers)
             return f"count of {(mods + ' ') if mods else ''}{self.noun}s"
+        if self.named:
+            return f"value of the {' '.join(self.named)}"
         if self.unit is not None:
             return f"{self.kind.value} in {self.unit.symbol}"
         if self.direction:
@@ -315,7 +328,7 @@ def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
         if m is None or (words and text[pos:m.start("w")].strip()):
             break
         word = m.group("w")
-        if word.lower() in _STOP:
+        if word.lower() in _STOP or (not words and word.lower() in _VERBS_S):
             break
         words.append(word)
         pos = m.end()
@@ -413,6 +426,33 @@ _WHEN_AFTER_RE = re.compile(r"[,;]?\s+(?:this|last|that|each|every|in|during|bef
 
 def quantity_of(fig: Figure, text: str) -> Quantity:
     """The typed quantity of ``fig`` read in ``text`` (the text it was extracted from)."""
+    if fig.kind in (FigureKind.number, FigureKind.noun_count) and _COMPOUND_RE.match(
+            text, fig.end):
+        # "a 131,072-token context", "a 30-second wait", "a 16-GPU node": a compound modifier
+        # states the number's unit, or the noun it counts (the word after the hyphen, not the
+        # head noun: a 16-GPU node counts GPUs)
+        q = _quantity_of(fig, text[:fig.end] + " " + text[fig.end + 1:])
+        m = _WORD_RE.match(text, fig.end + 1)
+        if q.unit is not None or q.kind not in (Kind.count, Kind.number) or m is None or (
+                m.group("w").lower() in _STOP) or not all(
+                v == v.to_integral_value() for v in q.values):
+            return q
+        noun, modifiers = lemma(m.group("w")), tuple[str, ...]()
+        if noun in ("context", "window"):
+            noun, modifiers = "token", (noun,)  # "a 128K-context model": tokens
+        return Quantity(Kind.count, q.values, q.decimals, noun=noun, modifiers=modifiers,
+                        spelled=q.spelled)
+    return _quantity_of(fig, text)
+
+
+#: A hyphen joining a number to its unit or counted noun; not the words the figure patterns
+#: read themselves ("-fold", "-point", "-times", "-percent") nor "8-way", nor a bit width ("a
+#: 16-bit baseline" is a precision, not a size of two bytes).
+_COMPOUND_RE = re.compile(r"-(?!(?:fold|points?|times|percent|way|to|or|and|of|bits?)\b)"
+                          r"[A-Za-z]", re.IGNORECASE)
+
+
+def _quantity_of(fig: Figure, text: str) -> Quantity:
     values = fig.values
     base = {"values": values, "decimals": fig.decimals, "spelled": fig.spelled}
     if fig.kind is FigureKind.date:
@@ -461,11 +501,52 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         if noun == "point" and not modifiers:  # "a 40-point rise", "20.64 points": points
             return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
     if all(v == v.to_integral_value() for v in values) and values:
+        plural = noun is not None and _plural(text, fig.end, len(modifiers))
         if noun is not None and (fig.kind in (FigureKind.noun_count, FigureKind.quantity)
-                                 or noun_class(noun) or fig.spelled):
-            if fig.kind is not FigureKind.number or noun_class(noun) or _plural(text, fig.end):
+                                 or noun_class(noun) or fig.spelled or plural):
+            if fig.kind is not FigureKind.number or noun_class(noun) or plural:
                 return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
-    return Quantity(Kind.number, **base)  # type: ignore[arg-type]
+    named = _name_before(text, fig.start) if values and all(
+        v == v.to_integral_value() for v in values) else ()
+    return Quantity(Kind.number, named=named, **base)  # type: ignore[arg-type]
+
+
+#: The name of a setting written before its bare value: "a batch size of 64", "tensor
+#: parallelism of 8", "a budget of 2048"; without "of" only a parameter's head noun ("batch
+#: size 64", "rank 32"), since a verb may stand there too ("handled 30").
+_NAME_OF_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+){1,3}?)of\s+(?:about\s+|roughly\s+|"
+                         r"around\s+|up\s+to\s+|~\s*)?$")
+_PARAMETER_RE = re.compile(r"(?P<p>(?:[A-Za-z][\w-]*\s+)?(?:size|rank|budget|dimension|degree|"
+                           r"length|parallelism|width|depth|batch))\s+(?:of\s+)?$", re.IGNORECASE)
+#: Nouns that say how a number stands, not what it counts: "a total of 64", "a factor of 8".
+_QUANTIFIER_NOUNS = frozenset({"total", "maximum", "minimum", "max", "min", "average", "mean",
+                               "median", "peak", "number", "count", "sum", "factor", "multiple",
+                               "ratio", "value", "figure", "score", "rate", "set", "range",
+                               "order", "lot", "couple", "handful", "group", "one",
+                               "out", "instead", "because", "most", "all", "some", "none",
+                               "both", "each", "any", "many"})
+
+
+def _name_before(text: str, start: int) -> tuple[str, ...]:
+    """The lemmas of the setting's name right before a bare number, head last; empty when none
+    (see :data:`_NAME_OF_RE`)."""
+    before = text[max(0, start - 48):start]
+    m = _PARAMETER_RE.search(before) or _NAME_OF_RE.search(before)
+    if m is None:
+        return ()
+    words: list[str] = []
+    for word in reversed(m.group("p").split()):
+        low = word.lower()
+        if low in _STOP or low in _DETERMINER_WORDS or not low.isalpha() and "-" not in low:
+            break
+        words.insert(0, lemma(word))
+    if not words or words[-1] in _QUANTIFIER_NOUNS:
+        return ()
+    return tuple(words)
+
+
+_DETERMINER_WORDS = frozenset({"a", "an", "the", "its", "their", "our", "his", "her", "this",
+                               "that", "these", "those", "some", "any", "every", "no"})
 
 
 _POINT_RE = re.compile(r"-points?\b")
@@ -488,8 +569,14 @@ def _rate_after_modifier(text: str, end: int) -> tuple[Unit, int] | None:
     return unit
 
 
-def _plural(text: str, end: int) -> bool:
+def _plural(text: str, end: int, skip: int = 0) -> bool:
+    """The head noun after a number is plural as written: the word after ``skip`` modifiers
+    ("16 attention heads", "128 retained attention heads": counts of heads)."""
     m = _WORD_RE.match(text, end)
+    for _ in range(skip):
+        if m is None:
+            return False
+        m = _WORD_RE.match(text, m.end())
     if m is None:
         return False
     w = m.group("w").lower()
@@ -506,6 +593,9 @@ class Verdict(str, Enum):
     kind = "kind"  # same number, different kind of quantity
     noun = "noun"  # a count of another class of thing
     modifier = "modifier"  # a count of the same thing, differently qualified
+    #: a count of another thing, neither known to the class table ("16 heads" against 16
+    #: datasets): probably a count moved onto another noun, but a synonym cannot be ruled out
+    other_noun = "other_noun"
     value = "value"  # different number
 
 
@@ -536,60 +626,69 @@ _PEOPLE = frozenset({"person", "author"})
 _NEVER_BARE = _PEOPLE | {"repetition"}
 
 
+#: ``Verdict.value``, bound once: a member named ``value`` is looked up through the enum's
+#: ``value`` property on every access, and compare returns it for most pairs it sees.
+_DIFFERENT = Verdict.value
 #: Kinds that a bare number never stands for.
 _SIGNED_KINDS = (Kind.percent, Kind.points, Kind.money)
 
 
 def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | None,
-            ev_percent: bool) -> Verdict:
-    """The verdict of one value of a figure against one evidence value."""
+            ev_percent: bool, *, quantized: Decimal | None = None) -> Verdict:
+    """The verdict of one value of a figure against one evidence value.
+
+    ``quantized`` is ``ev_value`` rounded to the figure's decimals (:func:`quantize`), when the
+    caller has it: tracing compares every figure with every piece of evidence and rounds each
+    piece once per precision instead of once per comparison."""
     d = fig.decimals
     if ev is None:  # evidence of unknown kind (a reported metric, a computation value)
-        return _against_untyped(fig, value, ev_value, ev_percent)
-    same = _eq(ev_value, value, d)
+        return _against_untyped(fig, value, ev_value, ev_percent, quantized)
+    same = _same(ev_value, value, d, quantized)
     # kinds are compared by identity, not as sets: compare runs for every figure against every
     # piece of evidence, and hashing enum members is most of its cost
     fk, ek = fig.kind, ev.kind
     if fk is Kind.percent and ek is Kind.percent:
-        return Verdict.match if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
     if fk is Kind.points and ek is Kind.points:
-        return Verdict.match if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
     if (fk is Kind.percent and ek is Kind.points) or (fk is Kind.points and ek is Kind.percent):
-        return Verdict.points if same else Verdict.value
+        return Verdict.points if same else _DIFFERENT
     if fig.kind is Kind.points and ev.kind is Kind.multiplier:
         # "cut the wait by 97.6 percentage points" for a 41x cut: the change as a percent,
         # written as points (a wait is no percentage); either direction, within 1%
         changes = [p for way in ("increase", "decrease") for p in _multiplier_as_percent(
             ev_value, fig.direction or way)]
-        return Verdict.points if any(_close(c, value, d) for c in changes) else Verdict.value
+        return Verdict.points if any(_close(c, value, d) for c in changes) else _DIFFERENT
     if fig.kind is Kind.percent and ev.kind is Kind.multiplier:
         ok = any(_close(ev_to, value, d)
                  for ev_to in _multiplier_as_percent(ev_value, fig.direction))
         hundredfold = _eq(ev_value * 100, value, d)  # "480% faster" for 4.8 times (= 380%)
-        return Verdict.match if ok else (Verdict.kind if same or hundredfold else Verdict.value)
+        return Verdict.match if ok else (Verdict.kind if same or hundredfold else _DIFFERENT)
     if fig.kind is Kind.multiplier and ev.kind is Kind.percent:
         ok = any(_close(m, value, d) for m in _percent_as_multiplier(ev_value, ev.direction))
-        return Verdict.match if ok else (Verdict.kind if same else Verdict.value)
+        return Verdict.match if ok else (Verdict.kind if same else _DIFFERENT)
     if fig.kind is Kind.percent and ev.kind is Kind.number and ev_value <= 1:
-        return Verdict.match if _eq(ev_value * 100, value, d) else Verdict.value
+        return Verdict.match if _eq(ev_value * 100, value, d) else _DIFFERENT
     if (tokens := _tokens_against_bytes(fig, value, ev, ev_value)) is not None:
         return tokens
     if fig.unit is not None and ev.unit is not None:
         return _units(fig, value, ev_value, ev)
     if fig.kind is Kind.count and ev.kind is Kind.count:
-        return _counts(fig, ev) if same else Verdict.value
+        return _counts(fig, ev) if same else _DIFFERENT
     if fig.kind is ev.kind:
-        return Verdict.match if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
     if fig.kind is Kind.multiplier and ev.kind is Kind.number:
-        return Verdict.kind if same else Verdict.value  # "eightfold" is not "parallelism of 8"
+        return Verdict.kind if same else _DIFFERENT  # "eightfold" is not "parallelism of 8"
     if fig.kind is Kind.count and fig.noun_class in _NEVER_BARE and ev.kind is Kind.number:
-        return Verdict.noun if same else Verdict.value  # "16 maintainers" is no bare 16
+        return Verdict.noun if same else _DIFFERENT  # "16 maintainers" is no bare 16
+    if fig.kind is Kind.count and ev.kind is Kind.number and ev.named and same:
+        return _against_named(fig, ev.named)
     if (fk is Kind.number or ek is Kind.number) and not (
             fk in _SIGNED_KINDS or ek in _SIGNED_KINDS):
-        return Verdict.match if same else Verdict.value  # an untyped side: the value decides
+        return Verdict.match if same else _DIFFERENT  # an untyped side: the value decides
     if fig.kind is Kind.year and ev.kind is Kind.number:
-        return Verdict.match if same else Verdict.value
-    return Verdict.kind if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
+    return Verdict.kind if same else _DIFFERENT
 
 
 def _multiplier_as_percent(m: Decimal, direction: str | None) -> list[Decimal]:
@@ -600,19 +699,27 @@ def _multiplier_as_percent(m: Decimal, direction: str | None) -> list[Decimal]:
     return []
 
 
-def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percent: bool
-                     ) -> Verdict:
+def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percent: bool,
+                     quantized: Decimal | None) -> Verdict:
     d = fig.decimals
     if fig.kind in (Kind.percent, Kind.points):
-        candidates = [ev_value] if ev_percent else [ev_value, ev_value * 100]
+        # the evidence's own value first, then what it means as a percent
+        others = [] if ev_percent else [ev_value * 100]
         if not ev_percent and fig.direction == "increase" and ev_value > 1:
             # "480% faster" against a bare 4.8: a multiplier, so 380% faster, not 480%
-            candidates = [ev_value, (ev_value - 1) * 100]
-        return Verdict.match if any(_eq(c, value, d) for c in candidates) else Verdict.value
+            others = [(ev_value - 1) * 100]
+        same = _same(ev_value, value, d, quantized)
+        return Verdict.match if same or any(_eq(c, value, d) for c in others) else _DIFFERENT
     if ev_percent:  # a percent metric is never a plain count or multiplier
         return Verdict.match if _eq(ev_value / 100, value, d) and fig.kind is Kind.number \
-            else Verdict.value
-    return Verdict.match if _eq(ev_value, value, d) else Verdict.value
+            else _DIFFERENT
+    return Verdict.match if _same(ev_value, value, d, quantized) else _DIFFERENT
+
+
+def _same(ev_value: Decimal, value: Decimal, decimals: int, quantized: Decimal | None) -> bool:
+    """``_eq(ev_value, value, decimals)``, from ``quantized`` (the evidence value already
+    rounded to ``decimals`` places) when the caller has it."""
+    return quantized == value if quantized is not None else _eq(ev_value, value, decimals)
 
 
 def _tokens_against_bytes(fig: Quantity, value: Decimal, ev: Quantity, ev_value: Decimal
@@ -698,9 +805,35 @@ def _counts(fig: Quantity, ev: Quantity) -> Verdict:
         return Verdict.noun
     if fig.noun in ev.modifiers or ev.noun in fig.modifiers:
         return Verdict.match  # "500 clients" and "500 client nodes"
-    if a is None and b is None:
-        return Verdict.match  # two nouns the table does not know: it cannot decide
+    if a is None and b is None:  # two nouns the table does not know: unsure, unless one
+        # is the other's stem ("sub-scenarios" and "scenarios")
+        return Verdict.match if _same_stem(fig.noun, ev.noun) else Verdict.other_noun
     return Verdict.noun
+
+
+#: Settings whose value is a count of GPUs or nodes: "tensor parallelism of 8" is 8 GPUs.
+_HARDWARE_SETTINGS = frozenset({"parallelism", "degree", "way", "tp", "pp", "ep", "dp",
+                                "world", "rank"})
+
+
+def _against_named(fig: Quantity, named: tuple[str, ...]) -> Verdict:
+    """A count of hardware against the bare value of a named setting ("64 GPUs" against
+    "batch size 64"): a size, a batch or a rank is counted in tokens, requests or dimensions,
+    never in GPUs or nodes, so the count has probably moved onto the hardware (unsure: the
+    checker reads the setting by its name). The same thing when the name holds the count's
+    noun or its class, or the setting is a parallel degree (GPUs). Any other count may be the
+    setting's unit ("512 tokens" for a block size of 512): the value decides."""
+    if fig.noun_class not in ("gpu", "node") or named[-1] in _HARDWARE_SETTINGS:
+        return Verdict.match
+    if fig.noun in named or any(noun_class(w) == fig.noun_class for w in named):
+        return Verdict.match
+    return Verdict.other_noun
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """One noun ends with the other ("sub-scenario", "scenario"; "microbatch", "batch")."""
+    a, b = a.lower(), b.lower()
+    return a.endswith(b) or b.endswith(a)
 
 
 def _modifiers(fig: Quantity, ev: Quantity) -> Verdict:

@@ -221,3 +221,52 @@ def test_a_factor_traces_to_a_multiplier_not_a_count() -> None:
                    _index("The vendor reports 4x lower queueing delay."))
     assert not _traced("Queueing delay fell by a factor of 4 under load.",
                        _index("The test ran on 4 GPUs."))
+
+
+# --- compound modifiers: "a 131,072-token context" --------------------------------------------
+
+@pytest.mark.parametrize("text, kind, unit, noun", [
+    ("Each request carries a 65,536-token prompt.", Kind.count, None, "token"),
+    ("The store keeps a 65,536-byte block per layer.", Kind.size, "B", None),
+    ("It waits out a 45-second cold start.", Kind.duration, "second", None),
+    ("They used a 24-GPU pod for the sweep.", Kind.count, None, "gpu"),
+    ("The 3-node cluster held 8 GPUs each.", Kind.count, None, "node"),
+    ("A 96-GB card holds the weights.", Kind.size, "GB", None),
+    ("The 50,000-request trace took a day.", Kind.count, None, "request"),
+])
+def test_a_compound_modifier_types_its_number(text: str, kind: Kind, unit: str | None,
+                                              noun: str | None) -> None:
+    fig, q = typed_figures(text)[0]
+    assert (q.kind, q.unit.symbol if q.unit else None, q.noun) == (kind, unit, noun), fig.text
+
+
+def test_bit_widths_and_other_compounds_stay_as_they_were() -> None:
+    assert [q.kind for _, q in typed_figures("a 16-bit baseline")] == [Kind.number]
+    assert [q.kind for _, q in typed_figures("an 8-way split")] == [Kind.number]
+    assert [q.kind for _, q in typed_figures("a 40-point rise")] == [Kind.points]
+    assert [q.kind for _, q in typed_figures("a 12-fold gain")] == [Kind.multiplier]
+
+
+def test_a_size_in_a_compound_is_a_unit_change_from_tokens() -> None:
+    index = _index("The desk assumes a 65,536-token prompt for the sizing.")
+    fig, q = typed_figures("The sizing assumes a 65,536-byte prompt.")[0]
+    t = trace_figure(fig, index, q)
+    assert not t.traced and any(m.verdict is Verdict.unit for m in t.misses)
+    assert _traced("The sizing assumes a 65,536-token prompt.", index)
+
+
+@pytest.mark.parametrize("text", [
+    "Adding 10% to 640 gives about 704.",
+    "Taking 25% off 480 leaves 360.",
+    "Dividing the pool by 12 means 8 sessions each.",
+])
+def test_a_verb_after_a_number_is_no_counted_noun(text: str) -> None:
+    nouns = [q.noun for f, q in typed_figures(text) if f.text in ("640", "480", "12")]
+    assert nouns == [None]
+
+
+def test_a_bare_number_in_arithmetic_traces_to_a_rate_with_that_number() -> None:
+    index = _index("The README states 640 TFLOPS in the compute-bound case.")
+    fig, q = next((f, q) for f, q in typed_figures("Adding 10% to 640 gives about 704.")
+                  if f.text == "640")
+    assert trace_figure(fig, index, q).traced

@@ -172,6 +172,16 @@ class EvidenceIndex:
     numbers: list[EvidenceNumber] = field(default_factory=list)
     dates: list[EvidenceDate] = field(default_factory=list)
     _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
+    _rounded: dict[int, list[Decimal]] = field(default_factory=dict, repr=False, compare=False)
+
+    def rounded(self, decimals: int) -> list[Decimal]:
+        """Every number's value rounded to ``decimals`` places, parallel to :attr:`numbers`:
+        each figure is compared with every number, and rounding is the cost of comparing."""
+        values = self._rounded.get(decimals)
+        if values is None or len(values) != len(self.numbers):
+            values = self._rounded[decimals] = [quantize(ev.value, decimals)
+                                                for ev in self.numbers]
+        return values
 
     def percent_gaps(self) -> Gaps[Trace]:
         """Differences of two percents stated in one piece of evidence (built once)."""
@@ -400,6 +410,10 @@ def _same_number_other_unit(miss: Miss, value: Decimal) -> bool:
             and miss.value == value)
 
 
+#: ``Verdict.value`` bound once (see :data:`ledger.quantities._DIFFERENT`).
+_DIFFERENT = Verdict.value
+
+
 def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None
                  ) -> TracedFigure:
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
@@ -414,8 +428,10 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         strong: list[Trace] = []
         weak: list[Trace] = []
         start_level = _rise_from_its_own_level(q, value, index)
-        for ev in index.numbers:
-            verdict = compare(q, value, ev.value, ev.quantity, ev.percent)
+        for ev, rounded in zip(index.numbers, index.rounded(q.decimals), strict=True):
+            verdict = compare(q, value, ev.value, ev.quantity, ev.percent, quantized=rounded)
+            if verdict is Verdict.other_noun and _prose_count(q):
+                verdict = Verdict.match  # "the same three changes": prose, not a moved count
             if verdict is Verdict.match and not (_named_count(q, ev) and _named_input(q, ev)):
                 verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
             if verdict is Verdict.match and start_level and _is_level(ev):
@@ -425,7 +441,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 derived = ev.trace.origin in ("inference", "computation", "assumption")
                 exact = derived and typed and _exact(q, value, ev)
                 (strong if typed and (not derived or exact) else weak).append(ev.trace)
-            elif verdict is not Verdict.value:
+            elif verdict is not _DIFFERENT:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
         # or the desk's own arithmetic that happens to round to it; so does a source counting
@@ -480,6 +496,12 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
             t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
         out.append(t)
     return out
+
+
+def _prose_count(q: Quantity) -> bool:
+    """A spelled-out small count ("three ideas"): prose more often than a claim, so another
+    unknown noun with its number is no sign of a moved count."""
+    return q.spelled and all(v <= _SMALL_SPELLED for v in q.values)
 
 
 def _untraced(traced: Iterable[TracedFigure]) -> Iterator[TracedFigure]:
@@ -614,6 +636,12 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
             return at(Severity.error, "mislabeled-figure",
                       f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
                       f"({miss.trace.describe()}) is a {miss.quantity.describe()}")
+    if (miss := by_verdict.get(Verdict.other_noun)) is not None:
+        assert q is not None and miss.quantity is not None
+        return at(Severity.warning, "mislabeled-figure",
+                  f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
+                  f"({miss.trace.describe()}) is a {miss.quantity.describe()}; the checker "
+                  "does not know both nouns, so it cannot be sure they name different things")
     what = "date" if f.kind is FigureKind.date else f"{(q.describe() if q else f.kind.value)}"
     message = (f"{what} {f.text!r} traces to no fact, source date, metric, inference or "
                "measurement in this article")
