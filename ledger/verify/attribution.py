@@ -221,7 +221,8 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"|\b(?:{d}(?:'s|’s)|[Oo]ur)\s+{_DESK_WORK_FINDS}"
         rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
-        rf"{_DESK_SETTING}")
+        rf"{_DESK_SETTING}"
+        rf"|\b{d}{_GAP}\s+{_ATTESTS}\s+that\b")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
@@ -358,11 +359,21 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
             continue  # "PCT ran the numbers": arithmetic, not a measurement
         if m.group().split()[-1] in _LOCATING and _IN_SOURCE_RE.match(sentence, m.end()):
             continue  # "We found the 3x in the README": where a figure is, not a measurement
+        if m.group().endswith("that") and _CHECKS_DOCUMENTS_RE.search(sentence, m.end()):
+            continue  # "PCT verified that the README lists 12 models": a check of a source
         return m
     return None
 
 
 _LOCATING = frozenset({"found", "finds", "saw", "sees", "observed", "observes"})
+#: The desk attesting a product's behaviour as a fact it established ("PCT confirmed that the
+#: engine processes 1M tokens on one GPU"); a check of documents or of arithmetic ("PCT
+#: verified that the README lists 12 models", "we confirmed that the sum is 40") is not.
+_ATTESTS = r"(?:confirmed|confirms|verified|verifies|validated|validates|established|establishes)"
+_CHECKS_DOCUMENTS_RE = re.compile(
+    rf"\b(?:{_DOCUMENT}s?|sources?|arithmetic|sums?|maths?|dates?|figures|numbers|"
+    rf"citations?|quotes?|says|said|states|stated|lists|listed|reports|reported)\b",
+    re.IGNORECASE)
 _IN_SOURCE_RE = re.compile(
     rf"[^.;:]{{0,60}}?\b(?:in|on)\s+(?:the|its|their|both|two|three|several|each|either|"
     rf"an?|that|this)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_DOCUMENT}s?|places|sources|versions|"
