@@ -45,14 +45,10 @@ UNMET: dict[tuple[str, str], str] = {
                             "unattributed 0.50, guardrail 0.57 (main at 06:42)",
     ("set-g", "recall"): "set G, held out: recall 0.67 on ab092bb, 0.71 on main at 06:42 "
                          "(date-order 0.00, mislabeled 0.38, guardrail 0.50)",
-    ("set-g", "warnings"): "set G: 2.00 warnings per clean article (unchecked-guardrail 5, "
-                           "guardrail 3 of them)",
     ("set-h", "clean"): "set H, held out: 2.67 false errors per clean article on ab092bb, "
                         "2.50 on main at 06:42",
-    ("set-h", "precision"): "set H: guardrail precision 0.42, below 0.5 (main at 06:42)",
     ("set-h", "recall"): "set H, held out: recall 0.61 on ab092bb, 0.64 on main at 06:42 "
                          "(date-order 0.17, misattributed 0.33, guardrail 0.42)",
-    ("set-h", "warnings"): "set H: 2.00 warnings per clean article (unchecked-guardrail 7)",
 }
 
 

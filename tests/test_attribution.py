@@ -133,3 +133,20 @@ def test_a_named_team_is_an_agent() -> None:
 ])
 def test_desk_claims_by_its_work_as_agent(text: str, claims: bool) -> None:
     assert bool(desk_claims(text, DESK)) is claims
+
+
+@pytest.mark.parametrize("text, claims", [
+    # the desk attesting a product's behaviour as a fact it established
+    ("PCT confirmed that the engine serves 64 sessions on one GPU.", True),
+    ("We verified that the cache holds 1,024K tokens on a single card.", True),
+    ("Peterson Compute Trading has established that prefill runs 3x faster.", True),
+    # a check of a source or of arithmetic
+    ("PCT verified that the README lists 12 supported models.", False),
+    ("We confirmed that the sum of the two figures is 40.", False),
+    ("PCT confirmed that the paper says 64 sessions.", False),
+    # someone else, or negated
+    ("The authors confirmed that the engine serves 64 sessions.", False),
+    ("PCT has not confirmed that the engine serves 64 sessions.", False),
+])
+def test_desk_claims_by_attesting(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text, DESK)) is claims

@@ -96,3 +96,27 @@ def test_a_metric_named_in_thousands_owns_the_figure_written_in_thousands() -> N
                "rig_speedup_x": (6, "multiplier", "eight-card rig")}
     joined = _article("A pool held 45k tokens at a 6x speed-up on the rig.", metrics)
     assert conflations(joined, experiments_of(joined))
+
+
+FAST = Experiment("prefetch comparison", [Decimal("4.2")], ["prefetching"])
+WIDE = Experiment("sharding comparison", [Decimal("6.7")], ["sharding"])
+
+
+def test_coordinated_results_each_with_its_own_baseline_are_apart() -> None:
+    """Two phrases of one role, each naming its own experiment, coordinated without a comma:
+    the source's list of separate results, not one joined result."""
+    for body in ("The pool serves up to 4.2x more users than prefetching and up to 6.7x more "
+                 "against sharding.",
+                 "The pool cuts stalls by 4.2x compared with prefetching and by 6.7x compared "
+                 "with sharding.",
+                 "A digest says that the pool beats prefetching by 4.2x and that sharding "
+                 "trails it by 6.7x.",
+                 "It is up to 4.2x faster than prefetching or 6.7x faster than sharding."):
+        assert not _joined(body, [FAST, WIDE]), body
+
+
+def test_coordinated_results_that_tie_back_to_one_run_still_join() -> None:
+    for body in ("The pool beats prefetching by 4.2x and by 6.7x against sharding in the same "
+                 "run.",
+                 "The pool beats prefetching by 4.2x and, on top of that, sharding by 6.7x."):
+        assert _joined(body, [FAST, WIDE]), body

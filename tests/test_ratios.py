@@ -61,3 +61,19 @@ def test_a_wrong_ratio_does_not_trace_to_a_coincidence(tmp_path: Path) -> None:
     right = "On one node the warm run took 1.0 seconds and the cold run 3.8, about 3.8 times apart."
     doc, result = verify_with(tmp_path, adding(right))
     assert "untraced-figure" not in {f.rule for f in findings_at(result, doc, "3.8 times apart")}
+
+
+def test_two_multipliers_are_the_ratios_of_their_own_pairs() -> None:
+    text = ("Its prefill ran at 120.0 tokens/s and its decode at 18.0 tokens/s, against 40.0 and "
+            "9.0 for the old engine — roughly 3 times and twofold.")
+    typed = typed_figures(text)
+    found = stated_ratios(text, typed)
+    ratios = sorted(v[0] for v in found.values())
+    assert ratios == [Decimal(2), Decimal(3)]
+    by_text = {f.text: found[f.start][0] for f, _ in typed if f.start in found}
+    assert not disagrees(by_text["3 times"], next(f for f, _ in typed if f.text == "3 times"))
+    wrong = text.replace("twofold", "threefold")
+    typed = typed_figures(wrong)
+    found = stated_ratios(wrong, typed)
+    three = next(f for f, _ in typed if f.text == "threefold")
+    assert disagrees(found[three.start][0], three)

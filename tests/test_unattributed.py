@@ -252,3 +252,21 @@ def test_a_past_result_after_an_announcing_sentence(tmp_path: Path, before: str,
         d, S4_CLOSE, S4_CLOSE + " " + before + " On those traces, Mooncake Store delivered up "
                                                "to 3.8 times the throughput."))
     assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # a participle names a document; it is no agent that reports
+    ("In the version cited here, Mooncake Store delivers up to 3.8 times the throughput.",
+     ["warning"]),
+    ("As in the paper quoted above, Mooncake Store reaches up to 3.8 times the throughput.",
+     ["warning"]),
+    ("The version cited here reports up to 3.8 times the throughput.", []),
+    # a long object between the verb and the figure
+    ("Mooncake Store lifts the hourly completion count of a busy shared cluster by up to "
+     "3.8 times.", ["warning"]),
+])
+def test_desk_voice_claims_past_participles_and_long_objects(tmp_path: Path, sentence: str,
+                                                            expected: list[str]) -> None:
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_CLOSE, S4_CLOSE + " " + sentence))
+    assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings

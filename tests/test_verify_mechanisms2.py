@@ -228,7 +228,8 @@ def test_a_hyphenated_point_figure_is_percentage_points() -> None:
 
 
 def test_where_a_test_ran_is_not_a_party_the_source_quotes() -> None:
-    from ledger.verify.owners import _PLACE_RE, _matches
+    from ledger.verify.sourcenames import PLACE_RE as _PLACE_RE
+    from ledger.verify.sourcenames import matches as _matches
 
     claim = "The vendor reports soak tests on Lambda Cloud with its own cache tier."
     assert not _matches("Lambda", [_PLACE_RE.sub(" ", claim)])

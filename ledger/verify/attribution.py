@@ -124,8 +124,11 @@ _CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|inc
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
 #: "Acme put the gain at 3x": the past tense of "put" is its base form.
 _PUT_AT = r"\s+put\s+[^.;]{1,50}?\bat\b"
+#: "the version cited here", "the figures quoted above": a participle that names a document,
+#: not an agent that reports
+_NOT_PARTICIPLE = r"(?!\s+(?:here|above|below|earlier|previously|elsewhere)\b)"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
-               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b"
+               rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b{_NOT_PARTICIPLE}"
                rf"|\b{_AGENT}{_GAP}{_PUT_AT}"
                rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"
                # a document as the subject of a verb that states or changes its figures: "The
@@ -218,7 +221,8 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"|\b(?:{d}(?:'s|’s)|[Oo]ur)\s+{_DESK_WORK_FINDS}"
         rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
-        rf"{_DESK_SETTING}")
+        rf"{_DESK_SETTING}"
+        rf"|\b{d}{_GAP}\s+{_ATTESTS}\s+that\b")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
@@ -355,11 +359,21 @@ def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | No
             continue  # "PCT ran the numbers": arithmetic, not a measurement
         if m.group().split()[-1] in _LOCATING and _IN_SOURCE_RE.match(sentence, m.end()):
             continue  # "We found the 3x in the README": where a figure is, not a measurement
+        if m.group().endswith("that") and _CHECKS_DOCUMENTS_RE.search(sentence, m.end()):
+            continue  # "PCT verified that the README lists 12 models": a check of a source
         return m
     return None
 
 
 _LOCATING = frozenset({"found", "finds", "saw", "sees", "observed", "observes"})
+#: The desk attesting a product's behaviour as a fact it established ("PCT confirmed that the
+#: engine processes 1M tokens on one GPU"); a check of documents or of arithmetic ("PCT
+#: verified that the README lists 12 models", "we confirmed that the sum is 40") is not.
+_ATTESTS = r"(?:confirmed|confirms|verified|verifies|validated|validates|established|establishes)"
+_CHECKS_DOCUMENTS_RE = re.compile(
+    rf"\b(?:{_DOCUMENT}s?|sources?|arithmetic|sums?|maths?|dates?|figures|numbers|"
+    rf"citations?|quotes?|says|said|states|stated|lists|listed|reports|reported)\b",
+    re.IGNORECASE)
 _IN_SOURCE_RE = re.compile(
     rf"[^.;:]{{0,60}}?\b(?:in|on)\s+(?:the|its|their|both|two|three|several|each|either|"
     rf"an?|that|this)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_DOCUMENT}s?|places|sources|versions|"

@@ -258,7 +258,7 @@ _RESULT_CLAIM_RE = re.compile(
     r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
     # a second verb of the same subject: "Widget fine-tunes the heads and reaches 2x"
     r"(?:(?:[\w-]+\s+){1,8}?and\s+)?"
-    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,7}}?"
+    rf"{_RESULT_VERBS}\s+(?:[\w-]+\s+){{0,10}}?"
     r"(?:by\s+|to\s+|at\s+|from\s+|of\s+|in\s+)?(?:about\s+|up\s+to\s+|roughly\s+|over\s+|"
     r"nearly\s+|almost\s+|around\s+|some\s+|one\s+\w+\s+in\s+)?$")
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
@@ -38,10 +39,12 @@ from ..quantities import metric_quantity, parse_unit
 from ..report import Finding, Severity
 from .conflations import conflations
 from .denials import check_denial, denials
+from .derivations import check_form, form_rule
 from .experiments import Experiment, derived_sentences
 from .meaning import _NEGATED_BEFORE, _same_word, check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
+from .secondhand import check_secondhand, secondhand
 from .text import body_span
 from .tracing import TracedFigure
 from .vocabulary import metric_family, vocabularies
@@ -184,8 +187,10 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
     by_span = group_in(spans, [o.figure for o in traced if o.figure.kind is not FigureKind.date],
                        lambda f: (f.start, f.end))
     findings = []
+    exact = _evidence_values(article)
     for t in traced:
-        span = enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t) else None
+        span = (enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t, exact)
+                else None)
         if span is None:
             continue
         neighbours = by_span.get(span.start, [])
@@ -296,13 +301,33 @@ def _names_another_metric(article: Article, rule: ForbiddenLabelRule, t: TracedF
                for m in others)
 
 
-def _targets(rule: ForbiddenLabelRule, t: TracedFigure) -> bool:
+def _targets(rule: ForbiddenLabelRule, t: TracedFigure, exact: frozenset[Decimal]) -> bool:
+    """The figure states the rule's figure: its metric, or its value at the figure's
+    precision, unless the figure is exactly another value of the evidence ("12x" beside a
+    protected 11.7x is the 12x the evidence states, not 11.7x rounded)."""
     if rule.metric and rule.metric in t.metrics:
-        return True
+        return rule.value is None or not _rounded_away(Decimal(str(rule.value)), t, exact)
     if rule.value is None or t.figure.kind is FigureKind.date:
         return False
     target = Decimal(str(rule.value))
-    return any(quantize(target, t.figure.decimals) == v for v in t.figure.values)
+    return any(quantize(target, t.figure.decimals) == v for v in t.figure.values) and (
+        not _rounded_away(target, t, exact))
+
+
+def _rounded_away(target: Decimal, t: TracedFigure, exact: frozenset[Decimal]) -> bool:
+    """The figure is not ``target`` but exactly another number of the evidence."""
+    return target not in t.figure.values and any(v in exact for v in t.figure.values)
+
+
+def _evidence_values(article: Article) -> frozenset[Decimal]:
+    """Every number the article's evidence states exactly: facts, reported metrics,
+    inference inputs and results."""
+    texts = [f.claim for f in article.facts] + [i.claim for i in article.inferences]
+    values = {v for text in texts for f in extract_figures(text)
+              if f.kind is not FigureKind.date for v in f.values}
+    scope = article.benchmark_scope
+    values |= {Decimal(str(v)) for v in (scope.reported_metrics.values() if scope else ())}
+    return frozenset(values)
 
 
 def _self_named(body: str, fig: Figure) -> bool:
@@ -356,15 +381,19 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
     ]
 
 
-def _source_dates(article: Article, source_id: str) -> set[dt.date]:
+def _source_dates(article: Article, source_id: str, retrieved: bool = False) -> set[dt.date]:
+    """The dates a source shows its contents as of: its own dates, else (undated
+    documentation) the day it was retrieved; with ``retrieved``, that day too: a guardrail
+    that says "as retrieved on D" takes the retrieval as the observation."""
     for src in article.sources:
         if src.id == source_id:
             dated = {d for d in (src.published_at, src.updated_at, src.page_date) if d}
-            return dated or {src.retrieved_at}  # undated documentation: observed when retrieved
+            return (dated | {src.retrieved_at}) if retrieved else (dated or {src.retrieved_at})
     return set()
 
 
 def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]:
+    retrieved = re.search(r"\bretriev", article.corrections[index].text, re.I) is not None
     findings = []
     paras = paragraphs(article.body)
     stale = {(d.month, d.day) for d in rule.stale_dates}
@@ -372,7 +401,8 @@ def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]
         for start, end, term in find_terms(sentence.text, rule.subjects, sentence.start):
             para = enclosing(paras, start, end)
             cited = re.findall(r"\[(S\d+)\]", para.text if para else "")
-            observed = any(rule.observed_on in _source_dates(article, s) for s in cited)
+            observed = any(rule.observed_on in _source_dates(article, s, retrieved)
+                           for s in cited)
             in_sentence = [f for f in extract_figures(sentence.text)
                            if f.kind is FigureKind.date and f.date
                            and (f.date.month, f.date.day) in stale]
@@ -444,6 +474,17 @@ def _apply(rule: GuardrailRule, article: Article, traced: list[TracedFigure],
     return _distinct(rule, article, index)
 
 
+def _more_readings(text: str) -> list[Callable[[Article, int], list[Finding]]]:
+    """The checks of the other prose phrasings a guardrail holds: a secondary source that did
+    not measure (:mod:`.secondhand`), a forbidden derivation or percent (:mod:`.derivations`)."""
+    out: list[Callable[[Article, int], list[Finding]]] = []
+    if (relayed := secondhand(text)) is not None:
+        out.append(lambda article, index: check_secondhand(relayed, article, index))
+    if (form := form_rule(text)) is not None:
+        out.append(lambda article, index: check_form(form, article, index))
+    return out
+
+
 def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``guardrail`` errors for violations; ``unchecked-guardrail`` warnings for the rest."""
     findings = []
@@ -453,8 +494,11 @@ def check_guardrails(article: Article, traced: list[TracedFigure]) -> list[Findi
                 len(label.split()) <= 2 for label in rule.forbidden):
             prose = None  # "do not describe the 100 as GPU memory": the label read exactly
         denied = denials(correction.text) if correction.rule is None else []
-        if prose is not None or denied:  # read by meaning too, beside any phrasing read exactly
+        more = _more_readings(correction.text) if correction.rule is None else []
+        if prose is not None or denied or more:  # by meaning too, beside a phrasing read exactly
             found = _apply(rule, article, traced, index) if rule is not None else []
+            for check in more:
+                found += check(article, index)
             if prose is not None:
                 found += check_prose_rule(prose, article, traced, index)
             for denial in denied:

@@ -68,7 +68,7 @@ _SUFFIXES = ("ings", "ing", "ments", "ment", "ies", "ied", "es", "ed", "s", "e",
 _STOP = frozenset({"a", "an", "the", "its", "it", "their", "his", "her", "of", "for", "to", "as",
                    "is", "in", "on", "at", "by", "with", "and", "or", "not", "any", "this",
                    "that", "these", "those", "result", "results", "figure", "figures", "number",
-                   "one", "them", "they", "only", "also", "over", "than", "own"})
+                   "one", "them", "they", "only", "also", "over", "than", "own", "per"})
 
 
 def _stem(word: str) -> str:
@@ -87,8 +87,11 @@ def _variants(term: str) -> tuple[str, ...]:
     for group in SYNONYMS:
         if term.lower() in group or _stem(words[-1]) in {_stem(g) for g in group}:
             stems |= {_stem(g) for g in group if " " not in g}
+            # ...but not for a qualified term: "cluster throughput" is not any "tokens per
+            # second", only the term said whole or its head's one-word synonyms qualified
             phrases |= {" ".join([*g.split()[:-1], _stem(g.split()[-1])]) for g in group
-                        if " " in g and g != term.lower()}
+                        if " " in g and g != term.lower()
+                        and (len(words) == 1 or term.lower() in group)}
     head = " ".join(words[:-1])
     return tuple(sorted({(head + " " if head else "") + s for s in stems} | phrases,
                         key=len, reverse=True))
@@ -97,8 +100,8 @@ def _variants(term: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1024)
 def _pattern(term: str) -> re.Pattern[str]:
     alternatives = "|".join(
-        r"\s+".join(map(re.escape, v.split()[:-1]) or [""]).strip()
-        + (r"\s+" if len(v.split()) > 1 else "") + re.escape(v.split()[-1]) + r"[a-z]*"
+        r"[\s-]+".join(map(re.escape, v.split()[:-1]) or [""]).strip()
+        + (r"[\s-]+" if len(v.split()) > 1 else "") + re.escape(v.split()[-1]) + r"[a-z]*"
         for v in _variants(term)).replace(r"\-", r"[\s-]")  # "per-GPU" is "per GPU"
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w])", re.IGNORECASE)
 
@@ -127,8 +130,11 @@ class ProseRule:
 #: left out after a positive instruction: "always present them as such, never as Y".
 _PRESENT_RE = re.compile(
     r"\b(?:do\s+not|don't|never|not|or)\s+(?:present|describe|call|label|turn|name|treat|"
-    r"report|repeat|frame|cite|state)\s+(?P<x>.+?)\s+(?:as|into)\s+(?P<y>[^;.]+)"
-    r"|\b(?:do\s+not|don't|never|not)\s+(?:generali[sz]e|extend|apply|carry\s+over)\s+"
+    r"report|repeat|frame|cite|state|restate|rewrite|recast|reframe|quote|express|portray|"
+    r"characteri[sz]e|spin|count|read|interpret|advertise|market|sell)\s+(?P<x>.+?)\s+"
+    r"(?:as|into)\s+(?P<y>[^;.]+)"
+    r"|\b(?:do\s+not|don't|never|not)\s+(?:generali[sz]e|extend|apply|carry\s+over|attach|"
+    r"tie|link|pin|assign|connect|transfer)\s+"
     r"(?P<gx>[^;.]+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
     r"|\bpresent\s+(?P<nx>it|them)\s+as\s+such,\s+never\s+as\s+(?P<ny>[^;.]+)",
     re.IGNORECASE)
@@ -138,20 +144,30 @@ _CALL_RE = re.compile(
     r"the\s+[\w-]+)\s+(?P<y>[^;.]+?)(?:(?P<cond>\s+(?:without|unless|until|when|if)\b)|(?=[;.]|$))")
 _CREDIT_RE = re.compile(
     r"\b(?:do\s+not|don't|never)\s+(?:credit|attribute|ascribe)\s+(?P<x>.+?)\s+to\s+"
-    r"(?P<y>[^;:.]+)", re.IGNORECASE)
+    r"(?P<y>[^;:.]+)"
+    # "attribute them to the summary, never to A or to B": the verb is not said again
+    r"|\b(?:credit|attribute|ascribe)\s+(?P<x2>.+?)\s+to\s+[^;:.]+?,?\s+(?:but\s+)?"
+    r"(?:never|not)\s+to\s+(?P<y2>[^;:.]+)", re.IGNORECASE)
 #: "Integration into ... is not a Y": the head noun before its modifiers and the negation
 _IS_NOT_RE = re.compile(r"^\s*(?:the\s+)?(?P<noun>[A-Za-z][\w-]*)\b[^;.]*?\s+(?:is|are)\s+not\b",
                         re.IGNORECASE)
 _NOT_A_RE = re.compile(r"\bnot\s+(?:an?|the)\s+(?P<y>[\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
-_NEGATED_BEFORE = re.compile(r"\b(?:not|no|none|never|nor|without|rather\s+than|instead\s+of|"
-                             r"different|separate|distinct)\s+"
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|none|nothing|never|nor|without|rather\s+than|"
+                             r"instead\s+of|different|separate|distinct)\s+"
                              r"(?:[\w'’-]+\s+){0,3}$"
                              # ", not with the baselines of the blog's own test", "should not
                              # be quoted as today's": "not" negates up to the clause's end
-                             r"|\b(?:not|never|no\s+longer)\s+(?!only\b)[^,;:.()]*$",
+                             r"|\b(?:not|never|no\s+longer)\s+(?!only\b)[^,;:.()]*$"
+                             r"|\b(?:not|never|nothing|no|neither)\s+(?:about\s+|of\s+)?"
+                             r"(?:[\w'’-]+,\s+)+(?:[\w'’-]+\s+)?(?:(?:or|and|nor)\s+)?$"
+                             # "benchmark it before treating 20x the speed as 20x the value":
+                             # a caution against the reading, not the reading
+                             r"|\b(?:before|against)\s+(?:treating|reading|taking|calling|"
+                             r"counting|describing|presenting)\b(?:[^,;:.()]|\.(?=\d))*$",
                              re.IGNORECASE)
 _CREDIT_WORDS = re.compile(
-    r"\b(?:credit\w*|attribut\w*|accounts?\s+for|thanks\s+to|due\s+to|because\s+of|"
+    # "a discrepancy in the credits" names a list of authors, not a credit
+    r"\b(?:(?<!the\s)credit\w*|attribut\w*|accounts?\s+for|thanks\s+to|due\s+to|because\s+of|"
     r"comes?\s+from|came\s+from|owing\s+to|driven\s+by|delivered\s+by|alone|on\s+its\s+own|"
     r"by\s+itself|solely|single-handedly|according\s+to|as\s+reported\s+by|delivered|"
     r"produced)\b", re.IGNORECASE)
@@ -201,7 +217,7 @@ _UNIVERSAL_RE = re.compile(r"\b(?:general|generally|always|universal|universally
 _PRONOUN_RE = re.compile(r"\s*(?:it|them|its|either|both|each|neither|these|those)\b",
                          re.IGNORECASE)
 _DOC_NOUNS = frozenset({"post", "posts", "page", "pages", "paper", "papers", "blog", "document",
-                        "documents", "source", "sources"})
+                        "documents", "source", "sources", "text", "texts", "site", "website"})
 
 
 def _head_subject(text: str) -> list[str]:
@@ -232,15 +248,25 @@ def _pronoun_subject(text: str) -> list[str]:
     return out + [n for n in names if n not in out] + list(_TOPIC_NOUNS)
 
 
+def _owner_term(part: str) -> str:
+    """The owner an alternative names, without the document noun ("Acme's page": Acme), or
+    its words when it names no owner."""
+    words = _content(part)
+    named = [w for w in words if w.lower() not in _DOC_NOUNS]
+    # "the final paper" names a document, not an owner: it stays whole
+    return " ".join(named) if any(w[:1].isupper() for w in named) else " ".join(words)
+
+
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
-        x, y = m.group("x"), re.split(r"\bor\s+(?:to\s+)?|,", m.group("y"))
+        x, said = m.group("x") or m.group("x2"), m.group("y") or m.group("y2")
+        y = re.split(r"\bor\s+(?:to\s+)?|,", said)
         if not _content(x):  # "do not attribute it to the GTC or CoreWeave posts": each name
-            first = re.split(r",\s*and\b|\band\s+do\s+not\b", m.group("y"))[0]
+            first = re.split(r",\s*and\b|\band\s+do\s+not\b", said)[0]
             y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
-        forbidden = [t for part in y for t in [" ".join(_content(part))] if t]
-        if not forbidden and _PRONOUN_RE.fullmatch(m.group("y").strip()):
+        forbidden = [t for part in y for t in [_owner_term(part)] if t]
+        if not forbidden and _PRONOUN_RE.fullmatch(said.strip()):
             # "Adoption by A, B or C is not a measured speedup; do not credit the 2x to
             # them": "them" are the names of the head
             forbidden = _head_names(text)
@@ -272,7 +298,10 @@ def prose_rule(text: str) -> ProseRule | None:
         x = m.group("x")  # with a condition ("without saying which ...") it stays unchecked
         subject = _pronoun_subject(text) if _PRONOUN_RE.fullmatch(x) else _content(x)
         values = _values(x) or (head_values if _PRONOUN_RE.fullmatch(x) else [])
-        forbidden = _content(m.group("y"))
+        # "a reproduction or confirmation of the team's numbers": what it would confirm is
+        # another party's, not a label
+        forbidden = _content(re.sub(r"\s+of\s+(?:the\s+|an?\s+)?[\w.-]+(?:'s|’s)\s.*$", "",
+                                    m.group("y")))
         if forbidden and (values or subject):
             return ProseRule("present_as", values, [] if values else subject, forbidden,
                              any_term=True)
@@ -449,6 +478,19 @@ _GETS_NEXT = re.compile(r"^[^.;:]{0,40}?\b(?:gain|gains|gained|gaining|get|gets|
 _NEXT_CLAUSE = re.compile(r"[;:]|,\s+(?:and|but|yet|so)\b|\b(?:while|whereas)\b", re.IGNORECASE)
 
 
+def _owner_of(after: str, rule: ProseRule) -> bool:
+    """The forbidden name is a possessive that owns what follows it, unless what follows is
+    another figure than the guardrail's: "446 sits below Cerebras's own 450" credits Cerebras
+    with the 450, not with the 446."""
+    if not _OWNED_AFTER.match(after):
+        return False
+    owned = re.match(r"^(?:'s|’s)\s+(?:own\s+)?(?P<fig>\d[\d,.]*\d|\d)", after)
+    if owned is None or not rule.values:
+        return True
+    value = Decimal(owned.group("fig").replace(",", ""))
+    return any(value in vs for vs in rule.values)
+
+
 def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int, str]]:
     """The hits of the clause with the most different terms (the first such clause)."""
     groups: dict[int, list[tuple[int, int, str]]] = {}
@@ -456,6 +498,23 @@ def _densest(hits: list[tuple[int, int, str]], body: str) -> list[tuple[int, int
         span = enclosing(clauses(body), h[0], h[1])
         groups.setdefault(span.start if span else h[0], []).append(h)
     return max(groups.values(), key=lambda g: (_distinct_terms(g), -g[0][0]))
+
+
+def _gated(text: str, forbidden: list[str]) -> set[str]:
+    """The words of an alternative that is a universal claim ("as energy per token or as a
+    comparison with all GPU systems": comparison, GPU, systems): they break the guardrail only
+    beside a universal word; the other alternatives' words do not need one."""
+    parts = re.split(r"\bor\s+as\b", text)
+    if len(parts) < 2:
+        return set()
+    gated: set[str] = set()
+    for i, part in enumerate(parts):
+        if not _UNIVERSAL_RE.search(part):
+            continue
+        others = " ".join(parts[:i] + parts[i + 1:])
+        gated |= {t for t in forbidden if _same_word(part, t) and not _same_word(others, t)
+                  and not _UNIVERSAL_RE.fullmatch(t)}
+    return gated
 
 
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
@@ -477,7 +536,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                     and any(c.isdigit() for c in t)}  # a model or hardware name: "A100"
     universal = any(_UNIVERSAL_RE.fullmatch(t) for t in forbidden) and not re.search(
         r"\bor\s+as\b", text)  # "as X or as Y in general": the generality is one alternative
-    if universal:  # any universal word breaks it, not only the guardrail's own
+    gated = set() if universal else _gated(text, forbidden)
+    if universal or gated:  # any universal word breaks it, not only the guardrail's own
         forbidden = forbidden + [w for w in ("general", "always", "every", "any", "all",
                                              "whole", "entire") if w not in forbidden]
     findings = []
@@ -487,6 +547,10 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         hits = [h for h in find_lemmas(sentence.text, forbidden + topic, sentence.start)
                 if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])
                 and not _wording_allowed(sentence.text[h[0] - sentence.start:], text)]
+        if gated and not any(_UNIVERSAL_RE.fullmatch(sentence.text[h[0] - sentence.start:
+                                                                   h[1] - sentence.start])
+                             for h in hits):
+            hits = [h for h in hits if h[2] not in gated]  # that alternative needs "all"
         # "not a saving llm-d measured", "AWS offers no RoCE", "from different hardware": each
         # word the sentence negates or sets apart keeps the guardrail, so it does not count.
         # one word suffices for a credit, a "not a ..." list, or a label of one or two words
@@ -507,7 +571,7 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # document that states the sentence ("The X abstract keeps ...")
         implied = any(
             _MEANS_BEFORE.search(sentence.text[:h[0] - sentence.start])
-            or _OWNED_AFTER.match(sentence.text[h[1] - sentence.start:]) or (
+            or _owner_of(sentence.text[h[1] - sentence.start:], rule) or (
                 _DOC_SUBJECT.match(sentence.text[:h[0] - sentence.start])
                 and h[2].split()[-1].lower() in _DOC_NOUNS | {"abstract", "readme", "review"})
             for h in hits)

@@ -39,18 +39,36 @@ source's title also counts for a team ("the SGLang team" for "SGLang HiCache: ..
 document named after it ("the Widget usage guide" for "Widget Usage Guide"), not for a
 possessive ("NVIDIA's post" is not a post titled "Workato + NVIDIA ..."). Sentences in which
 the desk says what it did *not* find ("PCT did not find that figure in X's post") are skipped.
+
+How a name is matched to a source (initials, an organisation's whole name, the article's own
+system) is :mod:`ledger.verify.sourcenames`; a site or an organisation named as where the cited
+document lives or comes from ("indexed on alphaXiv", "a commentary from X") is
+:mod:`ledger.verify.sites`.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import urlparse
 
-from ..models import Article, Source
+from ..models import Article
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
 from .persons import OTHER_WORKS, Authorship, authorships, is_person_name, same_person
 from .prose import Span, paragraphs, sentences
+from .sites import host_findings
+from .sourcenames import (
+    NAME,
+    SKIP,
+    accepted,
+    matches,
+    norm,
+    org_start,
+    own_system,
+    owner_trace,
+    owns,
+    site_words,
+    title_match,
+)
 from .text import body_span
 
 __all__ = ["check_owners", "owners_in"]
@@ -79,12 +97,6 @@ _STANCE = ("argues", "argued", "contends", "contended", "concludes", "concluded"
            "concedes", "conceded", "predicts", "predicted", "cautions", "cautioned", "asserts",
            "asserted", "emphasises", "emphasizes", "emphasised", "emphasized", "suggests",
            "suggested")
-_SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
-                   "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
-                   "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
-_NOT_SKIP = rf"(?!(?:{'|'.join(sorted(_SKIP))})\b)"
-_NAME = (rf"(?P<name>{_NOT_SKIP}(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
-         r"(?:\s+[A-Z][\w.&+-]*){0,2})")
 
 _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:-1] + "ed")
                      if f != v} | {"says", "said", "found", "wrote", "shows", "showed",
@@ -93,26 +105,26 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
     # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
-    ("product", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}(?:'s|’s)\s+"
+    ("product", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}(?:'s|’s)\s+"
                            rf"(?P<product>(?:[\w.+-]+\s+){{0,2}}?){_PRODUCT}s?\b")),
     # the words between the possessive and its document stay in one clause; a comma only
     # inside a date ("NVIDIA's May 6, 2026 post")
-    ("doc", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
+    ("doc", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
                        rf"{_OWNED_DOC}\b")),
-    ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{_NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
+    ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                          rf"{_DOC}\b")),
-    ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{_NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
+    ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
-    ("person", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
+    ("person", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
                           rf"\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
                           rf"described|explained|showed|benchmarked|published)\b")),
-    ("result", re.compile(rf"\b{_NAME}(?:'s|’s)\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
-    ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{_NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
+    ("result", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
+    ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
     # the subject, then a parenthetical naming its document: "NVIDIA, in a post on caching,"
-    ("doc", re.compile(rf"^\s*{_NAME},\s+(?:in|on)\s+(?:a|an|its|their|the)\s+"
+    ("doc", re.compile(rf"^\s*{NAME},\s+(?:in|on)\s+(?:a|an|its|their|the)\s+"
                        rf"(?:[\w,-]+\s+){{0,4}}?{_DOC}\b")),
     # the subject, a parenthetical, then the reporting verb: "NVIDIA, citing a test, reports"
-    ("result", re.compile(rf"^\s*{_NAME},\s+[^,\[]{{1,80}},\s+(?:{'|'.join(_INFLECTED)})\b")),
+    ("result", re.compile(rf"^\s*{NAME},\s+[^,\[]{{1,80}},\s+(?:{'|'.join(_INFLECTED)})\b")),
 ]
 #: A named document's possessive before what is not a document or a result: the document is
 #: where a thing comes from ("the Widget tutorial's kernel"), not whose citation this is.
@@ -133,7 +145,7 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
         for m in pattern.finditer(sentence):
             name = m.group("name").strip()
             first = name.split()[0]
-            if first in _SKIP or m.start("name") in taken:
+            if first in SKIP or m.start("name") in taken:
                 continue
             end = m.end("name")
             if sentence[end:end + 2] in ("'s", "’s"):
@@ -141,7 +153,7 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             taken.add(m.start("name"))
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
-            start = _org_start(sentence, m.start("name"))
+            start = org_start(sentence, m.start("name"))
             name = sentence[start:m.end("name")].strip()
             if _OWNED_DOC_RE.fullmatch(name):
                 continue  # "the README's example": a document's own part, not an owner
@@ -157,100 +169,16 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
     return out
 
 
-#: The words of an organisation's name before "of" ("University of", "Institute of
-#: Technology"): the name read is only the last part of it.
-_ORG_HEAD_RE = re.compile(r"(?:^|(?<=\s))((?:[A-Z][\w&.-]*\s+){1,3})(?:of|for)\s+(?:the\s+)?$")
-
-
-def _org_start(sentence: str, start: int) -> int:
-    """Where an organisation's whole name starts when ``start`` is the part after its "of"
-    ("the University of Washington's" -> "University of Washington")."""
-    m = _ORG_HEAD_RE.search(sentence, max(0, start - 60), start)
-    if m is None:
-        return start
-    words = m.group(1).split()
-    while words and words[0] in _SKIP:
-        words.pop(0)
-    if not words:
-        return start
-    return start - len(sentence[m.start(1):start]) + sentence[m.start(1):start].index(words[0])
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-def _site_words(src: Source) -> set[str]:
-    host = urlparse(src.url).hostname or ""
-    words = {w for w in re.split(r"[.\-]", host) if len(w) > 2 and w not in (
-        "www", "com", "org", "net", "blog", "blogs", "docs", "developer", "github", "io",
-        "community", "cloud", "html", "technical")}
-    if host.endswith("github.com"):
-        path = urlparse(src.url).path.strip("/").split("/")
-        words |= {w for w in re.split(r"[-_]", path[0].lower()) if len(w) > 2} if path else set()
-    return words
-
-
-def _matches(name: str, candidates: list[str]) -> bool:
-    key = _norm(name)
-    if not key:
-        return True
-    tokens = {t for t in key.split() if len(t) > 1}
-    initials = _initials(name)
-    for cand in candidates:
-        c = _norm(cand)
-        if not c:
-            continue
-        if key in c or c in key or tokens & {t for t in c.split() if len(t) > 2}:
-            return True
-        if initials & set(c.split()) or tokens & _initials(cand):
-            return True  # "University of Washington" and "UW SAMPL"; "MIT" and its name
-    return False
-
-
-_LINK_WORDS = frozenset({"of", "for", "and", "the", "&"})
-_ORG_RUN_RE = re.compile(r"[A-Z][\w&-]*(?:\s+(?:(?:of|for|and|the|&)\s+)*[A-Z][\w&-]*)+")
-
-
-def _initials(text: str) -> set[str]:
-    """Initialisms of the names of several capitalised words in ``text`` ("Carnegie Mellon
-    University" -> "cmu"); a run of words all in capitals is already an abbreviation."""
-    out = set()
-    for m in _ORG_RUN_RE.finditer(text):
-        words = [w for w in m.group().split() if w.lower() not in _LINK_WORDS]
-        if len(words) >= 2 and not all(w.isupper() for w in words):
-            out.add("".join(w[0] for w in words).lower())
-    return out
-
-
 def _person_sources(article: Article, person: str, cited: list[str]) -> list[str]:
     """The cited sources a person wrote (an author) or is named in (a fact citing it)."""
-    key = _norm(person)
+    key = norm(person)
     if not key:
         return cited
     own = [s.id for s in article.sources if s.id in cited
-           and any(key in _norm(a) for a in s.authors or [])]
-    own = own or [f_sid for f in article.facts if key in _norm(f.claim)
+           and any(key in norm(a) for a in s.authors or [])]
+    own = own or [f_sid for f in article.facts if key in norm(f.claim)
                   for f_sid in f.source_ids if f_sid in cited]
     return list(dict.fromkeys(own)) or cited
-
-
-def _accepted(article: Article, cited: list[str], construction: str) -> list[str]:
-    names: list[str] = []
-    by_id = {s.id: s for s in article.sources}
-    for sid in cited:
-        src = by_id.get(sid)
-        if src is None:
-            continue
-        names += [src.publisher, *(src.authors or []), *sorted(_site_words(src))]
-        if construction not in ("doc", "named", "team"):
-            names += [_PLACE_RE.sub(" ", f.claim) for f in article.facts if sid in f.source_ids]
-    return names
-
-
-#: A name after "on", "at", "using", "via" in a fact is where or with what a test ran ("tests on
-#: CoreWeave"), not a party the source quotes.
-_PLACE_RE = re.compile(r"\b(?:on|at|using|via)\s+[A-Z][\w.&+-]*(?:\s+[A-Z][\w.&+-]*)*")
 
 
 _SUBJECT_RE = re.compile(r"(?P<name>(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
@@ -262,33 +190,14 @@ def _owner_as_subject(article: Article, sentence: str, cited: list[str]) -> int:
     (its first words: "StorageMath, a site that ..., faults a WEKA post"); names after it are
     what the source discusses, not owners of the citation. ``len(sentence)`` when not."""
     m = _SUBJECT_RE.match(sentence.lstrip())
-    if m is None or m.group("name").split()[0] in _SKIP:
+    if m is None or m.group("name").split()[0] in SKIP:
         return len(sentence)
     by_id = {src.id: src for src in article.sources}
     owners = [name for sid in cited if (src := by_id.get(sid)) is not None
               for name in (src.publisher, *(src.authors or []))]
-    if _matches(m.group("name"), owners):
+    if matches(m.group("name"), owners):
         return len(sentence) - len(sentence.lstrip()) + m.end()
     return len(sentence)
-
-
-def _title_match(name: str, article: Article, cited: list[str]) -> bool:
-    """A name that is a whole word of a cited source's title ("the SGLang team" for a post
-    titled "SGLang HiCache: ..."); "Mooncake" is not a word of "MooncakeStoreConnector"."""
-    key = set(_norm(name).split())
-    return any(key and key <= set(_norm(s.title).split())
-               for s in article.sources if s.id in cited)
-
-
-def _own_system(article: Article, name: str, cited: list[str]) -> bool:
-    """``name`` is the system the article is about (whole words of its title or subject), and
-    publishes none of the article's other sources: "the PyramidKV repository" names the
-    system's own repository, whoever hosts it."""
-    key = set(_norm(name).split())
-    own = set(_norm(article.title).split()) | set(_norm(article.subject or "").split())
-    if not key or not key <= own:
-        return False
-    return all(src.id in cited for src in _owns(article, name))
 
 
 def _citations(body: str, para_start: int, para_text: str, start: int, end: int) -> list[str]:
@@ -307,23 +216,17 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9][\w.+-]*[a-z0-9]|[a-z0-9]", text.lower()))
 
 
-def _owns(article: Article, name: str) -> list[Source]:
-    """The article's sources whose publisher, authors or site ``name`` matches."""
-    return [src for src in article.sources if _matches(
-        name, [src.publisher, *(src.authors or []), *sorted(_site_words(src))])]
-
-
 def _product_owner(article: Article, name: str, product: str, cited: list[str]
                    ) -> tuple[Severity, str] | None:
     """Who owns the product in "NAME's widget package": ``None`` when NAME publishes a source
     that documents it (its title or URL names the product); an error when the cited source
     documents the product and NAME owns another of the article's sources; else a warning."""
     words = _words(product) - {"own", "open-source", "new", "official", "python", "the"}
-    if any(words & (_words(src.title) | _words(src.url)) for src in _owns(article, name)):
+    if any(words & (_words(src.title) | _words(src.url)) for src in owns(article, name)):
         return None
     documented = [src.id for src in article.sources if src.id in cited
                   and words & (_words(src.title) | _words(src.url))]
-    others = [src.id for src in _owns(article, name) if src.id not in cited]
+    others = [src.id for src in owns(article, name) if src.id not in cited]
     if documented and others:
         return Severity.error, (
             f"; {', '.join(documented)} documents {product!r}, and {name!r} owns "
@@ -333,24 +236,16 @@ def _product_owner(article: Article, name: str, product: str, cited: list[str]
         "that documents it (the checker cannot tell)")
 
 
-def _owner_trace(article: Article, cited: list[str]) -> list[dict[str, object]]:
-    return [{"origin": "source", "pointer": f"/sources/{i}", "value": src.id,
-             "publisher": src.publisher, "authors": list(src.authors or []),
-             "site": sorted(_site_words(src)),
-             "verdict": "cited" if src.id in cited else "not cited"}
-            for i, src in enumerate(article.sources)]
-
-
 def _person_verdict(article: Article, name: str, cited: list[str]) -> tuple[bool, list[str]]:
     """Whether ``name`` may be an author of the cited sources (a listed author, the publisher,
     the site, or a person a fact citing them names), and the other sources it is an author of."""
     by_id = {src.id: src for src in article.sources}
     srcs = [by_id[sid] for sid in cited if sid in by_id]
-    if any(same_person(name, a) for src in srcs for a in src.authors or []) or _matches(
-            name, [n for src in srcs for n in (src.publisher, *sorted(_site_words(src)))]):
+    if any(same_person(name, a) for src in srcs for a in src.authors or []) or matches(
+            name, [n for src in srcs for n in (src.publisher, *sorted(site_words(src)))]):
         return True, []
-    key = _norm(name)
-    if any(key in _norm(f.claim) for f in article.facts if set(f.source_ids) & set(cited)):
+    key = norm(name)
+    if any(key in norm(f.claim) for f in article.facts if set(f.source_ids) & set(cited)):
         return True, []
     return False, [src.id for src in article.sources if src.id not in cited
                    and any(same_person(name, a) for a in src.authors or [])]
@@ -378,7 +273,7 @@ def _authorship_findings(article: Article, text: str, offset: int, cited: list[s
                 "misattributed-source",
                 f"{name!r} is named as an author of what [{'], ['.join(cited)}] says, but is "
                 f"not among its authors ({', '.join(listed) or 'none listed'}); {why}",
-                trace=_owner_trace(article, cited)))
+                trace=owner_trace(article, cited)))
     return findings
 
 
@@ -401,7 +296,7 @@ def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
     if au.noun in OTHER_WORKS:
         return False, (f"a {au.noun} is often a work the cited source reports on, not the "
                        "source itself")
-    if au.work and not _title_match(au.work, article, cited):
+    if au.work and not title_match(au.work, article, cited):
         return False, (f"{au.work!r} may be another work than the cited one, written by "
                        "this person")
     return True, "no one named here is among the cited source's authors"
@@ -419,111 +314,36 @@ def _own_part(sentence: Span) -> Span:
     return Span(sentence.start + m.end(), sentence.end, sentence.text[m.end():])
 
 
-#: A site named as where the cited document lives: "indexed on alphaXiv", "a summary of that
-#: post on Ainvest adds", "a commentary on hotmolts argues". "On" also names topics ("a post on
-#: NVIDIA GPUs"), so the name counts only when it is, word for word, the site or publisher of
-#: one of the article's sources.
-_HOST_RE = re.compile(
-    r"\b(?:post|article|summary|commentary|overview|abstract|paper|preprint|page|write-?up|"
-    r"thread|video|notes?|review|report|copy|version|digest|explainer|discussion|study|analysis|"
-    r"indexed|posted|published|hosted|listed|archived|mirrored|reposted|shared|available)"
-    r"\s+(?:(?:of|about)\s+(?:that|this|the|its|their)\s+[a-z]+\s+)?(?:on|at)\s+"
-    r"(?P<name>[A-Za-z][\w.&+-]*[\w&+](?:\s+[A-Z][\w.&+-]*){0,2})"
-    r"(?=\s*(?:[,;:\[(]|\.(?:\s|$)|$)|\s+[a-z]+(?:s|ed)\b)")
-
-
-#: A document "from" its owner: "a commentary from Moonshot AI", "the notes from MIT".
-_FROM_RE = re.compile(
-    r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Tt]hat)\s+(?:[a-z][\w-]*\s+)?(?:post|article|summary|"
-    r"commentary|overview|paper|preprint|page|write-?up|thread|video|notes?|review|report|"
-    rf"digest|explainer|analysis|blog|guide|whitepaper|study)\s+from\s+{_NAME}(?!['’]s)")
-
-
-def _site_of(name: str, src: Source) -> bool:
-    """Every word of ``name`` is a word of the source's publisher or site ("CMU Catalyst",
-    "machinedaily.ai", "alphaXiv"); "NVIDIA GPUs" is no site."""
-    key = set(_norm(name).split())
-    own = set(_norm(src.publisher).split()) | _site_words(src)
-    return bool(key) and key <= own
-
-
-def _host_findings(article: Article, text: str, offset: int, cited: list[str]) -> list[Finding]:
-    """``misattributed-source`` for a site named as the cited document's host that is another
-    source's site, not the cited one's."""
-    findings = []
-    for m in _HOST_RE.finditer(text):
-        name = m.group("name")
-        if _matches(name, _accepted(article, cited, "doc")):
-            continue
-        others = [src for src in article.sources if src.id not in cited and _site_of(name, src)]
-        if not others:
-            continue
-        publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
-                               if src.id in cited)
-        findings.append(body_span(
-            article, offset + m.start("name"), offset + m.end("name"), Severity.error,
-            "misattributed-source",
-            f"{name!r} is named as the site of what [{'], ['.join(cited)}] says, but it is the "
-            f"site of {', '.join(src.id for src in others)}, not of the cited source(s) "
-            f"({publishers})", trace=_owner_trace(article, cited)))
-    return findings + _from_findings(article, text, offset, cited)
-
-
-def _from_findings(article: Article, text: str, offset: int, cited: list[str]
-                   ) -> list[Finding]:
-    """``misattributed-source`` for "a commentary from NAME" where NAME is not the cited
-    source's: an error when NAME owns another of the article's sources, else a warning (the
-    name may be the authors' affiliation, which the sources do not record)."""
-    findings = []
-    for m in _FROM_RE.finditer(text):
-        start = _org_start(text, m.start("name"))
-        name = text[start:m.end("name")]
-        if is_person_name(name) or _matches(name, _accepted(article, cited, "doc")):
-            continue
-        others = [src.id for src in _owns(article, name) if src.id not in cited]
-        publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
-                               if src.id in cited)
-        why = (f"; {name!r} owns {', '.join(others)} instead" if others else
-               "; it may be the authors' affiliation, which the sources do not record")
-        findings.append(body_span(
-            article, offset + start, offset + m.end("name"),
-            Severity.error if others else Severity.warning, "misattributed-source",
-            f"{name!r} is named as the owner of what [{'], ['.join(cited)}] says, but it is "
-            f"neither the publisher nor an author of the cited source(s) ({publishers}){why}",
-            trace=_owner_trace(article, cited)))
-    return findings
-
-
 def check_owners(article: Article) -> list[Finding]:
     """``misattributed-source`` for each owner that is not the cited source's."""
     findings = []
     body = article.body
     desk = desk_names(article.publisher)
-    desk_keys = {_norm(n) for n in desk}
+    desk_keys = {norm(n) for n in desk}
     for para in paragraphs(body):
         for sentence in map(_own_part, sentences(para.text)):
             start, end = para.start + sentence.start, para.start + sentence.end
             cited = _citations(body, para.start, para.text, start, end)
             if not cited or desk_negated(sentence.text, desk):
                 continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
-            findings += _host_findings(article, sentence.text, start, cited)
+            findings += host_findings(article, sentence.text, start, cited)
             subject = _owner_as_subject(article, sentence.text, cited)
             for s, e, name, construction, detail in owners_in(sentence.text):
-                if s >= subject or _norm(name) in desk_keys:
+                if s >= subject or norm(name) in desk_keys:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):
                     if _person_verdict(article, name, sources)[0]:
                         continue  # "Jane Roe's group": a person, matched as a person
-                elif _matches(name, _accepted(article, sources, construction)) or (
+                elif matches(name, accepted(article, sources, construction)) or (
                         construction in ("team", "named")
-                        and _title_match(name, article, sources)):
+                        and title_match(name, article, sources)):
                     continue
-                elif construction == "team" and detail and _matches(
-                        detail, _accepted(article, sources, construction)):
+                elif construction == "team" and detail and matches(
+                        detail, accepted(article, sources, construction)):
                     continue  # "Meta's FAIR team": FAIR publishes the cited source
-                elif construction == "named" and _own_system(article, name, sources):
+                elif construction == "named" and own_system(article, name, sources):
                     continue  # "the PyramidKV repository": the article's system's own
                 severity, why = Severity.error, ""
                 if construction == "product":
@@ -537,7 +357,7 @@ def check_owners(article: Article) -> list[Finding]:
                     article, start + s, start + e, severity, "misattributed-source",
                     f"{name!r} is named as the owner of what [{'], ['.join(sources)}] says, but "
                     f"it is neither the publisher nor an author of the cited source(s) "
-                    f"({publishers}){why}", trace=_owner_trace(article, sources)))
+                    f"({publishers}){why}", trace=owner_trace(article, sources)))
             if sentence.text[subject:subject + 2] in ("'s", "’s"):
                 subject = len(sentence.text)  # "X's answer, in a post by Y": Y wrote X's post
             findings += _authorship_findings(article, sentence.text, start, cited, subject)

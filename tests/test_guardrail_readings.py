@@ -1,0 +1,261 @@
+"""Prose guardrails in the wordings new editors use: more verbs of presenting ("restate",
+"quote", "attach ... to"), the verb said once ("attribute it to A, never to B"), a secondary
+source that did not measure, a forbidden derivation or percent; and the readings that must not
+fire (a negated list, a caution, a qualified synonym, an exactly stated neighbour, another
+figure's owner). Each guardrail and sentence is written here, on the seed article."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from verify_fixtures import add_fact, adding, verify_with
+
+from ledger.verify.derivations import form_rule
+from ledger.verify.meaning import find_lemmas, prose_rule
+from ledger.verify.secondhand import secondhand
+
+Doc = dict[str, Any]
+
+
+def guardrail(text: str):  # a prose guardrail, appended to the article's corrections
+    def step(doc: Doc) -> None:
+        doc["corrections"].append({"status": "prepublication_guardrail", "text": text})
+    return step
+
+
+def _found(tmp_path: Path, rule: str, sentence: str, *steps: Any) -> list[Any]:
+    doc, result = verify_with(tmp_path, *steps, guardrail(rule), adding(sentence))
+    index = len(doc["corrections"])
+    assert not [f for f in result.findings if f.rule == "unchecked-guardrail"
+                and f.pointer == f"/corrections/{index - 1}/text"], "guardrail not read"
+    return [f for f in result.findings if f.rule == "guardrail"
+            and f.message.startswith(f"guardrail {index} ")]
+
+
+@pytest.mark.parametrize("verb", ["restate", "rewrite", "quote", "recast", "portray"])
+def test_more_verbs_of_presenting_are_read(verb: str) -> None:
+    rule = prose_rule(f"The 8.6-fold figure is an end-to-end latency result; do not {verb} "
+                      "it as a cost saving.")
+    assert rule is not None and rule.kind == "present_as" and rule.values
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("For a buyer, that 8.6-fold cut amounts to an 8.6-fold cost saving.", True),
+    ("The 8.6-fold cut concerns end-to-end latency only.", False),
+])
+def test_restate_as_is_enforced(tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = ("The 8.6-fold figure is an end-to-end latency result; do not restate it as a "
+            "cost saving.")
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("text, owners", [
+    ("The 3.8 times comes from the vLLM report; attribute it to that report, never to "
+     "Moonshot AI or to the Acme newsletter.", ["Moonshot", "Acme"]),
+    ("Credit the 92.2% to the report's authors, not to Zeta's blog.", ["Zeta"]),
+])
+def test_the_verb_said_once_is_read(text: str, owners: list[str]) -> None:
+    rule = prose_rule(text)
+    assert rule is not None and rule.kind == "credit_to"
+    assert all(any(owner in term for term in rule.forbidden) for owner in owners)
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("According to Moonshot AI, throughput rose 3.8 times.", True),
+    ("The vLLM report gives 3.8 times the throughput.", False),
+])
+def test_never_to_is_enforced(tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = ("The 3.8 times comes from the vLLM report; attribute it to that report, never to "
+            "Moonshot AI.")
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The coding-agent traces were replayed on 60 GPUs.", True),
+    ("The scaling run reached 60 GPUs on a synthetic workload.", False),
+])
+def test_never_attach_to_is_enforced(tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = "The 60-GPU figure is from the synthetic scaling run; never attach it to the traces."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+SECONDHAND = [
+    "The Acme digest is quoted here, but Acme's page is a third-party summary; its figures "
+    "are the authors'.",
+    "Acme's newsletter relays the report; its figures are the authors', not Acme's "
+    "measurements.",
+    "Acme's review is a secondary summary: never describe its figures as Acme's own "
+    "measurements or as an independent reproduction.",
+]
+
+
+@pytest.mark.parametrize("text", SECONDHAND)
+def test_a_secondary_source_is_read(text: str) -> None:
+    rule = secondhand(text)
+    assert rule is not None and rule.owners == ["Acme"]
+
+
+@pytest.mark.parametrize("text", SECONDHAND)
+@pytest.mark.parametrize("sentence", [
+    "Acme measured 3.8 times the throughput on its own cluster.",
+    "In Acme's own tests, throughput rose 3.8 times.",
+    "Acme independently reproduced the 3.8 times throughput.",
+])
+def test_a_secondary_source_as_the_measurer_breaks_it(tmp_path: Path, text: str,
+                                                      sentence: str) -> None:
+    assert _found(tmp_path, text, sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Acme's page repeats the authors' 3.8 times the throughput.",
+    "Acme did not measure the 3.8 times itself.",
+])
+def test_naming_the_secondary_source_as_a_relay_keeps_it(tmp_path: Path, sentence: str) -> None:
+    assert not _found(tmp_path, SECONDHAND[1], sentence)
+
+
+@pytest.mark.parametrize("text, values", [
+    ("Do not divide 46 by 8.6 to compare the two reductions: they measure different things.",
+     ["5.35", "0.187"]),
+    ("Never subtract 1.7 from 92.2; the two hit rates come from different phases.", ["90.5"]),
+    ("Do not add 12 and 60: the GPUs belong to separate experiments.", ["72"]),
+])
+def test_a_forbidden_derivation_is_read(text: str, values: list[str]) -> None:
+    rule = form_rule(text)
+    assert rule is not None and rule.kind == "derived"
+    assert [f"{v:.{len(w.split('.')[-1]) if '.' in w else 0}f}" for v, w
+            in zip(rule.values, values, strict=True)] == values
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("Read one against the other, 46 divided by 8.6 puts the first-token gain at 5.3 times "
+     "the end-to-end one.", True),
+    ("The 46-fold gain is about 5.3 times the 8.6-fold one.", True),
+    ("A separate note mentions 5.3 times more prompts.", False),
+])
+def test_a_forbidden_derivation_is_enforced(tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = "Do not divide 46 by 8.6 to rank the two reductions: they measure different things."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("rule", [
+    "The 90.5 rise is in percentage points of hit rate and must not be written as a percent.",
+    "The hit rate rose 90.5 points; do not write it as a percentage.",
+])
+@pytest.mark.parametrize("sentence, broken", [
+    ("Hits rose by 90.5%.", True),
+    ("Hits rose by 90.5 percentage points.", False),
+])
+def test_points_written_as_a_percent_break_it(tmp_path: Path, rule: str, sentence: str,
+                                              broken: bool) -> None:
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+LATENCY = "The 8.6-fold is a latency result; do not present it as a cost, power or energy gain."
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The 8.6-fold says nothing about cost, power or energy.", False),
+    ("Test your own traces before treating the 8.6-fold as an 8.6-fold cost and energy gain.",
+     False),
+    ("The 8.6-fold is, in the end, a cost and energy gain.", True),
+])
+def test_a_negated_list_or_a_caution_keeps_it(tmp_path: Path, sentence: str,
+                                              broken: bool) -> None:
+    assert bool(_found(tmp_path, LATENCY, sentence)) is broken
+
+
+def test_a_qualified_term_needs_its_qualifier() -> None:
+    assert not find_lemmas("3.8 times the tokens per second", ["aggregate throughput"])
+    assert find_lemmas("3.8 times the aggregate throughput", ["aggregate throughput"])
+    assert find_lemmas("3.8 times the tokens per second", ["throughput"])
+
+
+def test_a_phrase_matches_its_hyphenated_form() -> None:
+    assert find_lemmas("an order-of-magnitude gain", ["order of magnitude"])
+
+
+def test_a_neighbour_stated_exactly_is_not_the_protected_figure_rounded(
+        tmp_path: Path) -> None:
+    rule = "Do not label 8.6-fold as throughput."
+    fact = (lambda doc: add_fact(doc, "A second run reached 9 times the throughput."))
+    assert not _found(tmp_path, rule, "A second run reached 9 times the throughput.", fact)
+    assert _found(tmp_path, rule, "The 8.6-fold is a throughput result.", fact)
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The 92.2% sits well above Zeta's own 80% hit rate.", False),
+    ("Zeta's own 92.2% hit rate leads the field.", True),
+])
+def test_a_possessive_owns_the_figure_after_it(tmp_path: Path, sentence: str,
+                                               broken: bool) -> None:
+    rule = "The 92.2% hit rate is the vLLM authors'; do not credit it to Zeta."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("There is a small discrepancy in the credits: Zeta Labs lists nine names.", False),
+    ("The disk-offload detail is credited to Zeta Labs.", True),
+])
+def test_a_credit_needs_the_guardrail_subject(tmp_path: Path, sentence: str,
+                                              broken: bool) -> None:
+    rule = ("The disk-offload detail comes from the vLLM guide; do not attribute it to the "
+            "paper or to Zeta Labs.")
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The team's numbers came from coding-agent traces.", False),
+    ("Zeta's run is a reproduction of the team's 3.8 times.", True),
+])
+def test_what_a_label_is_of_is_not_the_label(tmp_path: Path, sentence: str,
+                                             broken: bool) -> None:
+    rule = "Zeta's figures come from another machine; do not call them a reproduction of the "\
+           "team's numbers."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("They reported 3.8 times the throughput in tokens per second on one serving system.",
+     False),
+    ("The 3.8 times beats every serving system.", True),
+])
+def test_a_universal_alternative_needs_its_universal_word(tmp_path: Path, sentence: str,
+                                                          broken: bool) -> None:
+    rule = ("The 3.8 times is against one baseline; do not restate it as energy per token or "
+            "as a gain over all serving systems.")
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+def _paragraph(text: str):  # a paragraph before the body's first one
+    def step(doc: Doc) -> None:
+        doc["body"] = text + "\n\n" + doc["body"]
+    return step
+
+
+def _dated_status(text: str):
+    def step(doc: Doc) -> None:
+        doc["corrections"].append({
+            "status": "prepublication_guardrail", "text": text,
+            "rule": {"kind": "dated_status", "subjects": ["Mooncake paper"],
+                     "observed_on": "2026-11-04", "stale_dates": ["2026-10-08"]}})
+    return step
+
+
+@pytest.mark.parametrize("text, broken", [
+    ("Describe the Mooncake paper's current contents only as retrieved on 2026-11-04.", False),
+    ("Treat the Mooncake paper's contents as those retrieved on November 4.", False),
+    ("The Mooncake paper's current contents are those of November 4.", True),
+])
+def test_a_retrieval_date_observes_a_dated_source(tmp_path: Path, text: str,
+                                                  broken: bool) -> None:
+    """A source published earlier but retrieved on the guardrail's date shows its contents as
+    of that date when the guardrail says "as retrieved on"."""
+    doc, result = verify_with(tmp_path, _dated_status(text), _paragraph(
+        "The Mooncake paper now describes a third cluster for long contexts. [S1]"))
+    index = len(doc["corrections"])
+    found = [f for f in result.findings if f.rule == "guardrail"
+             and f.message.startswith(f"guardrail {index} ")]
+    assert bool(found) is broken
