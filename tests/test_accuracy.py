@@ -41,8 +41,6 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-g", "clean"): "set G, held out: 2.33 false errors per clean article on ab092bb and "
                         "on main at 06:42",
     ("set-g", "benign"): "set G: 2 benign edits raise an error (ab092bb and main at 06:42)",
-    ("set-g", "precision"): "set G: date-order finds none of its 6 (precision undefined); "
-                            "unattributed 0.50, guardrail 0.57 (main at 06:42)",
     ("set-g", "recall"): "set G, held out: recall 0.67 on ab092bb, 0.71 on main at 06:42 "
                          "(date-order 0.00, mislabeled 0.38, guardrail 0.50)",
     ("set-h", "clean"): "set H, held out: 2.67 false errors per clean article on ab092bb, "

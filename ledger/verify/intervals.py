@@ -93,19 +93,35 @@ class _Phrase:
     text: str
 
 
-def _dated(text: str, offset: int) -> list[_Date]:
-    """Dates of ``text`` with a year, as periods (a day, a month or a year)."""
+#: A year written after a name with two capitals is the name of an event ("ICLR 2025", "OSDI
+#: 2024"), not a date an interval counts from.
+_EVENT_YEAR_RE = re.compile(r"\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*['’]?\s+$")
+
+
+def _dated(text: str, offset: int, year: int | None = None) -> list[_Date]:
+    """Dates of ``text`` as periods (a day, a month or a year). A day written without its year
+    ("on April 22") takes the year of the date written before it (``year``, then each date of
+    the text in turn), as a reader does."""
     out = []
     for f in extract_figures(text):
-        if f.kind is FigureKind.date and f.date is not None and f.date_precision == "day":
+        if f.kind is FigureKind.date and f.date is not None and f.date_precision == "month_day":
+            if year is None:
+                continue
+            try:
+                lo = hi = f.date.replace(year=year)
+            except ValueError:  # February 29 of a year that has none
+                continue
+        elif f.kind is FigureKind.date and f.date is not None and f.date_precision == "day":
             lo = hi = f.date
         elif f.kind is FigureKind.date and f.date is not None and f.date_precision == "month":
             lo = f.date
             hi = f.date.replace(day=calendar.monthrange(f.date.year, f.date.month)[1])
-        elif f.kind is FigureKind.year and f.value is not None and 1900 <= f.value <= 2200:
+        elif (f.kind is FigureKind.year and f.value is not None and 1900 <= f.value <= 2200
+              and not _EVENT_YEAR_RE.search(text, max(0, f.start - 40), f.start)):
             lo, hi = dt.date(int(f.value), 1, 1), dt.date(int(f.value), 12, 31)
         else:
             continue
+        year = lo.year
         out.append(_Date(offset + f.start, offset + f.end, lo, hi, f.text))
     return out
 
@@ -153,12 +169,19 @@ def _fits(target: _Date, ref: _Date, phrase: _Phrase) -> bool:
     return low <= phrase.high and high >= phrase.low and (high > 0 if phrase.later else low < 0)
 
 
-_BESIDE_BEFORE_RE = re.compile(r"[\s,(–—-]*(?:or\s+|that\s+is,?\s+|i\.e\.,?\s+)?")
+#: Words that hedge an interval ("a little under a year later", "less than two weeks later").
+_HEDGE = (r"(?:(?:about|around|roughly|nearly|almost|some|just|only|exactly|barely|well|"
+          r"a\s+little|a\s+bit|slightly)\s+)?(?:(?:under|over|more\s+than|less\s+than|"
+          r"within)\s+)?")
+_BESIDE_BEFORE_RE = re.compile(r"[\s,(–—-]*(?:or\s+|that\s+is,?\s+|i\.e\.,?\s+)?" + _HEDGE)
 _BESIDE_AFTER_RE = re.compile(r"[\s,(:–—-]*(?:on\s+|in\s+)?")
 _NAMED_RE = re.compile(r"\s+(?:on\s+)?")
 _OPENS_RE = re.compile(r"\W*(?:(?:and|but|then|so|just|about|some|only|roughly|nearly|almost|"
                        r"exactly|over|under|barely)\s+)*", re.IGNORECASE)
-_OWN_REFERENCE_RE = re.compile(r"\s+(?:to\s+)?(?:that|the|this|its|their|his|her|our|[A-Z])")
+#: "after that first version", "before the paper": the phrase names what it counts from; a bare
+#: "that" ("eleven days after that.") points back to the date just before.
+_OWN_REFERENCE_RE = re.compile(r"\s+(?:to\s+)?(?:(?:that|this)\b(?!\s*(?:[.,;:)\[]|$))|the\b|"
+                               r"its\b|their\b|his\b|her\b|our\b|[A-Z])")
 
 
 def _beside(body: str, phrase: _Phrase, dates: list[_Date]) -> _Date | None:
@@ -181,7 +204,7 @@ def relative_intervals(article: Article) -> list[Interval]:
     seen: list[_Date] = []
     said: list[tuple[_Date, set[str]]] = []  # each earlier date with its sentence's words
     for sentence in sentences(body):
-        dates = _dated(sentence.text, sentence.start)
+        dates = _dated(sentence.text, sentence.start, seen[-1].lo.year if seen else None)
         for phrase in _phrases(sentence) if dates else ():
             interval = _read(body, sentence, phrase, dates, seen, said)
             if interval is not None:
@@ -203,7 +226,7 @@ def _read(body: str, sentence: Span, phrase: _Phrase, dates: list[_Date],
         if not others:
             return None
         target = min(others, key=lambda d: abs(d.start - phrase.start))
-        return _judge(phrase, target, named[0], len(others) == 1, [], False)
+        return _judge(phrase, target, named[0], len(others) == 1, [], False, True)
     target, sure_target, beside = _target(body, phrase, dates)
     earlier = [d for d in dates if d.end <= target.start]
     if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
@@ -215,13 +238,14 @@ def _read(body: str, sentence: Span, phrase: _Phrase, dates: list[_Date],
             if not fits:
                 return None
             ref = fits[-1]
-        return _judge(phrase, target, ref, sure_target, [], beside)
+        return _judge(phrase, target, ref, sure_target, [], beside, ref in earlier)
     if earlier:
-        return _judge(phrase, target, earlier[-1], sure_target, [*seen, *earlier[:-1]], beside)
+        return _judge(phrase, target, earlier[-1], sure_target, [*seen, *earlier[:-1]], beside,
+                      True)
     if not seen:
         return None
     opens = _OPENS_RE.fullmatch(body, sentence.start, phrase.start) is not None
-    return _judge(phrase, target, seen[-1], sure_target and opens, seen[:-1], beside)
+    return _judge(phrase, target, seen[-1], sure_target and opens, seen[:-1], beside, False)
 
 
 def _target(body: str, phrase: _Phrase, dates: list[_Date]) -> tuple[_Date, bool, bool]:
@@ -237,7 +261,7 @@ def _target(body: str, phrase: _Phrase, dates: list[_Date]) -> tuple[_Date, bool
 
 
 def _judge(phrase: _Phrase, target: _Date, ref: _Date, sure: bool,
-           alternatives: list[_Date], beside: bool) -> Interval:
+           alternatives: list[_Date], beside: bool, ref_here: bool) -> Interval:
     """Agreement of the phrase with (target, ref); when the pair is not sure, any earlier date
     that fits is read as the reference meant."""
     agrees = _fits(target, ref, phrase) or (
@@ -249,9 +273,11 @@ def _judge(phrase: _Phrase, target: _Date, ref: _Date, sure: bool,
                f"{abs(gap)} days {'after' if gap > 0 else 'before'} it")
     if not sure:
         message += " (which two dates the phrase joins is not certain)"
-    # a finding covers the date beside the phrase too: the two are read as one statement
+    # a finding covers the date beside the phrase too (the two are read as one statement), and
+    # the reference when the same sentence states it: the whole stretch that contradicts itself
     start = min(target.start, phrase.start) if beside else phrase.start
     end = max(target.end, phrase.end) if beside else phrase.end
+    start = min(start, ref.start) if ref_here else start
     return Interval(phrase.start, phrase.end, agrees, message, sure, start, end)
 
 
@@ -288,15 +314,30 @@ _ORDERED_RE = re.compile(
     r"released\s+on)\s+$", re.IGNORECASE)
 
 
+#: A page's last change, and its first publication: "(last modified 18 June 2025)" after
+#: "published on May 1, 2025" cannot be the earlier of the two.
+_CHANGED_RE = re.compile(r"\b(?:modified|updated|revised|edited|changed)\s+(?:on\s+|in\s+)?$",
+                         re.IGNORECASE)
+_FIRST_RE = re.compile(r"\b(?:published|posted|released|appeared|submitted|uploaded|created)\b"
+                       r"[^.;()]{0,25}$", re.IGNORECASE)
+
+
 @per_article
 def ordered_mentions(article: Article) -> list[Interval]:
     """Each "an earlier X from DATE" whose date is on the wrong side of the date stated
-    before it in the same sentence (only contradictions are returned)."""
+    before it in the same sentence, and each "last modified DATE" before the "published DATE"
+    stated before it (only contradictions are returned)."""
     out = []
+    year = None
     for sentence in sentences(article.body):
-        dates = _dated(sentence.text, sentence.start)
+        dates = _dated(sentence.text, sentence.start, year)
+        year = dates[-1].lo.year if dates else year
         for i, d in enumerate(dates[1:], 1):
             lead = article.body[max(sentence.start, d.start - 80):d.start]
+            changed = _changed_before_published(article.body, sentence, dates[:i], d, lead)
+            if changed is not None:
+                out.append(changed)
+                continue
             m = _ORDERED_RE.search(lead)
             if m is None:
                 continue
@@ -311,3 +352,17 @@ def ordered_mentions(article: Article) -> list[Interval]:
                     f"{'after' if earlier else 'before'} {ref.text}, stated before it",
                     True, d.start, d.end))
     return out
+
+
+def _changed_before_published(body: str, sentence: Span, before: list[_Date], d: _Date,
+                              lead: str) -> Interval | None:
+    """"last modified DATE" that is before a "published DATE" stated earlier in the sentence."""
+    if not _CHANGED_RE.search(lead):
+        return None
+    for ref in reversed(before):
+        if _FIRST_RE.search(body, max(sentence.start, ref.start - 40), ref.start) and (
+                d.hi < ref.lo):
+            return Interval(d.start, d.end, False,
+                            f"{d.text!r} dates a change before the publication on {ref.text} "
+                            "stated before it", True, d.start, d.end)
+    return None
