@@ -615,10 +615,12 @@ def _eq(candidate: Decimal, value: Decimal, decimals: int) -> bool:
     """The candidate rounds half-up to the figure; or, for a figure printed with decimals, the
     candidate lies exactly halfway between the figure and its next value up: a printed 0.0855
     is itself rounded (1 / 11.7 = 0.08547), so "0.085" and "0.086" both agree with it."""
-    if quantize(candidate, decimals) == value:
-        return True
-    return decimals > 0 and candidate - value == _HALF_QUANTA[decimals] if (
-        decimals < len(_HALF_QUANTA)) else False
+    return quantize(candidate, decimals) == value or _midpoint(candidate, value, decimals)
+
+
+def _midpoint(candidate: Decimal, value: Decimal, decimals: int) -> bool:
+    """The candidate is exactly halfway above the figure, which has decimals (see _eq)."""
+    return 0 < decimals < len(_HALF_QUANTA) and candidate - value == _HALF_QUANTA[decimals]
 
 
 #: Half of one unit in the last place, for each number of decimals.
@@ -744,7 +746,10 @@ def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percen
 def _same(ev_value: Decimal, value: Decimal, decimals: int, quantized: Decimal | None) -> bool:
     """``_eq(ev_value, value, decimals)``, from ``quantized`` (the evidence value already
     rounded to ``decimals`` places) when the caller has it."""
-    return quantized == value if quantized is not None else _eq(ev_value, value, decimals)
+    if quantized is None:
+        return _eq(ev_value, value, decimals)
+    # a midpoint rounds up, so only a value rounded above the figure can be one
+    return quantized == value or (quantized > value and _midpoint(ev_value, value, decimals))
 
 
 def _tokens_against_bytes(fig: Quantity, value: Decimal, ev: Quantity, ev_value: Decimal
