@@ -209,6 +209,12 @@ _STOP = frozenset({
     "here", "there", "plus", "minus", "also", "only", "then", "now",
 })
 _WORD_RE = re.compile(r"\s*(?P<w>[A-Za-z][\w'-]*)")
+#: Verbs in the third person that look like plural nouns right after a number ("15% to 580
+#: gives 667", "the 2x means"): the number counts nothing.
+_VERBS_S = frozenset({"gives", "leaves", "means", "takes", "makes", "needs", "yields",
+                      "remains", "becomes", "equals", "puts", "sits", "stays", "holds",
+                      "reaches", "comes", "goes", "does", "seems", "implies", "suggests",
+                      "exceeds", "brings"})
 _INCREASE = re.compile(r"\s*(?:faster|higher|more|greater|larger|better|bigger|quicker"
                        r"|improvement|increase|gain|speed-?up|boost|uplift|rise)\b", re.I)
 _DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper|reduction"
@@ -326,7 +332,7 @@ def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
         if m is None or (words and text[pos:m.start("w")].strip()):
             break
         word = m.group("w")
-        if word.lower() in _STOP:
+        if word.lower() in _STOP or (not words and word.lower() in _VERBS_S):
             break
         words.append(word)
         pos = m.end()
