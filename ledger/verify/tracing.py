@@ -47,6 +47,7 @@ from ..quantities import (
     unit_quantity,
 )
 from ..report import Finding, Severity
+from .bylines import byline_counts
 from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
@@ -491,6 +492,9 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     out = []
     for f, q in typed:
         t = trace_figure(f, index, q)
+        if not t.traced and (bylines := byline_counts(article, body, f, q)):
+            t = TracedFigure(f, tuple(Trace("byline", f"/sources/{i}/authors", source_ids=(sid,))
+                                      for i, sid in bylines), t.quantity, t.misses)
         if (r := ratios.get(f.start)) is not None and disagrees(r[0], f):
             # "about three times apart" for 28.3 and 12.1: a 3x elsewhere is a coincidence
             t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
