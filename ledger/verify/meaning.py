@@ -355,8 +355,9 @@ def _phrases(hits: list[tuple[int, int, str]], body: str, guardrail: str) -> int
     Hopper GPUs" is not "results on other Hopper GPUs"; "other Hopper" still counts twice."""
     pairs = 0
     ordered = sorted(hits)
-    for (s1, e1, t1), (s2, _e2, t2) in zip(ordered, ordered[1:], strict=False):
-        if t1 != t2 and _name_like(t1) and _name_like(t2) and re.fullmatch(r"[\s-]+", body[e1:s2]) and re.search(
+    for (_s1, e1, t1), (s2, _e2, t2) in zip(ordered, ordered[1:], strict=False):
+        if t1 != t2 and _name_like(t1) and _name_like(t2) and re.fullmatch(
+                r"[\s-]+", body[e1:s2]) and re.search(
                 rf"(?<![\w-]){re.escape(t1)}[\s-]+{re.escape(t2)}(?![\w-])", guardrail,
                 re.IGNORECASE):
             pairs += 1
