@@ -16,7 +16,7 @@ from ..quantities import Kind, Quantity, lemma, metric_quantity
 from .tracing import TracedFigure
 
 __all__ = ["BROADER", "DEFAULT_VOCABULARY", "GENERIC_WORDS", "STATISTICS", "STAT_RE",
-           "fits_other_kind", "fits_own", "known_family", "metric_families", "metric_family",
+           "fits_other_kind", "fits_own", "names_another_kind", "known_family", "metric_families", "metric_family",
            "metric_statistics", "metric_words", "named_statistics", "speed_like", "surely_traced",
            "vocabularies"]
 
@@ -145,6 +145,28 @@ def fits_other_kind(article: Article, t: TracedFigure,
                     and known.unit is not None and known.unit.dimension == q.unit.dimension):
                 return True
     return False
+
+
+def names_another_kind(article: Article, t: TracedFigure, families: set[str]) -> bool:
+    """The word names only metrics of this article (no generic family such as latency) and
+    each of them is known to be a ratio (a multiplier, a percent) while the figure is an amount
+    ("loading" of a loading speed-up beside "34 s", a duration): the word cannot call the
+    figure that metric, so it is no label of it ("before loading into GPU memory (34 s ...)").
+    A ratio figure may scale any metric ("contexts four times longer"), so it keeps its words."""
+    q = t.quantity
+    if q is None or q.kind is Kind.number or not families or families & set(DEFAULT_VOCABULARY):
+        return False
+    scope = article.benchmark_scope
+    names = [n for n in (scope.reported_metrics if scope is not None else {})
+             if metric_family(n) in families]
+    kinds = [_metric_kind(article, n) for n in names]
+    if q.kind in _RATIOS:
+        return False  # "contexts four times longer": a ratio may scale any metric's quantity
+    return bool(names) and all(k is not None and k.kind in _RATIOS for k in kinds)
+
+
+#: Kinds that state a ratio to something else, not an amount of it.
+_RATIOS = frozenset({Kind.multiplier, Kind.percent, Kind.points})
 
 
 def surely_traced(article: Article, t: TracedFigure) -> bool:

@@ -28,6 +28,7 @@ from .vocabulary import (
     fits_own,
     known_family,
     metric_families,
+    names_another_kind,
     speed_like,
     surely_traced,
     vocabularies,
@@ -113,6 +114,10 @@ def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str)
     return False
 
 
+def _families(vocab: dict[str, list[str]], term: str) -> set[str]:
+    return {f for f, words in vocab.items() if term in words}
+
+
 def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     vocab = vocabularies(article)
     all_terms = [w for words in vocab.values() for w in words]
@@ -133,7 +138,8 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
         terms, ranges = per_clause[clause.start]
         hits = [h for h in terms
                 if not _noun_of_another(h, t.figure, neighbours, article.body)
-                and article.body[h[0]:h[1]].lower() != "means"]  # "a 36% saving means ..."
+                and article.body[h[0]:h[1]].lower() != "means"  # "a 36% saving means ..."
+                and not names_another_kind(article, t, _families(vocab, h[2]))]
         if not hits:
             continue
         head = _head_label(article.body, ranges[t.figure.start], hits)
