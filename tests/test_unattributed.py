@@ -254,6 +254,25 @@ def test_a_past_result_after_an_announcing_sentence(tmp_path: Path, before: str,
     assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings
 
 
+@pytest.mark.parametrize(("text", "names"), [
+    ("Bramble's summary fills in the rest: the index halves lookups and saves 40%.",
+     ("Bramble",)),
+    ("Orbit Weekly's review spells out the details: caching saves 40% of reads.", ()),
+    ("The Foo Gazette's recap gives the remaining numbers, 3x on reads.", ()),
+    ("Kestrel's tutorial walks through it: 14 GB of VRAM is enough.", ()),
+    ("Quill's overview of the release lists a 2x cut in copies.", ("Quill",)),
+])
+def test_a_third_partys_document_credits_its_figures(text: str,
+                                                     names: tuple[str, ...]) -> None:
+    """A named party's summary, review, recap or tutorial is an owner of what it relays, like
+    its post or report."""
+    assert attributes(text, names, desk=DESK)
+
+
+def test_the_desks_own_summary_credits_no_one() -> None:
+    assert not attributes("PCT's summary: the index halves lookups, saving 40%.", desk=DESK)
+
+
 @pytest.mark.parametrize(("sentence", "expected"), [
     # a participle names a document; it is no agent that reports
     ("In the version cited here, Mooncake Store delivers up to 3.8 times the throughput.",

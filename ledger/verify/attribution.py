@@ -157,6 +157,9 @@ _PRODUCT = (r"(?:figures?|results?|numbers?|benchmarks?|tests?|measurements?|dat
             r"experiments?|evaluations?|post|paper|report|blog|announcement|documentation|"
             r"docs|study|headline|chart|plot|table|tally|estimates?|account|setup|findings?|"
             r"deployment|write-?up|page|guide|README|count|reckoning|words|wording|"
+            # a third party's document about the work: "Liner's summary", "the Gazette's recap"
+            r"summary|summaries|review|overview|digest|recap|explainer|tutorial|article|"
+            r"coverage|thread|notes|changelog|talk|slides|"
             r"(?i:table|figure|chart)(?:\s+\d+)?)")
 _POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’|(?<=s)'|(?<=s)’)\s+"
                rf"(?:[\w-]+\s+){{0,3}}?"
