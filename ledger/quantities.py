@@ -208,6 +208,12 @@ _STOP = frozenset({
     "here", "there", "plus", "minus", "also", "only", "then", "now",
 })
 _WORD_RE = re.compile(r"\s*(?P<w>[A-Za-z][\w'-]*)")
+#: Verbs in the third person that look like plural nouns right after a number ("15% to 580
+#: gives 667", "the 2x means"): the number counts nothing.
+_VERBS_S = frozenset({"gives", "leaves", "means", "takes", "makes", "needs", "yields",
+                      "remains", "becomes", "equals", "puts", "sits", "stays", "holds",
+                      "reaches", "comes", "goes", "does", "seems", "implies", "suggests",
+                      "exceeds", "brings"})
 _INCREASE = re.compile(r"\s*(?:faster|higher|more|greater|larger|better|bigger|quicker"
                        r"|improvement|increase|gain|speed-?up|boost|uplift|rise)\b", re.I)
 _DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper|reduction"
@@ -322,7 +328,7 @@ def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
         if m is None or (words and text[pos:m.start("w")].strip()):
             break
         word = m.group("w")
-        if word.lower() in _STOP:
+        if word.lower() in _STOP or (not words and word.lower() in _VERBS_S):
             break
         words.append(word)
         pos = m.end()
@@ -620,62 +626,69 @@ _PEOPLE = frozenset({"person", "author"})
 _NEVER_BARE = _PEOPLE | {"repetition"}
 
 
+#: ``Verdict.value``, bound once: a member named ``value`` is looked up through the enum's
+#: ``value`` property on every access, and compare returns it for most pairs it sees.
+_DIFFERENT = Verdict.value
 #: Kinds that a bare number never stands for.
 _SIGNED_KINDS = (Kind.percent, Kind.points, Kind.money)
 
 
 def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | None,
-            ev_percent: bool) -> Verdict:
-    """The verdict of one value of a figure against one evidence value."""
+            ev_percent: bool, *, quantized: Decimal | None = None) -> Verdict:
+    """The verdict of one value of a figure against one evidence value.
+
+    ``quantized`` is ``ev_value`` rounded to the figure's decimals (:func:`quantize`), when the
+    caller has it: tracing compares every figure with every piece of evidence and rounds each
+    piece once per precision instead of once per comparison."""
     d = fig.decimals
     if ev is None:  # evidence of unknown kind (a reported metric, a computation value)
-        return _against_untyped(fig, value, ev_value, ev_percent)
-    same = _eq(ev_value, value, d)
+        return _against_untyped(fig, value, ev_value, ev_percent, quantized)
+    same = _same(ev_value, value, d, quantized)
     # kinds are compared by identity, not as sets: compare runs for every figure against every
     # piece of evidence, and hashing enum members is most of its cost
     fk, ek = fig.kind, ev.kind
     if fk is Kind.percent and ek is Kind.percent:
-        return Verdict.match if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
     if fk is Kind.points and ek is Kind.points:
-        return Verdict.match if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
     if (fk is Kind.percent and ek is Kind.points) or (fk is Kind.points and ek is Kind.percent):
-        return Verdict.points if same else Verdict.value
+        return Verdict.points if same else _DIFFERENT
     if fig.kind is Kind.points and ev.kind is Kind.multiplier:
         # "cut the wait by 97.6 percentage points" for a 41x cut: the change as a percent,
         # written as points (a wait is no percentage); either direction, within 1%
         changes = [p for way in ("increase", "decrease") for p in _multiplier_as_percent(
             ev_value, fig.direction or way)]
-        return Verdict.points if any(_close(c, value, d) for c in changes) else Verdict.value
+        return Verdict.points if any(_close(c, value, d) for c in changes) else _DIFFERENT
     if fig.kind is Kind.percent and ev.kind is Kind.multiplier:
         ok = any(_close(ev_to, value, d)
                  for ev_to in _multiplier_as_percent(ev_value, fig.direction))
         hundredfold = _eq(ev_value * 100, value, d)  # "480% faster" for 4.8 times (= 380%)
-        return Verdict.match if ok else (Verdict.kind if same or hundredfold else Verdict.value)
+        return Verdict.match if ok else (Verdict.kind if same or hundredfold else _DIFFERENT)
     if fig.kind is Kind.multiplier and ev.kind is Kind.percent:
         ok = any(_close(m, value, d) for m in _percent_as_multiplier(ev_value, ev.direction))
-        return Verdict.match if ok else (Verdict.kind if same else Verdict.value)
+        return Verdict.match if ok else (Verdict.kind if same else _DIFFERENT)
     if fig.kind is Kind.percent and ev.kind is Kind.number and ev_value <= 1:
-        return Verdict.match if _eq(ev_value * 100, value, d) else Verdict.value
+        return Verdict.match if _eq(ev_value * 100, value, d) else _DIFFERENT
     if (tokens := _tokens_against_bytes(fig, value, ev, ev_value)) is not None:
         return tokens
     if fig.unit is not None and ev.unit is not None:
         return _units(fig, value, ev_value, ev)
     if fig.kind is Kind.count and ev.kind is Kind.count:
-        return _counts(fig, ev) if same else Verdict.value
+        return _counts(fig, ev) if same else _DIFFERENT
     if fig.kind is ev.kind:
-        return Verdict.match if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
     if fig.kind is Kind.multiplier and ev.kind is Kind.number:
-        return Verdict.kind if same else Verdict.value  # "eightfold" is not "parallelism of 8"
+        return Verdict.kind if same else _DIFFERENT  # "eightfold" is not "parallelism of 8"
     if fig.kind is Kind.count and fig.noun_class in _NEVER_BARE and ev.kind is Kind.number:
-        return Verdict.noun if same else Verdict.value  # "16 maintainers" is no bare 16
+        return Verdict.noun if same else _DIFFERENT  # "16 maintainers" is no bare 16
     if fig.kind is Kind.count and ev.kind is Kind.number and ev.named and same:
         return _against_named(fig, ev.named)
     if (fk is Kind.number or ek is Kind.number) and not (
             fk in _SIGNED_KINDS or ek in _SIGNED_KINDS):
-        return Verdict.match if same else Verdict.value  # an untyped side: the value decides
+        return Verdict.match if same else _DIFFERENT  # an untyped side: the value decides
     if fig.kind is Kind.year and ev.kind is Kind.number:
-        return Verdict.match if same else Verdict.value
-    return Verdict.kind if same else Verdict.value
+        return Verdict.match if same else _DIFFERENT
+    return Verdict.kind if same else _DIFFERENT
 
 
 def _multiplier_as_percent(m: Decimal, direction: str | None) -> list[Decimal]:
@@ -686,19 +699,27 @@ def _multiplier_as_percent(m: Decimal, direction: str | None) -> list[Decimal]:
     return []
 
 
-def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percent: bool
-                     ) -> Verdict:
+def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percent: bool,
+                     quantized: Decimal | None) -> Verdict:
     d = fig.decimals
     if fig.kind in (Kind.percent, Kind.points):
-        candidates = [ev_value] if ev_percent else [ev_value, ev_value * 100]
+        # the evidence's own value first, then what it means as a percent
+        others = [] if ev_percent else [ev_value * 100]
         if not ev_percent and fig.direction == "increase" and ev_value > 1:
             # "480% faster" against a bare 4.8: a multiplier, so 380% faster, not 480%
-            candidates = [ev_value, (ev_value - 1) * 100]
-        return Verdict.match if any(_eq(c, value, d) for c in candidates) else Verdict.value
+            others = [(ev_value - 1) * 100]
+        same = _same(ev_value, value, d, quantized)
+        return Verdict.match if same or any(_eq(c, value, d) for c in others) else _DIFFERENT
     if ev_percent:  # a percent metric is never a plain count or multiplier
         return Verdict.match if _eq(ev_value / 100, value, d) and fig.kind is Kind.number \
-            else Verdict.value
-    return Verdict.match if _eq(ev_value, value, d) else Verdict.value
+            else _DIFFERENT
+    return Verdict.match if _same(ev_value, value, d, quantized) else _DIFFERENT
+
+
+def _same(ev_value: Decimal, value: Decimal, decimals: int, quantized: Decimal | None) -> bool:
+    """``_eq(ev_value, value, decimals)``, from ``quantized`` (the evidence value already
+    rounded to ``decimals`` places) when the caller has it."""
+    return quantized == value if quantized is not None else _eq(ev_value, value, decimals)
 
 
 def _tokens_against_bytes(fig: Quantity, value: Decimal, ev: Quantity, ev_value: Decimal

@@ -108,6 +108,24 @@ def test_a_read_sends_the_hash_checked_on_arrival_so_bytes_changed_at_rest_are_c
         conn.close()
 
 
+def test_many_small_objects_in_one_frame_are_received_and_checked_in_groups(node: Node) -> None:
+    """More small objects than one recvmsg call takes (IOV_MAX) round-trip with their hashes."""
+    blobs = [bytes([i % 251]) * (100 + i % 7) for i in range(1500)]
+    conn = _conn(node)
+    try:
+        reply = conn.call(p.Op.NODE_WRITE, {"objects": _objects(*map(len, blobs))}, blobs)
+        assert reply.meta["codes"] == [0] * len(blobs)
+        assert node.objects.digest(1500) == p.payload_hash([blobs[-1]])
+        outs = [bytearray(len(b)) for b in blobs]
+        got = conn.call(p.Op.NODE_READ, {"ids": list(range(1, 1501)),
+                                         "sizes": list(map(len, blobs))},
+                        into=[memoryview(o) for o in outs])
+        assert got.meta["sizes"] == list(map(len, blobs))
+        assert [bytes(o) for o in outs] == blobs
+    finally:
+        conn.close()
+
+
 def _raw_write(node: Node, payload: bytes, *, send: bytes | None = None) -> socket.socket:
     meta = p.encode_meta({"objects": _objects(len(payload))})
     head, _ = p.encode_header(opcode=p.Op.NODE_WRITE, request_id=7, meta=meta, payload=[payload])

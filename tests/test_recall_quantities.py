@@ -253,3 +253,20 @@ def test_a_size_in_a_compound_is_a_unit_change_from_tokens() -> None:
     t = trace_figure(fig, index, q)
     assert not t.traced and any(m.verdict is Verdict.unit for m in t.misses)
     assert _traced("The sizing assumes a 65,536-token prompt.", index)
+
+
+@pytest.mark.parametrize("text", [
+    "Adding 10% to 640 gives about 704.",
+    "Taking 25% off 480 leaves 360.",
+    "Dividing the pool by 12 means 8 sessions each.",
+])
+def test_a_verb_after_a_number_is_no_counted_noun(text: str) -> None:
+    nouns = [q.noun for f, q in typed_figures(text) if f.text in ("640", "480", "12")]
+    assert nouns == [None]
+
+
+def test_a_bare_number_in_arithmetic_traces_to_a_rate_with_that_number() -> None:
+    index = _index("The README states 640 TFLOPS in the compute-bound case.")
+    fig, q = next((f, q) for f, q in typed_figures("Adding 10% to 640 gives about 704.")
+                  if f.text == "640")
+    assert trace_figure(fig, index, q).traced

@@ -79,13 +79,20 @@ def _stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=256)
+def _stems_of(group: frozenset[str]) -> frozenset[str]:
+    """The stems of a synonym group's words, built once per group (every new term is tried
+    against every group)."""
+    return frozenset(_stem(g) for g in group)
+
+
 @lru_cache(maxsize=1024)
 def _variants(term: str) -> tuple[str, ...]:
     words = term.lower().split()
     stems = {_stem(words[-1])}
     phrases = set()  # a synonym of several words stands alone ("alone": "on its own")
     for group in SYNONYMS:
-        if term.lower() in group or _stem(words[-1]) in {_stem(g) for g in group}:
+        if term.lower() in group or _stem(words[-1]) in _stems_of(group):
             stems |= {_stem(g) for g in group if " " not in g}
             # ...but not for a qualified term: "cluster throughput" is not any "tokens per
             # second", only the term said whole or its head's one-word synonyms qualified

@@ -172,6 +172,16 @@ class EvidenceIndex:
     numbers: list[EvidenceNumber] = field(default_factory=list)
     dates: list[EvidenceDate] = field(default_factory=list)
     _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
+    _rounded: dict[int, list[Decimal]] = field(default_factory=dict, repr=False, compare=False)
+
+    def rounded(self, decimals: int) -> list[Decimal]:
+        """Every number's value rounded to ``decimals`` places, parallel to :attr:`numbers`:
+        each figure is compared with every number, and rounding is the cost of comparing."""
+        values = self._rounded.get(decimals)
+        if values is None or len(values) != len(self.numbers):
+            values = self._rounded[decimals] = [quantize(ev.value, decimals)
+                                                for ev in self.numbers]
+        return values
 
     def percent_gaps(self) -> Gaps[Trace]:
         """Differences of two percents stated in one piece of evidence (built once)."""
@@ -400,6 +410,10 @@ def _same_number_other_unit(miss: Miss, value: Decimal) -> bool:
             and miss.value == value)
 
 
+#: ``Verdict.value`` bound once (see :data:`ledger.quantities._DIFFERENT`).
+_DIFFERENT = Verdict.value
+
+
 def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None
                  ) -> TracedFigure:
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
@@ -414,8 +428,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         strong: list[Trace] = []
         weak: list[Trace] = []
         start_level = _rise_from_its_own_level(q, value, index)
-        for ev in index.numbers:
-            verdict = compare(q, value, ev.value, ev.quantity, ev.percent)
+        for ev, rounded in zip(index.numbers, index.rounded(q.decimals), strict=True):
+            verdict = compare(q, value, ev.value, ev.quantity, ev.percent, quantized=rounded)
             if verdict is Verdict.other_noun and _prose_count(q):
                 verdict = Verdict.match  # "the same three changes": prose, not a moved count
             if verdict is Verdict.match and not (_named_count(q, ev) and _named_input(q, ev)):
@@ -427,7 +441,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 derived = ev.trace.origin in ("inference", "computation", "assumption")
                 exact = derived and typed and _exact(q, value, ev)
                 (strong if typed and (not derived or exact) else weak).append(ev.trace)
-            elif verdict is not Verdict.value:
+            elif verdict is not _DIFFERENT:
                 misses.append(Miss(ev.trace, verdict, ev.value, ev.quantity))
         # a source stating the number in another unit (or as points) outranks an untyped value
         # or the desk's own arithmetic that happens to round to it; so does a source counting

@@ -238,7 +238,8 @@ def encode_header(
 
 def encode_trailer(parts: Sequence[tuple[int, int]]) -> bytes:
     """The trailer for ``parts``, each ``(size, xxh3_64)``."""
-    return TRAILER_COUNT.pack(len(parts)) + b"".join(TRAILER_PART.pack(n, h) for n, h in parts)
+    flat = [x for part in parts for x in part]
+    return struct.pack(f"!I{len(flat)}Q", len(parts), *flat)
 
 
 def trailer_count(raw: Buffer, payload_len: int) -> int:
@@ -261,8 +262,9 @@ def decode_parts(raw: Buffer, payload_len: int) -> list[tuple[int, int]]:
     Raises:
         ProtocolError: an empty part, or sizes that do not add up to ``payload_len``.
     """
-    parts = [TRAILER_PART.unpack_from(raw, i) for i in range(0, len(raw), TRAILER_PART.size)]
-    if any(n <= 0 for n, _ in parts) or sum(n for n, _ in parts) != payload_len:
+    parts = list(TRAILER_PART.iter_unpack(raw))
+    sizes = [n for n, _ in parts]
+    if (sizes and min(sizes) <= 0) or sum(sizes) != payload_len:
         raise ProtocolError("trailer part sizes do not add up to payload_len (field trailer)")
     return parts
 

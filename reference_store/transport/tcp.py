@@ -172,6 +172,61 @@ def _recv_hashed(sock: socket.socket, views: Sequence[memoryview],
 Parts = list[tuple[int, int]]  # (size, xxh3_64) of each part of a payload
 
 
+def _recv_many(sock: socket.socket, views: Sequence[memoryview],
+               deadline: float | None = None) -> None:
+    """Fill ``views`` (at most IOV_MAX) with as few ``recvmsg_into`` calls as the bytes allow:
+    small objects are not one system call each.
+
+    Raises:
+        ConnectionLost, OSError: as :func:`recv_exact_into`.
+    """
+    rest = list(views)
+    first = 0
+    while first < len(rest):
+        n = sock.recvmsg_into(rest[first:], 0, _WAITALL)[0]
+        if n == 0:
+            raise ConnectionLost("peer closed the connection in the middle of a payload")
+        while n:
+            if n >= rest[first].nbytes:
+                n -= rest[first].nbytes
+                first += 1
+            else:
+                rest[first] = rest[first][n:]
+                n = 0
+        if deadline is not None and first < len(rest):
+            _limit_wait(sock, deadline)
+
+
+def _recv_each_hashed(sock: socket.socket, views: Sequence[memoryview],
+                      deadline: float | None = None) -> list[int]:
+    """Fill ``views`` and return each one's xxh3_64. A large view is hashed piece by piece as
+    it arrives; small ones are received together (one ``recvmsg_into`` for up to 256 KiB of
+    them) and hashed right after, still in the CPU's cache."""
+    digests: list[int] = []
+    group: list[memoryview] = []
+    grouped = 0
+    for view in views:
+        if view.nbytes >= _HASH_PIECE:
+            _recv_group(sock, group, digests, deadline)
+            group, grouped = [], 0
+            digests.append(_recv_hashed(sock, [view], deadline))
+            continue
+        group.append(view)
+        grouped += view.nbytes
+        if grouped >= _HASH_PIECE or len(group) >= _IOV_MAX:
+            _recv_group(sock, group, digests, deadline)
+            group, grouped = [], 0
+    _recv_group(sock, group, digests, deadline)
+    return digests
+
+
+def _recv_group(sock: socket.socket, group: list[memoryview], digests: list[int],
+                deadline: float | None) -> None:
+    if group:
+        _recv_many(sock, group, deadline)
+        digests.extend(xxhash.xxh3_64_intdigest(v) for v in group)
+
+
 def _recv_payload(sock: socket.socket, views: Sequence[memoryview], header: Header,
                   deadline: float | None = None) -> Parts | None:
     """Receive a frame's payload into ``views`` (hashing it as it arrives) and its trailer
@@ -188,7 +243,7 @@ def _recv_payload(sock: socket.socket, views: Sequence[memoryview], header: Head
     if not header.has_trailer:
         digest = _recv_hashed(sock, views, deadline)
         return [] if not header.hashed or digest == header.payload_hash else None
-    digests = [_recv_hashed(sock, [v], deadline) for v in views]
+    digests = _recv_each_hashed(sock, views, deadline)
     parts = _recv_trailer(sock, header, deadline)
     sizes = [n for n, _ in parts]
     if sizes != [v.nbytes for v in views]:
@@ -272,6 +327,15 @@ def send_hashed(sock: socket.socket, head: Sequence[Buffer], payload: Sequence[B
         if not view.nbytes:
             continue
         digest = known[i] if i < len(known) else None
+        if view.nbytes < _HASH_PIECE:  # small: one call hashes it (and puts it in cache)
+            parts.append((view.nbytes, xxhash.xxh3_64_intdigest(view) if digest is None
+                          else digest))
+            batch.append(view)
+            pending += view.nbytes
+            if pending >= _SEND_BATCH or len(batch) >= _IOV_MAX - 1:
+                send_buffers(sock, batch)
+                batch, pending = [], 0
+            continue
         h = xxhash.xxh3_64() if digest is None else None
         for start in range(0, view.nbytes, _HASH_PIECE):
             piece = view[start:start + _HASH_PIECE]
