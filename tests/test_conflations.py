@@ -120,3 +120,38 @@ def test_coordinated_results_that_tie_back_to_one_run_still_join() -> None:
                  "run.",
                  "The pool beats prefetching by 4.2x and, on top of that, sharding by 6.7x."):
         assert _joined(body, [FAST, WIDE]), body
+
+
+def _two_runs(doc: Any) -> None:
+    from verify_fixtures import add_fact, add_inference, add_metric
+    add_metric(doc, "cold_turn_s", 54, "cold turn time", ["cold"], "quantity", "cold-start run")
+    add_metric(doc, "warm_speedup_x", 18, "warm speed-up", ["warm"], "multiplier",
+               "warm-cache run")
+    add_metric(doc, "warm_users", 340, "users served warm", ["users"], "count",
+               "warm-cache run")
+    add_metric(doc, "cold_nodes", 7, "nodes of the cold run", ["nodes"], "count",
+               "cold-start run")
+    add_fact(doc, "The authors report a cold turn of 54 s on 7 nodes, a warm speed-up of 18x "
+                  "in a separate warm-cache run, and 340 users served in that warm run.")
+    add_inference(doc, "A 54 s cold turn and an 18x warm speed-up put a warm turn at 3 s.",
+                  inputs={"cold_s": 54, "speedup": 18}, steps=(("warm_s", "cold_s / speedup",
+                                                                   3),))
+
+
+def test_the_desks_arithmetic_combines_its_inputs_but_joins_nothing_else(
+        tmp_path: Any) -> None:
+    """A sentence of the desk's arithmetic may put two runs' figures together (its inputs);
+    a figure it does not compute from, joined in the same sentence, is still a join."""
+    from verify_fixtures import adding, verify_with
+
+    ok = "By PCT's arithmetic, a 54 s cold turn at 18x warm gives about 3 s per warm turn."
+    _, result = verify_with(tmp_path, _two_runs, adding(ok))
+    assert not [f for f in result.findings if f.rule in ("conflated-experiments", "schema")], \
+        result.findings
+    for joined in ("By PCT's arithmetic a warm turn takes about 3 s, and 7 nodes served "
+                   "340 users.",
+                   "A warm turn takes about 3 s by PCT's arithmetic, with 340 users served on "
+                   "7 nodes."):
+        _, result = verify_with(tmp_path, _two_runs, adding(joined))
+        assert [f for f in result.findings if f.rule == "conflated-experiments"], \
+            (joined, result.findings)

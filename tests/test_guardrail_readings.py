@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verify_fixtures import add_fact, adding, verify_with
+from verify_fixtures import add_fact, add_metric, adding, verify_with
 
 from ledger.verify.derivations import form_rule
 from ledger.verify.meaning import find_lemmas, prose_rule
@@ -207,7 +207,7 @@ def test_a_credit_needs_the_guardrail_subject(tmp_path: Path, sentence: str,
 
 
 @pytest.mark.parametrize("sentence, broken", [
-    ("The team's numbers came from coding-agent traces.", False),
+    ("The team's numbers came from the same framework on coding-agent traces.", False),
     ("Zeta's run is a reproduction of the team's 3.8 times.", True),
 ])
 def test_what_a_label_is_of_is_not_the_label(tmp_path: Path, sentence: str,
@@ -259,3 +259,42 @@ def test_a_retrieval_date_observes_a_dated_source(tmp_path: Path, text: str,
     found = [f for f in result.findings if f.rule == "guardrail"
              and f.message.startswith(f"guardrail {index} ")]
     assert bool(found) is broken
+
+
+def _hit_share(doc: Doc) -> None:
+    add_metric(doc, "store_cache_hit_pct", 92.2, "share of cache lookups that hit",
+               ["hit rate", "cache hits"], "percent")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The 92.2% is a share of the GPU's memory.", True),
+    ("Put plainly, 92.2% of the power went to the store.", True),
+    ("The 92.2% share of lookups says nothing about network bytes.", False),
+    ("Network traffic aside, 92.2% of lookups hit.", False),
+])
+def test_a_metric_that_says_part_of_the_phrase_leaves_one_word(tmp_path: Path, sentence: str,
+                                                               broken: bool) -> None:
+    """The figure's metric already says "share": one of the alternatives completes it."""
+    rule = ("The 92.2% is a share of cache lookups; do not present it as a share of memory, "
+            "power or network bytes.")
+    assert bool(_found(tmp_path, rule, sentence, _hit_share)) is broken
+
+
+def test_a_verb_is_not_the_statistic_it_is_spelled_like() -> None:
+    assert not find_lemmas("a 3.8x gain means a third less waiting", ["typical"])
+    assert find_lemmas("the mean wait fell", ["typical"])
+
+
+def _average_hits(doc: Doc) -> None:
+    add_metric(doc, "store_cache_hit_pct", 92.2, "average hit rate", ["hit rate"], "percent")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("A typical deployment would see 92.2% of lookups hit.", True),
+    ("Over the traces, the average hit rate was 92.2%.", False),
+])
+def test_the_figures_own_metric_word_is_no_forbidden_synonym(tmp_path: Path, sentence: str,
+                                                             broken: bool) -> None:
+    rule = ("The 92.2% is one trace's result; do not present it as a typical, usual or "
+            "expected rate.")
+    assert bool(_found(tmp_path, rule, sentence, _average_hits)) is broken

@@ -10,11 +10,21 @@ both its ends are.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
-from .experiments import Experiment, derived_sentences, experiments_of, sentence_owners, term_marks
+from .experiments import (
+    Experiment,
+    Mark,
+    computed_from,
+    derived_inputs,
+    experiments_of,
+    sentence_owners,
+    term_marks,
+)
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations
 from .text import body_span
@@ -234,7 +244,7 @@ def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
 
 
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
-                skip: frozenset[int] = frozenset()
+                computed: Mapping[int, frozenset[Decimal]] | None = None
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
     """Spans where a sentence joins a second experiment to the first, with both experiments.
 
@@ -245,9 +255,13 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
         return out
     facts = _facts_figures(article)
     for sentence in sentences(article.body):
-        if sentence.start in skip or SEPARATION_RE.search(sentence.text):
+        if SEPARATION_RE.search(sentence.text):
             continue
         placed = sentence_owners(article, sentence, experiments, False)
+        if computed and sentence.start in computed:  # the desk's own arithmetic combines
+            # its inputs on purpose: only a figure it does not compute from can be joined
+            placed = [m for m in placed
+                      if not _computed(computed[sentence.start], article.body, m)]
         if not placed:
             continue  # at least one side of a join is a figure
         marks = sorted(placed + term_marks(article, sentence, experiments), key=lambda m: m[0]
@@ -284,11 +298,16 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     return out
 
 
+def _computed(values: frozenset[Decimal], body: str, mark: Mark) -> bool:
+    figure = next((f for f in extract_figures(body[mark[0]:mark[1]])), None)
+    return figure is not None and computed_from(values, figure)
+
+
 def check_conflations(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return [
         body_span(article, start, end, Severity.error, "conflated-experiments",
                   f"this sentence joins a figure of the {second.name} experiment to the "
                   f"{first.name} experiment as one result; keep them in separate sentences")
         for start, end, first, second in conflations(
-            article, experiments_of(article), skip=derived_sentences(article, traced))
+            article, experiments_of(article), computed=derived_inputs(article, traced))
     ]

@@ -6,11 +6,12 @@ values closely and as the same kind of quantity.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind, extract_figures, quantize
-from ..models import Article
+from ..models import Article, Inference
 from ..quantities import (
     Kind,
     Quantity,
@@ -25,7 +26,8 @@ from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations, range_spans
 from .tracing import TracedFigure, metric_magnitude
 
-__all__ = ["Experiment", "Mark", "derived_sentences", "experiments_of", "sentence_owners",
+__all__ = ["Experiment", "Mark", "computed_from", "derived_inputs", "derived_sentences",
+           "experiments_of", "sentence_owners",
            "term_marks"]
 
 
@@ -148,6 +150,47 @@ def term_marks(article: Article, sentence: Span, experiments: list[Experiment]) 
     return [(start, end, exp) for exp in experiments
             for start, end, term in find_terms(sentence.text, exp.terms, sentence.start)
             if not _verb_use(article.body, start, end, term)]
+
+
+_DESK = ("inference", "computation", "assumption")
+
+
+def derived_inputs(article: Article, traced: list[TracedFigure]) -> dict[int, frozenset[Decimal]]:
+    """Sentence start -> the numbers of the desk's own computations that a figure of the
+    sentence comes from (traced only to an inference or its computation): the inference's
+    inputs, step results, and the figures of its claim and assumptions. Such a sentence
+    combines those figures on purpose ("45 s cold and 15 times faster warm: about 3 s a warm
+    turn"), while a figure it does not compute from may still be joined ("... four times as
+    fast, and the same launch run put the 405B at 969 tokens/s")."""
+    spans = sentences(article.body)
+    out: dict[int, set[Decimal]] = {}
+    for t in traced:
+        if not t.traces or not all(tr.origin in _DESK for tr in t.traces):
+            continue
+        span = enclosing(spans, t.figure.start, t.figure.end)
+        if span is None:
+            continue
+        values = out.setdefault(span.start, set())
+        values.update(t.figure.values)
+        for tr in t.traces:
+            if (m := re.match(r"/inferences/(\d+)/", tr.pointer)) is not None:
+                values.update(_inference_numbers(article.inferences[int(m.group(1))]))
+    return {start: frozenset(values) for start, values in out.items()}
+
+
+def _inference_numbers(inference: Inference) -> set[Decimal]:
+    numbers = set(_numbers(inference.claim))
+    for text in inference.assumptions or []:
+        numbers.update(_numbers(text))
+    if inference.computation is not None:
+        numbers.update(Decimal(str(v)) for v in inference.computation.inputs.values())
+        numbers.update(Decimal(str(step.result)) for step in inference.computation.steps)
+    return numbers
+
+
+def computed_from(values: frozenset[Decimal], figure: Figure) -> bool:
+    """The figure states one of the computation's numbers at its printed precision."""
+    return any(quantize(v, figure.decimals) == fv for v in values for fv in figure.values)
 
 
 def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset[int]:

@@ -40,7 +40,7 @@ from ..report import Finding, Severity
 from .conflations import conflations
 from .denials import check_denial, denials
 from .derivations import check_form, form_rule
-from .experiments import Experiment, derived_sentences
+from .experiments import Experiment, derived_inputs
 from .meaning import _NEGATED_BEFORE, _same_word, check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
 from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
@@ -377,7 +377,7 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
                   f"experiment to the {first.name!r} experiment as one result; keep them in "
                   "separate sentences")
         for start, end, first, second in conflations(
-            article, experiments, use_terms=True, skip=derived_sentences(article, traced))
+            article, experiments, use_terms=True, computed=derived_inputs(article, traced))
     ]
 
 

@@ -113,12 +113,18 @@ def _pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w])", re.IGNORECASE)
 
 
+#: forms of another word that the crude stemmer would take for a synonym's: "1.5x means a
+#: third less waiting" says nothing of a mean
+_HOMOGRAPHS = frozenset({"means", "meaning", "meanings", "meant", "meanwhile"})
+
+
 def find_lemmas(text: str, terms: list[str], offset: int = 0) -> list[tuple[int, int, str]]:
     """Occurrences of ``terms`` in any inflection or synonym: ``(start, end, term)``."""
     found = []
     for term in terms:
         for m in _pattern(term).finditer(text):
-            found.append((offset + m.start(), offset + m.end(), term))
+            if m.group().lower() not in _HOMOGRAPHS:
+                found.append((offset + m.start(), offset + m.end(), term))
     return sorted(found)
 
 
@@ -360,7 +366,7 @@ def _compounds(words: list[str], kept: list[str], text: str) -> list[str]:
 
 def _allowed_part(text: str) -> str:
     """The parts of a guardrail that say what is allowed (no forbidding phrasing)."""
-    return " ".join(part for part in re.split(r"[;.]", text)
+    return " ".join(part for part in re.split(r";|\.(?!\d)", text)  # not "14.5x"
                     if not _PRESENT_RE.search(part) and not _CREDIT_RE.search(part))
 
 
@@ -529,9 +535,23 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     """Warnings where a sentence breaks a guardrail read from prose."""
     text = article.corrections[index].text
     forbidden = _compounds(rule.forbidden, _distinctive(rule, text, article), text)
+    # the head of the forbidden phrase, when the guardrail allows it ("is a share of cache
+    # lookups; ... not as a share of memory"), is what the figure is: one of the other words
+    # completes the phrase
+    head = rule.forbidden[0] if rule.forbidden else ""
+    said_by_metric = (rule.kind == "present_as" and head.islower() and head not in forbidden
+                      and _same_word(_allowed_part(text), head))
+    what = ""
     if rule.values:  # what the protected figure is, by its metric, is not what is forbidden
         what = _metric_words(article, [t for t in traced if _owns(rule.values, t)])
-        forbidden = [t for t in forbidden if not _same_word(what, t)] or forbidden
+        named = [t for t in forbidden if not _same_word(what, t)] or forbidden
+        # the figure's own metric says part of the forbidden phrase ("a share of Google's
+        # compute" for a share of Google's requests): one more word completes it
+        said_by_metric = said_by_metric or len(named) < len(forbidden)
+        forbidden = named
+    # a modifier ("traffic" of "traffic bytes") is no alternative of its own
+    modifiers = {w for w in forbidden if any(re.search(
+        rf"(?<![\w-]){re.escape(w)}\s+{re.escape(v)}(?![\w-])", text) for v in forbidden if v != w)}
     # the article's own topic ("llm-d" in an article on llm-d) counts beside a distinctive word
     # ("llm-d's measured cost"), never alone
     topic = [t for t in rule.forbidden if t not in forbidden and _same_word(article.title, t)
@@ -561,8 +581,14 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # "not a saving llm-d measured", "AWS offers no RoCE", "from different hardware": each
         # word the sentence negates or sets apart keeps the guardrail, so it does not count.
         # one word suffices for a credit, a "not a ..." list, or a label of one or two words
-        needed = 1 if (rule.kind == "credit_to" or rule.any_term
+        needed = 1 if (rule.kind == "credit_to" or rule.any_term or said_by_metric
                        or len(rule.forbidden) <= 2) else min(2, len(forbidden) + len(topic))
+        # the figure's own metric word ("average latency" for an average-latency figure) is
+        # no forbidden synonym of it ("typical") where one word would do
+        hits = [h for h in hits if not said_by_metric or _same_word(said := sentence.text[
+            h[0] - sentence.start:h[1] - sentence.start], h[2]) or not _same_word(what, said)]
+        if not hits or (said_by_metric and all(h[2] in modifiers for h in hits)):
+            continue
         if alternatives and any(h[2] in alternatives for h in hits):
             needed = 1  # "as holding on A100 or other GPUs": a named alternative alone
         if not hits or _distinct_terms(hits) < needed or all(h[2] in topic for h in hits):
