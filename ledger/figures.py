@@ -282,9 +282,35 @@ def masked_spans(text: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in _CITATION_RE.finditer(text)]
     spans += [m.span() for m in _URL_RE.finditer(text)]
     spans += [m.span() for m in _NAME_RE.finditer(text)]
-    spans += [m.span() for m in _MODEL_NAME_RE.finditer(text)]
+    models = [m.span() for m in _MODEL_NAME_RE.finditer(text)]
+    spans += models
+    spans += _model_sizes_named_again(text, models)
     spans += [m.span() for m in _VERSION_RE.finditer(text)]
+    spans += [m.span() for m in _IDENTITY_RE.finditer(text)]
     return sorted(spans)
+
+
+#: The identity of a sum written out, never evidence: the 1 of a reciprocal ("1 divided by
+#: 3.85", "1/3.85") or a complement ("1 minus 0.457"), the 100 of a percent's complement
+#: ("100 minus 54.3").
+_IDENTITY_RE = re.compile(r"(?<![\w.,$/])(?:1(?=\s+(?:divided\s+by|minus)\s+\d|\s?/\s?\d)"
+                          r"|100(?=\s+minus\s+\d))")
+
+
+#: The parameter count that ends a model's name ("Llama 3.1 405B", "Qwen 2.5 72B").
+_NAME_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?[BMT])$")
+
+
+def _model_sizes_named_again(text: str, models: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Where a size that ends a model's name stands again on its own ("Llama 3.1 405B ...; the
+    405B run", "on the 70B"): the model named by its size, not a figure. Only sizes in
+    billions or more written onto their letter, never "4K" (a context length)."""
+    sizes = {m.group(1) for start, end in models
+             if (m := _NAME_SIZE_RE.search(text, start, end)) is not None}
+    if not sizes:
+        return []
+    pattern = re.compile(r"(?<![\w.,])(?:" + "|".join(map(re.escape, sorted(sizes))) + r")(?![\w])")
+    return [m.span() for m in pattern.finditer(text)]
 
 
 class _Claimed:

@@ -58,6 +58,7 @@ __all__ = [
     "quantity_of",
     "sibling_units",
     "typed_figures",
+    "unit_end",
     "unit_quantity",
 ]
 
@@ -241,6 +242,9 @@ class Quantity:
     #: the lemmas of the name written before a bare number, its head last ("a batch size of
     #: 64", "rank 32"): what the number is a setting of
     named: tuple[str, ...] = ()
+    #: a multiplier below one of a time ("half as long", "0.25x the latency"): what is left
+    #: of the time after a speed-up, whose reciprocal it is
+    of_time: bool = False
 
     @property
     def noun_class(self) -> str | None:
@@ -470,7 +474,9 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
             if (m := _WORD_RE.match(text, fig.end)) is not None and m.start("w") == fig.end:
                 noun, modifiers = lemma(m.group("w")), ()  # "an 8xH100 node": eight H100s
             return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
-        return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
+        of_time = all(v < 1 for v in values) and bool(values) and bool(
+            _OF_TIME_RE.match(text, fig.end))
+        return Quantity(Kind.multiplier, of_time=of_time, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.points:
         return Quantity(Kind.points, direction=_direction(text, fig), **base)  # type: ignore[arg-type]
     if fig.kind in (FigureKind.number, FigureKind.noun_count) and _FACTOR_OF_RE.search(
@@ -549,6 +555,10 @@ _DETERMINER_WORDS = frozenset({"a", "an", "the", "its", "their", "our", "his", "
                                "that", "these", "those", "some", "any", "every", "no"})
 
 
+#: A share of a time after a multiplier below one: "half as long", "half the time", "0.25x
+#: the wait".
+_OF_TIME_RE = re.compile(r"\s+(?:as\s+long|as\s+much\s+time|(?:of\s+)?the\s+(?:time|wait|"
+                         r"latency|duration|runtime))\b", re.IGNORECASE)
 _POINT_RE = re.compile(r"-points?\b")
 _FACTOR_OF_RE = re.compile(r"\bfactor[\s-]+of[\s-]+$", re.IGNORECASE)
 _SINGULAR_LENGTH_RE = re.compile(r"[ -](context|window)\b(?!s)")
@@ -567,6 +577,14 @@ def _rate_after_modifier(text: str, end: int) -> tuple[Unit, int] | None:
     if unit is None or "/" not in unit[0].dimension:
         return None
     return unit
+
+
+def unit_end(text: str, end: int) -> int:
+    """Where the unit written after a number ending at ``end`` ends ("1,800 output tokens per
+    second", "96 GB"); ``end`` when no unit follows. The unit's words belong to the
+    quantity, not to what is said around it."""
+    unit = parse_unit(text, end) or _rate_after_modifier(text, end)
+    return unit[1] if unit is not None else end
 
 
 def _plural(text: str, end: int, skip: int = 0) -> bool:
@@ -600,7 +618,19 @@ class Verdict(str, Enum):
 
 
 def _eq(candidate: Decimal, value: Decimal, decimals: int) -> bool:
-    return quantize(candidate, decimals) == value
+    """The candidate rounds half-up to the figure; or, for a figure printed with decimals, the
+    candidate lies exactly halfway between the figure and its next value up: a printed 0.0855
+    is itself rounded (1 / 11.7 = 0.08547), so "0.085" and "0.086" both agree with it."""
+    return quantize(candidate, decimals) == value or _midpoint(candidate, value, decimals)
+
+
+def _midpoint(candidate: Decimal, value: Decimal, decimals: int) -> bool:
+    """The candidate is exactly halfway above the figure, which has decimals (see _eq)."""
+    return 0 < decimals < len(_HALF_QUANTA) and candidate - value == _HALF_QUANTA[decimals]
+
+
+#: Half of one unit in the last place, for each number of decimals.
+_HALF_QUANTA = tuple(Decimal(5).scaleb(-d - 1) for d in range(16))
 
 
 def _close(converted: Decimal, value: Decimal, decimals: int) -> bool:
@@ -675,6 +705,9 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return _units(fig, value, ev_value, ev)
     if fig.kind is Kind.count and ev.kind is Kind.count:
         return _counts(fig, ev) if same else _DIFFERENT
+    if fk is Kind.multiplier and ek is Kind.multiplier and fig.of_time and ev_value > 1:
+        # "takes half as long" after a 2x speed-up: the time left is the reciprocal
+        return Verdict.match if same or _close(1 / ev_value, value, d) else _DIFFERENT
     if fig.kind is ev.kind:
         return Verdict.match if same else _DIFFERENT
     if fig.kind is Kind.multiplier and ev.kind is Kind.number:
@@ -719,7 +752,10 @@ def _against_untyped(fig: Quantity, value: Decimal, ev_value: Decimal, ev_percen
 def _same(ev_value: Decimal, value: Decimal, decimals: int, quantized: Decimal | None) -> bool:
     """``_eq(ev_value, value, decimals)``, from ``quantized`` (the evidence value already
     rounded to ``decimals`` places) when the caller has it."""
-    return quantized == value if quantized is not None else _eq(ev_value, value, decimals)
+    if quantized is None:
+        return _eq(ev_value, value, decimals)
+    # a midpoint rounds up, so only a value rounded above the figure can be one
+    return quantized == value or (quantized > value and _midpoint(ev_value, value, decimals))
 
 
 def _tokens_against_bytes(fig: Quantity, value: Decimal, ev: Quantity, ev_value: Decimal

@@ -161,13 +161,27 @@ def _computation(comp: Computation, base: str) -> tuple[list[Finding], list[floa
                                     f"step {step.name!r}: {exc}", f"{where}/expression"))
             continue
         names[step.name] = value
-        values += [value, step.result]
+        values += [value, step.result, *_factors(step.expression)]
         if not _agrees(value, step.result, comp.tolerance):
             findings.append(Finding(
                 Severity.error, "arithmetic",
                 f"step {step.name!r}: {step.expression} = {value:g}, not the stated "
                 f"{step.result:g}", f"{where}/result"))
     return findings, values
+
+
+def _factors(expression: str) -> list[float]:
+    """The fractional constants an expression writes out ("compute_tflops * 1.05": 1.05):
+    values the arithmetic states, so a claim's "5%" applied as a factor of 1.05 is explained.
+    Whole numbers (100, 1024, 8) are left out: they convert units, they state no figure."""
+    text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return []
+    return [float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant)
+            and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
+            and float(n.value) != int(n.value)]
 
 
 def _assumption_equations(inf: Inference, base: str) -> tuple[list[Finding], list[float]]:

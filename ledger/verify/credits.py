@@ -197,6 +197,8 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
             para.start not in analysis or claimed))
         if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
             continue  # "the 13x": a figure whose owner the reader was already given
+        if _bare_name_of_credited(t, seen):
+            continue  # "whether 5.81 beats 3.85": credited figures named by their numbers
         if key in seen and para.start in analysis and not claimed:
             continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
@@ -320,6 +322,19 @@ def _refers_back_to(body: str, fig: Figure) -> bool:
     ("at 73% cache demand", "with a 128,000-token context" i.e. a hyphenated modifier)."""
     before = body[max(0, fig.start - 12):fig.start]
     return bool(_REFERENCE_BEFORE.search(before)) or body[fig.end:fig.end + 1] == "-"
+
+
+def _bare_name_of_credited(t: TracedFigure, seen: set[tuple[str, tuple[Decimal, ...]]]
+                           ) -> bool:
+    """A bare number whose value an earlier, credited figure stated with its kind ("up to
+    5.81x" credited to the authors, then "whether 5.81 beats 3.85"): the number without its
+    unit names that figure, it states no new quantity."""
+    q = t.quantity
+    if q is None or q.kind is not Kind.number or q.named or not t.figure.values:
+        return False
+    values = tuple(t.figure.values)
+    return any(kind != Kind.number.value and seen_values == values
+               for kind, seen_values in seen)
 
 
 def _figure_key(t: TracedFigure) -> tuple[str, tuple[Decimal, ...]]:

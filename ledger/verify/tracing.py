@@ -47,6 +47,7 @@ from ..quantities import (
     unit_quantity,
 )
 from ..report import Finding, Severity
+from .bylines import byline_counts
 from .intervals import relative_intervals
 from .points import Gap, Gaps
 from .prose import enclosing, sentences
@@ -491,6 +492,9 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     out = []
     for f, q in typed:
         t = trace_figure(f, index, q)
+        if not t.traced and (bylines := byline_counts(article, body, f, q)):
+            t = TracedFigure(f, tuple(Trace("byline", f"/sources/{i}/authors", source_ids=(sid,))
+                                      for i, sid in bylines), t.quantity, t.misses)
         if (r := ratios.get(f.start)) is not None and disagrees(r[0], f):
             # "about three times apart" for 28.3 and 12.1: a 3x elsewhere is a coincidence
             t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
@@ -729,6 +733,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
         finding = _finding_for(article, t, index)
+        if finding.rule in _READINGS and _denied_reading(article.body, t, traced):
+            continue  # "4.3 percentage points, not a 4.3% difference": the wrong reading denied
         findings.append(finding)
         if (r := restated.get(t.figure.start)) is not None:
             findings.append(_restated_finding(article, r, t))
@@ -739,6 +745,26 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
                 f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
                 "computation nor any evidence gives it; recompute it", trace=tried(t)))
     return findings
+
+
+#: Findings about how a figure is read (its unit, percent or points), which a sentence can
+#: settle by stating the right reading and denying the wrong one.
+_READINGS = frozenset({"percentage-points", "unit-mismatch"})
+_DENIED_BEFORE_RE = re.compile(r"\b(?:not|never|rather\s+than|instead\s+of)\s+"
+                               r"(?:(?:a|an|the|some|about|roughly)\s+)?$", re.IGNORECASE)
+
+
+def _denied_reading(body: str, t: TracedFigure, traced: list[TracedFigure]) -> bool:
+    """The figure is denied ("not a 4.3% difference", "rather than 16 GB") in a sentence that
+    states the same number in a reading that traces ("about 4.3 percentage points, not a 4.3%
+    difference"): the sentence corrects a misreading, it does not make it."""
+    if not _DENIED_BEFORE_RE.search(body[max(0, t.figure.start - 24):t.figure.start]):
+        return False
+    span = enclosing(sentences(body), t.figure.start, t.figure.end)
+    if span is None:
+        return False
+    return any(o is not t and o.traced and o.figure.values == t.figure.values
+               and span.start <= o.figure.start and o.figure.end <= span.end for o in traced)
 
 
 def _restated_finding(article: Article, r: Restatement, t: TracedFigure) -> Finding:

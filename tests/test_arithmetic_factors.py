@@ -1,0 +1,57 @@
+"""``arithmetic``: a claim's percent that the computation applies as a written-out factor
+("price * 0.8" for a 20% discount, "rate * 1.25" for 25% more) is the arithmetic's own value;
+a percent none of it gives is still an error. Sentences and numbers written here."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from verify_fixtures import load
+
+from ledger.models import Article
+from ledger.verify.arithmetic import check_arithmetic
+
+
+def _article(claim: str, inputs: dict[str, float],
+             steps: list[tuple[str, str, float]]) -> Article:
+    doc: dict[str, Any] = copy.deepcopy(load())
+    doc["inferences"] = [{
+        "id": "I1", "claim": claim, "basis_fact_ids": [], "label": "PCT analysis",
+        "computation": {"inputs": inputs, "steps": [
+            {"name": n, "expression": e, "result": r} for n, e, r in steps],
+            "tolerance": 0.01}}]
+    return Article.model_validate_json(json.dumps(doc))
+
+
+def _claim_errors(article: Article) -> list[str]:
+    return [f.message for f in check_arithmetic(article) if f.pointer.endswith("/claim")]
+
+
+@pytest.mark.parametrize(("claim", "inputs", "steps"), [
+    ("Adding 10% and 30% to 200 GB/s gives 220 to 260 GB/s.", {"bw": 200},
+     [("low", "bw * 1.1", 220), ("high", "bw * 1.3", 260)]),
+    ("A 20% discount on a $50 hour leaves $40.", {"price": 50},
+     [("after", "price * 0.8", 40)]),
+    ("Cutting 1,200 ms by 25% brings the wait to 900 ms.", {"wait_ms": 1200},
+     [("after_ms", "0.75 * wait_ms", 900)]),
+    ("With 12.5% overhead, 64 GiB of weights need 72 GiB.", {"weights": 64},
+     [("total", "weights * (1 + 0.125)", 72)]),
+])
+def test_a_percent_applied_as_a_factor_is_explained(claim: str, inputs: dict[str, float],
+                                                    steps: list[tuple[str, str, float]]) -> None:
+    assert _claim_errors(_article(claim, inputs, steps)) == []
+
+
+@pytest.mark.parametrize(("claim", "inputs", "steps"), [
+    # the factor says 10%, the claim 15%
+    ("Adding 15% to 200 GB/s gives 220 GB/s.", {"bw": 200}, [("high", "bw * 1.1", 220)]),
+    # a whole-number constant converts units; it states no percent
+    ("At 8% more, 3,000 GB/s is 24,000 Gb/s.", {"gbyte": 3000},
+     [("gbit", "gbyte * 8", 24000)]),
+])
+def test_a_percent_no_factor_gives_is_still_an_error(claim: str, inputs: dict[str, float],
+                                                     steps: list[tuple[str, str, float]]) -> None:
+    assert len(_claim_errors(_article(claim, inputs, steps))) == 1
