@@ -298,3 +298,23 @@ def test_the_figures_own_metric_word_is_no_forbidden_synonym(tmp_path: Path, sen
     rule = ("The 92.2% is one trace's result; do not present it as a typical, usual or "
             "expected rate.")
     assert bool(_found(tmp_path, rule, sentence, _average_hits)) is broken
+
+
+@pytest.mark.parametrize("text, broken", [
+    ("Do not present the Mooncake paper's cluster list as current; cite the documentation "
+     "as retrieved.", True),
+    ("Call the Mooncake paper's design current only when you cite its README as retrieved "
+     "on November 4.", True),
+    ("Treat what the Mooncake paper says as retrieved on 2026-11-04.", False),
+])
+def test_a_guardrail_that_asks_for_the_documentation_keeps_an_announcement_dated(
+        tmp_path: Path, text: str, broken: bool) -> None:
+    """"Cite the documentation as retrieved" makes a retrieval the observation only for a
+    living document: a paper published in 2024 and cited for a current status still shows
+    its contents as of 2024 (the HiCache article's backend list cited to the announcement)."""
+    doc, result = verify_with(tmp_path, _dated_status(text), _paragraph(
+        "The Mooncake paper now describes a third cluster for long contexts. [S1]"))
+    index = len(doc["corrections"])
+    found = [f for f in result.findings if f.rule == "guardrail"
+             and f.message.startswith(f"guardrail {index} ")]
+    assert bool(found) is broken

@@ -381,19 +381,32 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
     ]
 
 
-def _source_dates(article: Article, source_id: str, retrieved: bool = False) -> set[dt.date]:
+#: Documents whose contents change after they are first published.
+_LIVING = r"(?:README|docs?|documentation|guide|manual|wiki)"
+#: "cite the documentation (as retrieved)": only a living document shows the current status.
+_CITE_LIVING = re.compile(rf"\bcite (?:the |its |their )?(?:current |live )?{_LIVING}\b", re.I)
+
+
+def _source_dates(article: Article, source_id: str, retrieved: bool = False,
+                  living_only: bool = False) -> set[dt.date]:
     """The dates a source shows its contents as of: its own dates, else (undated
     documentation) the day it was retrieved; with ``retrieved``, that day too: a guardrail
-    that says "as retrieved on D" takes the retrieval as the observation."""
+    that says "as retrieved on D" takes the retrieval as the observation, unless it asks to
+    cite the documentation (``living_only``) and this source is no living document (a dated
+    announcement stays as of its own date)."""
     for src in article.sources:
         if src.id == source_id:
             dated = {d for d in (src.published_at, src.updated_at, src.page_date) if d}
-            return (dated | {src.retrieved_at}) if retrieved else (dated or {src.retrieved_at})
+            living = re.search(rf"\b{_LIVING}\b", src.title, re.I) is not None
+            if retrieved and (living or not living_only):
+                return dated | {src.retrieved_at}
+            return dated or {src.retrieved_at}
     return set()
 
 
 def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]:
     retrieved = re.search(r"\bretriev", article.corrections[index].text, re.I) is not None
+    living_only = _CITE_LIVING.search(article.corrections[index].text) is not None
     findings = []
     paras = paragraphs(article.body)
     stale = {(d.month, d.day) for d in rule.stale_dates}
@@ -401,7 +414,7 @@ def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]
         for start, end, term in find_terms(sentence.text, rule.subjects, sentence.start):
             para = enclosing(paras, start, end)
             cited = re.findall(r"\[(S\d+)\]", para.text if para else "")
-            observed = any(rule.observed_on in _source_dates(article, s, retrieved)
+            observed = any(rule.observed_on in _source_dates(article, s, retrieved, living_only)
                            for s in cited)
             in_sentence = [f for f in extract_figures(sentence.text)
                            if f.kind is FigureKind.date and f.date
