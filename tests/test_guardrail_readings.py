@@ -300,6 +300,17 @@ def test_the_figures_own_metric_word_is_no_forbidden_synonym(tmp_path: Path, sen
     assert bool(_found(tmp_path, rule, sentence, _average_hits)) is broken
 
 
+@pytest.mark.parametrize("sentence, broken", [
+    ("Zeta tuned the store for Blackwell GPUs.", False),
+    ("Zeta expects the 3.8 times to hold on other Blackwell GPUs.", True),
+])
+def test_a_noun_phrase_of_the_guardrail_is_one_term(tmp_path: Path, sentence: str,
+                                                    broken: bool) -> None:
+    rule = ("The figures are peaks measured by Zeta on the GB200; never present them as "
+            "end-to-end serving throughput or as results on other Blackwell GPUs.")
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
 @pytest.mark.parametrize("text, broken", [
     ("Do not present the Mooncake paper's cluster list as current; cite the documentation "
      "as retrieved.", True),

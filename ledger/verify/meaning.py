@@ -349,6 +349,25 @@ def _distinct_terms(hits: list[tuple[int, int, str]]) -> int:
     return len(places)
 
 
+def _phrases(hits: list[tuple[int, int, str]], body: str, guardrail: str) -> int:
+    """How many pairs of hits are one name of the guardrail ("Hopper GPUs", "GB200 GPUs": both
+    words capitalised or with digits), said together: such a pair is one term, not two. "on
+    Hopper GPUs" is not "results on other Hopper GPUs"; "other Hopper" still counts twice."""
+    pairs = 0
+    ordered = sorted(hits)
+    for (_s1, e1, t1), (s2, _e2, t2) in zip(ordered, ordered[1:], strict=False):
+        if t1 != t2 and _name_like(t1) and _name_like(t2) and re.fullmatch(
+                r"[\s-]+", body[e1:s2]) and re.search(
+                rf"(?<![\w-]){re.escape(t1)}[\s-]+{re.escape(t2)}(?![\w-])", guardrail,
+                re.IGNORECASE):
+            pairs += 1
+    return pairs
+
+
+def _name_like(term: str) -> bool:
+    return term[:1].isupper() or any(c.isdigit() for c in term)
+
+
 def _compounds(words: list[str], kept: list[str], text: str) -> list[str]:
     """A kept modifier whose head noun was set aside as allowed stays with it: "describe it as
     GPU memory; it sets host memory" forbids "GPU memory", not every "GPU"."""
@@ -591,7 +610,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
             continue
         if alternatives and any(h[2] in alternatives for h in hits):
             needed = 1  # "as holding on A100 or other GPUs": a named alternative alone
-        if not hits or _distinct_terms(hits) < needed or all(h[2] in topic for h in hits):
+        if not hits or _distinct_terms(hits) - _phrases(hits, article.body, text) < needed or all(
+                h[2] in topic for h in hits):
             continue
         if timely and not any(h[2] in timely for h in hits):
             continue
