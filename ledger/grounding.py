@@ -221,6 +221,8 @@ def ground_figures(claim: str, quotes: Sequence[str],
     unused = [(g, r) for g, r in quoted if not _used(g, r, claimed)]
     out: dict[int, Ungrounded] = {}
     for key in dict.fromkeys(kind_key(q) for _, q in missing):
+        if key == (Kind.number.value,):
+            continue  # two bare numbers ("8.73", the "2" of "2×32 cores") share no known kind
         mine = [(i, m) for i, m in enumerate(missing) if kind_key(m[1]) == key]
         theirs = [u for u in unused if kind_key(u[1]) == key]
         for k, partner in _pair([m for _, m in mine], theirs).items():

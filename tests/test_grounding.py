@@ -215,3 +215,15 @@ def test_a_quotes_bare_number_is_used_by_the_claims_typed_figure() -> None:
     claim = "Reads reached 18.2 GiB/s with 12 clients."
     quote = "the fastest backend (18.2) on this rig"
     assert _ground(claim, quote) == [("12", None)]
+
+
+@pytest.mark.parametrize(("claim", "quote"), [
+    # a factor of a product ("2×16 lanes") is a bare number, as is a result without its unit
+    ("Writes reach 412 on the big node.", "The big node has 2×64 cores."),
+    ("The scheduler handles 310 per node at most.", "Each rack holds 4 of them."),
+    ("Decode sits at 6.25 on the small box.", "Version 3 of the kernel added batching."),
+])
+def test_two_bare_numbers_do_not_contradict_each_other(claim: str, quote: str) -> None:
+    """A bare number has no known kind: a quote's unused bare number is no sign that the
+    claim's bare number mistypes it (the quote is partial)."""
+    assert all(partner is None for _, partner in _ground(claim, quote))
