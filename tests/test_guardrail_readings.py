@@ -329,3 +329,17 @@ def test_a_guardrail_that_asks_for_the_documentation_keeps_an_announcement_dated
     found = [f for f in result.findings if f.rule == "guardrail"
              and f.message.startswith(f"guardrail {index} ")]
     assert bool(found) is broken
+
+
+SHARED = ("Redis and Valkey are the stores Mooncake was compared with; do not write that "
+          "Mooncake is part of, or ships inside, either of them.")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("Mooncake now ships inside Valkey.", True),
+    ("Since the release, Mooncake is part of Redis.", True),
+    ("Mooncake was compared with Redis and Valkey.", False),
+])
+def test_two_verbs_that_share_a_pronoun_object_are_read(tmp_path: Path, sentence: str,
+                                                        broken: bool) -> None:
+    assert bool(_found(tmp_path, SHARED, sentence)) is broken

@@ -127,12 +127,40 @@ def _claim(conjuncts: list[str], values: list[tuple[Decimal, ...]]) -> Denial | 
     return Denial("claim", verbs, objects, names, values, subject)
 
 
+#: "X is part of, or ships inside, either of them": two verbs that share one object
+_SHARED_RE = re.compile(r"^\s*(?P<s>[A-Z][\w.-]*)\s+(?P<v1>[^,]+?),\s*(?:or|and)\s+(?P<v2>[^,]+?),"
+                        r"\s*(?P<o>[^,]+)$")
+_OBJECT_PRONOUN_RE = re.compile(r"^\s*(?:(?:either|both|any|each|one|all)\s+of\s+)?(?:them|it)"
+                                r"\s*$|^\s*(?:either|both)\s*$", re.IGNORECASE)
+_COPULA = frozenset({"is", "are", "was", "were", "be", "been", "become", "becomes"})
+
+
+def _shared_object(claim: str, text: str) -> Denial | None:
+    """A claim whose two verbs share their object, a pronoun standing for the names of the
+    guardrail's head ("SGLang and vLLM are the baselines ...; do not write that Preble is part
+    of, or ships inside, either of them"): each verb phrase with any of those names."""
+    m = _SHARED_RE.match(claim)
+    if m is None:
+        return None
+    obj = m.group("o")
+    head = text.split(";")[0]
+    named = _words(head) if _OBJECT_PRONOUN_RE.match(obj) else _words(obj)
+    names = [w for w in named if w != m.group("s") and w.lower() not in _QUANTIFIERS
+             and (_name(w) or any(c.isupper() for c in w[1:]))]  # "vLLM" is a name
+    verbs = []
+    for phrase in (m.group("v1"), m.group("v2")):
+        words = [w for w in _words(phrase) if w.lower() not in _COPULA | _AUXILIARY]
+        if words:  # "part of": the whole phrase, so that "part" is not "particularly"
+            verbs.append(" ".join(words).lower())
+    return Denial("claim", verbs, [], names, []) if verbs and names else None
+
+
 def denials(text: str) -> list[Denial]:
     """The claims and baselines a guardrail's prose denies (none when it has no such part)."""
     out = []
     for m in _SAY_RE.finditer(text):
         claim = m.group("claim")
-        found = _claim(_CONJUNCT_RE.split(claim), _values(claim))
+        found = _shared_object(claim, text) or _claim(_CONJUNCT_RE.split(claim), _values(claim))
         out += [found] if found else []
     denied = _DOES_NOT_RE.match(text)
     if denied and not _DOC_SUBJECT_RE.search(denied.group("subject")) and not _REPORTING_RE.match(

@@ -172,6 +172,9 @@ class EvidenceDate:
 class EvidenceIndex:
     numbers: list[EvidenceNumber] = field(default_factory=list)
     dates: list[EvidenceDate] = field(default_factory=list)
+    #: dates the evidence writes without a year ("on September 13 (2025)", "by May 6"): kept
+    #: apart, since their year is unknown; a body date without a year traces to them
+    month_days: list[EvidenceDate] = field(default_factory=list)
     _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
     _rounded: dict[int, list[Decimal]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -196,6 +199,8 @@ class EvidenceIndex:
             if fig.kind is FigureKind.date and fig.date is not None:
                 if fig.date_precision in ("day", "month"):
                     self.dates.append(EvidenceDate(fig.date, trace, fig.date_precision))
+                elif fig.date_precision == "month_day":
+                    self.month_days.append(EvidenceDate(fig.date, trace, "month_day"))
                 continue
             for value in fig.values:
                 self.add_number(value, trace, percent=quantity.kind in (
@@ -420,8 +425,12 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
     kind of quantity, and the evidence that had its number but not its kind (``misses``)."""
     if figure.kind is FigureKind.date:
-        return TracedFigure(figure, _unique(
-            d.trace for d in index.dates if _date_matches(figure, d.date, d.precision)), quantity)
+        same_day = [d.trace for d in index.month_days if figure.date is not None
+                    and figure.date_precision == "month_day"
+                    and (d.date.month, d.date.day) == (figure.date.month, figure.date.day)]
+        return TracedFigure(figure, _unique([
+            *(d.trace for d in index.dates if _date_matches(figure, d.date, d.precision)),
+            *same_day]), quantity)
     q = quantity or Quantity(Kind.number, figure.values, figure.decimals)
     found: list[Trace] = []
     misses: list[Miss] = []
