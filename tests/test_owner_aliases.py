@@ -124,3 +124,28 @@ def test_a_document_from_an_organisation_names_its_owner() -> None:
                                   "[S5]")] == ["warning"]
     # people are read as authors elsewhere; a place or a time is no owner
     assert _owners("A paper from 2023 argues the opposite. [S5]") == []
+
+
+def test_by_an_organisations_count_names_the_owner_of_the_figure() -> None:
+    assert _owners("The cache cut misses by a third, by FAIR's count. [S5]") == []
+    assert [s for s, _ in _owners("The cache cut misses by a third, by NVIDIA's count. "
+                                  "[S5]")] == ["error"]
+    assert [s for s, _ in _owners("By CMU Catalyst's tally, the cache cut misses by a third. "
+                                  "[S5]")] == ["error"]
+
+
+def test_a_document_by_an_organisation_names_its_owner() -> None:
+    assert _owners("A short summary by FAIR adds the reason. [S5]") == []
+    assert [s for s, _ in _owners("A short summary by NVIDIA adds the reason. [S5]")] == [
+        "error"]
+    assert [s for s, _ in _owners("A short summary by Redwood Labs adds the reason. [S5]")
+            ] == ["warning"]
+
+
+def test_a_time_in_the_possessive_is_no_owner() -> None:
+    for sentence in ("Today's README lists two kernels. [S5]",
+                     "Monday's post lists two kernels. [S5]",
+                     "March's release notes list two kernels. [S5]",
+                     "Yesterday's changelog lists two kernels. [S5]"):
+        assert _owners(sentence) == [], sentence
+    assert [s for s, _ in _owners("NVIDIA's README lists two kernels. [S5]")] == ["error"]

@@ -89,6 +89,7 @@ _PRODUCT = (r"(?:package|library|framework|toolkit|tool|implementation|codebase|
 #: After a possessive only: "AWS's design document" has an owner, "the EFA document" a topic.
 _OWNED_DOC = rf"(?:{_DOC}|document|preprint|examples?|recipes?|notebooks?|samples?)"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
+           r"count|tally|reckoning|estimates?|calculations?|"
            r"report|study|analysis|evaluations?|experiments?|comparisons?|trials?)")
 #: Verbs by which a named subject takes a position in the cited work ("Acme argues that ...").
 _STANCE = ("argues", "argued", "contends", "contended", "concludes", "concluded", "proposes",

@@ -33,11 +33,12 @@ _HOST_RE = re.compile(
     r"(?=\s*(?:[,;:\[(]|\.(?:\s|$)|$)|\s+[a-z]+(?:s|ed)\b)")
 
 
-#: A document "from" its owner: "a commentary from Moonshot AI", "the notes from MIT".
+#: A document "from" or "by" its owner: "a commentary from Moonshot AI", "a summary by WeSpeak"
+#: (a person named so is read as an author by :mod:`ledger.verify.persons`).
 _FROM_RE = re.compile(
     r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Tt]hat)\s+(?:[a-z][\w-]*\s+)?(?:post|article|summary|"
     r"commentary|overview|paper|preprint|page|write-?up|thread|video|notes?|review|report|"
-    rf"digest|explainer|analysis|blog|guide|whitepaper|study)\s+from\s+{NAME}(?!['’]s)")
+    rf"digest|explainer|analysis|blog|guide|whitepaper|study)\s+(?:from|by)\s+{NAME}(?!['’]s)")
 
 
 def _site_of(name: str, src: Source) -> bool:

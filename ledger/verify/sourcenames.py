@@ -18,9 +18,15 @@ from ..models import Article, Source
 __all__ = ["NAME", "PLACE_RE", "SKIP", "accepted", "initials", "matches", "norm", "org_start",
            "own_system", "owner_trace", "owns", "site_words", "title_match"]
 
-SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those", "It", "Its", "A", "An", "In",
-                   "On", "Her", "His", "Their", "Our", "Both", "Each", "Some", "Current",
-                   "According", "Before", "After", "For", "With", "But", "And", "One", "Two"})
+#: Capitalised words that are no owner: pronouns, determiners, and times ("Today's README",
+#: "Monday's post", "January's release" name when, not whose).
+SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those",
+                  "It", "Its", "A", "An", "In", "On", "Her", "His", "Their", "Our", "Both", "Each",
+                  "Some", "Current", "According", "Before", "After", "For", "With", "But", "And",
+                  "One", "Two", "Today", "Yesterday", "Tomorrow", "Tonight", "Now", "Last",
+                  "Next", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                  "Sunday", "January", "February", "March", "April", "May", "June", "July",
+                  "August", "September", "October", "November", "December"})
 _NOT_SKIP = rf"(?!(?:{'|'.join(sorted(SKIP))})\b)"
 NAME = (rf"(?P<name>{_NOT_SKIP}(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
          r"(?:\s+[A-Z][\w.&+-]*){0,2})")
