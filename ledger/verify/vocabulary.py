@@ -16,9 +16,9 @@ from ..quantities import Kind, Quantity, lemma, metric_quantity
 from .tracing import TracedFigure
 
 __all__ = ["BROADER", "DEFAULT_VOCABULARY", "GENERIC_WORDS", "STATISTICS", "STAT_RE",
-           "fits_other_kind", "fits_own", "names_another_kind", "known_family", "metric_families", "metric_family",
-           "metric_statistics", "metric_words", "named_statistics", "speed_like", "surely_traced",
-           "vocabularies"]
+           "fits_other_kind", "fits_own", "known_family", "metric_families", "metric_family",
+           "metric_statistics", "metric_words", "named_statistics", "names_another_kind",
+           "speed_like", "surely_traced", "vocabularies"]
 
 
 #: Words that name each family of metric; a metric's family comes from its name.
