@@ -28,6 +28,7 @@ from ..models import Article, EvidenceType
 from ..quantities import Kind
 from ..report import Finding, Severity
 from .attribution import attributes, desk_claims, desk_names, reported_clause
+from .experiments import arithmetic_spans
 from .persons import is_person_name
 from .prose import Span, enclosing, group_in, paragraphs, sentences
 from .text import body_span
@@ -78,14 +79,7 @@ def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[in
     its own arithmetic; there a restated author figure is the desk's input, not a report."""
     paras = paragraphs(article.body)
     desk = _desk_words(article)
-    out = {p.start for p in paras if desk.search(p.text)}
-    for t in traced:
-        if t.traces and all(tr.origin in ("inference", "computation", "assumption")
-                            for tr in t.traces):
-            para = enclosing(paras, t.figure.start, t.figure.end)
-            if para is not None:
-                out.add(para.start)
-    return out
+    return {p.start for p in paras if desk.search(p.text)} | arithmetic_spans(paras, traced)
 
 
 def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -7,6 +7,7 @@ values closely and as the same kind of quantity.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -26,9 +27,8 @@ from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations, range_spans
 from .tracing import TracedFigure, metric_magnitude
 
-__all__ = ["Experiment", "Mark", "computed_from", "derived_inputs", "derived_sentences",
-           "experiments_of", "sentence_owners",
-           "term_marks"]
+__all__ = ["Experiment", "Mark", "arithmetic_spans", "computed_from", "derived_inputs",
+           "derived_sentences", "experiments_of", "sentence_owners", "term_marks"]
 
 
 @dataclass
@@ -197,7 +197,12 @@ def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset
     """Starts of the sentences that hold a figure of the desk's own arithmetic (traced only to
     an inference or its computation): such a sentence combines figures on purpose ("45 s cold
     and 15 times faster warm: about 3 s a warm turn")."""
-    spans = sentences(article.body)
+    return frozenset(arithmetic_spans(sentences(article.body), traced))
+
+
+def arithmetic_spans(spans: Sequence[Span], traced: list[TracedFigure]) -> set[int]:
+    """Starts of the spans (sentences, paragraphs) that hold a figure traced only to the desk's
+    own arithmetic: an inference, its computation or an assumption."""
     out = set()
     for t in traced:
         if t.traces and all(tr.origin in ("inference", "computation", "assumption")
@@ -205,4 +210,4 @@ def derived_sentences(article: Article, traced: list[TracedFigure]) -> frozenset
             span = enclosing(spans, t.figure.start, t.figure.end)
             if span is not None:
                 out.add(span.start)
-    return frozenset(out)
+    return out
