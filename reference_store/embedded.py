@@ -339,6 +339,24 @@ class EmbeddedStore:
         self._check_key(key)
         return Reservation(self, key, check_nbytes(nbytes), upsert=upsert, pin=pin)
 
+    def reserve_many(self, items: Sequence[tuple[str, int]], *, upsert: bool = False,
+                     pin: bool = False) -> list[Reservation]:
+        """:meth:`reserve` for each ``(key, nbytes)``, in one pass under the store's lock (a
+        receiver of many objects in one frame); commit or abort them together with
+        :func:`~reference_store.reservation.commit_all` and
+        :func:`~reference_store.reservation.abort_all`.
+
+        Raises:
+            InvalidKey, InvalidParams (bad ``nbytes``), NotReady: nothing stays reserved.
+        """
+        from reference_store.reservation import check_nbytes, reserve_all
+
+        checked = []
+        for key, nbytes in items:
+            self._check_key(key)
+            checked.append((key, check_nbytes(nbytes)))
+        return reserve_all(self, checked, upsert=upsert, pin=pin)
+
     def borrow(self, key: str, *, copy: bool = True) -> Borrow:
         """A read-only view of ``key``'s bytes, kept from eviction until ``release()`` (use it
         as a context manager); takes a lease and counts a hit like ``get_into``. Without
@@ -353,6 +371,26 @@ class EmbeddedStore:
 
         self._check_key(key)
         return Borrow(self, key, copy=copy)
+
+    def borrow_many(self, keys: Sequence[str], *, copy: bool = True) -> list[Borrow | StoreError]:
+        """:meth:`borrow` of each key in one pass under the store's lock (a sender of many
+        objects in one frame): each key's borrow, or the StoreError it raised (InvalidKey,
+        ObjectNotFound, ChecksumMismatch); release them together with
+        :func:`~reference_store.reservation.release_all`.
+
+        Raises:
+            NotReady: the store was closed.
+        """
+        from reference_store.reservation import borrow_all
+
+        bad: dict[int, StoreError] = {}
+        for i, key in enumerate(keys):
+            try:
+                self._check_key(key)
+            except InvalidKey as exc:
+                bad[i] = exc
+        taken = iter(borrow_all(self, [k for i, k in enumerate(keys) if i not in bad], copy=copy))
+        return [bad[i] if i in bad else next(taken) for i in range(len(keys))]
 
     def lendable_arena(self) -> ArenaTier | None:
         """The top tier when it is a CPU arena that :meth:`reserve` and :meth:`borrow` lend

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import enum
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference_store.errors import ObjectAlreadyExists
@@ -91,12 +92,20 @@ class NodeObjects:
         way in when known (reads send it as is); a CANCELLED one leaves (False: free its
         bytes)."""
         with self._lock:
-            entry = self._entries.get(oid)
-            if entry is None or entry.state is not ObjectState.RECEIVING:
-                self._entries.pop(oid, None)
-                return False
-            entry.state, entry.record, entry.digest = ObjectState.STORED, record, digest
-            return True
+            return self._received(oid, record, digest)
+
+    def _received(self, oid: int, record: ObjectRecord, digest: int | None) -> bool:
+        entry = self._entries.get(oid)
+        if entry is None or entry.state is not ObjectState.RECEIVING:
+            self._entries.pop(oid, None)
+            return False
+        entry.state, entry.record, entry.digest = ObjectState.STORED, record, digest
+        return True
+
+    def received_all(self, items: Sequence[tuple[int, ObjectRecord, int | None]]) -> list[bool]:
+        """:meth:`received` for each ``(oid, record, digest)``, under one lock."""
+        with self._lock:
+            return [self._received(oid, record, digest) for oid, record, digest in items]
 
     def digest(self, oid: int) -> int | None:
         """The xxh3_64 recorded by :meth:`received` (None: unknown, or not recorded)."""
@@ -117,29 +126,47 @@ class NodeObjects:
         """STORED or READING of ``size`` bytes -> READING, one reader more; False when the
         object is not readable (unknown, not yet received, removed, or another size)."""
         with self._lock:
-            entry = self._entries.get(oid)
-            if (entry is None or entry.state not in (ObjectState.STORED, ObjectState.READING)
-                    or entry.record is None or entry.record.size != size):
-                return False
-            entry.state = ObjectState.READING
-            entry.readers += 1
-            return True
+            return self._begin_read(oid, size)
+
+    def _begin_read(self, oid: int, size: int) -> bool:
+        entry = self._entries.get(oid)
+        if (entry is None or entry.state not in (ObjectState.STORED, ObjectState.READING)
+                or entry.record is None or entry.record.size != size):
+            return False
+        entry.state = ObjectState.READING
+        entry.readers += 1
+        return True
+
+    def begin_read_all(self, items: Sequence[tuple[int, int]]) -> list[tuple[bool, int | None]]:
+        """:meth:`begin_read` for each ``(oid, size)``, under one lock: whether it began, and
+        the object's digest as :meth:`digest` gives it."""
+        with self._lock:
+            return [(True, self._entries[oid].digest) if self._begin_read(oid, size)
+                    else (False, None) for oid, size in items]
+
+    def end_read_all(self, ids: Sequence[int]) -> list[int]:
+        """:meth:`end_read` for each id, under one lock: the ids whose bytes to free now."""
+        with self._lock:
+            return [oid for oid in ids if self._end_read(oid)]
 
     def end_read(self, oid: int) -> bool:
         """One reader less; the last one takes READING -> STORED, or DELETE_PENDING -> unknown
         (True: free its bytes now)."""
         with self._lock:
-            entry = self._entries.get(oid)
-            if entry is None or entry.readers == 0:
-                return False
-            entry.readers -= 1
-            if entry.readers:
-                return False
-            if entry.state is ObjectState.DELETE_PENDING:
-                del self._entries[oid]
-                return True
-            entry.state = ObjectState.STORED
+            return self._end_read(oid)
+
+    def _end_read(self, oid: int) -> bool:
+        entry = self._entries.get(oid)
+        if entry is None or entry.readers == 0:
             return False
+        entry.readers -= 1
+        if entry.readers:
+            return False
+        if entry.state is ObjectState.DELETE_PENDING:
+            del self._entries[oid]
+            return True
+        entry.state = ObjectState.STORED
+        return False
 
     def remove(self, oid: int) -> tuple[bool, bool]:
         """The master removed ``oid``: ``(counted, free_now)``. STORED -> unknown (counted, free

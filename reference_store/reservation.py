@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from reference_store.errors import InvalidParams
+from reference_store.errors import InvalidParams, StoreError
 from reference_store.tiers.host import ArenaTier
 from reference_store.tiers.tiered import Entry
 
 if TYPE_CHECKING:
     from reference_store.tiers.tiered import TieredStore
 
-__all__ = ["Borrow", "Reservation"]
+__all__ = ["Borrow", "Reservation", "abort_all", "borrow_all", "commit_all", "release_all",
+           "reserve_all"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,8 @@ class Reservation:
     Use it as a context manager to abort automatically when the block raises.
     """
 
-    def __init__(self, owner: Any, key: str, nbytes: int, *, upsert: bool, pin: bool) -> None:
+    def __init__(self, owner: Any, key: str, nbytes: int, *, upsert: bool, pin: bool,
+                 claim: bool = True) -> None:
         self._owner = owner            # the EmbeddedStore (its lock and tiers)
         self.key = key
         self.nbytes = nbytes
@@ -54,7 +57,8 @@ class Reservation:
         self._offset: int | None = None
         self._tier: Any = None
         self._done = False
-        self.buffer = self._claim()
+        # without ``claim`` the room is claimed later, by reserve_all, under its lock
+        self.buffer = self._claim() if claim else memoryview(b"")
 
     @property
     def direct(self) -> bool:
@@ -68,13 +72,16 @@ class Reservation:
 
     def _claim(self) -> memoryview:
         with self._owner._lock:
-            store: TieredStore = self._owner._store()
-            tier = arena_of(store.tiers[0]) if self.nbytes else None
-            if tier is not None and store.make_room(0, self.key, self.nbytes, {self.key}):
-                claimed = tier.claim(self.nbytes)
-                if claimed is not None:
-                    self._offset, self._tier = claimed[0], tier
-                    return claimed[1]
+            return self._claim_in(self._owner._store())
+
+    def _claim_in(self, store: TieredStore) -> memoryview:
+        """The room, claimed with the store's lock held."""
+        tier = arena_of(store.tiers[0]) if self.nbytes else None
+        if tier is not None and store.make_room(0, self.key, self.nbytes, {self.key}):
+            claimed = tier.claim(self.nbytes)
+            if claimed is not None:
+                self._offset, self._tier = claimed[0], tier
+                return claimed[1]
         return memoryview(bytearray(self.nbytes))
 
     def commit(self) -> bool:
@@ -87,27 +94,33 @@ class Reservation:
             StoreFull: (indirect reservations only) no tier could take the object.
         """
         with self._owner._lock:
-            if self._done:
-                raise InvalidParams("reservation: already committed or aborted")
-            self._done = True
-            store: TieredStore = self._owner._store()
-            if not self.direct:
-                return store.put(self.key, self.buffer, pin=self.pin, replace=self.upsert)
-            assert self._offset is not None
-            if not store.adopt(self.key, self._offset, self.nbytes, pin=self.pin,
-                               replace=self.upsert):
-                self._release()
-                return False
-            return True
+            return self._commit_locked()
+
+    def _commit_locked(self) -> bool:
+        if self._done:
+            raise InvalidParams("reservation: already committed or aborted")
+        self._done = True
+        store: TieredStore = self._owner._store()
+        if not self.direct:
+            return store.put(self.key, self.buffer, pin=self.pin, replace=self.upsert)
+        assert self._offset is not None
+        if not store.adopt(self.key, self._offset, self.nbytes, pin=self.pin,
+                           replace=self.upsert):
+            self._release()
+            return False
+        return True
 
     def abort(self) -> None:
         """Give the room back; the store is as if the reservation never happened. Idempotent."""
         with self._owner._lock:
-            if self._done:
-                return
-            self._done = True
-            if self.direct and self._owner._tiered is not None:
-                self._release()
+            self._abort_locked()
+
+    def _abort_locked(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        if self.direct and self._owner._tiered is not None:
+            self._release()
 
     def _release(self) -> None:
         assert self._offset is not None
@@ -131,6 +144,57 @@ class Reservation:
                 pass
 
 
+def reserve_all(owner: Any, items: Sequence[tuple[str, int]], *, upsert: bool,
+                pin: bool) -> list[Reservation]:
+    """A :class:`Reservation` for each ``(key, nbytes)``, claimed in one pass under the store's
+    lock: what as many ``owner.reserve`` calls do, without taking the lock for each.
+
+    Raises:
+        NotReady: the store was closed (nothing stays reserved).
+    """
+    out = [Reservation(owner, key, nbytes, upsert=upsert, pin=pin, claim=False)
+           for key, nbytes in items]
+    with owner._lock:
+        try:
+            store: TieredStore = owner._store()
+            for res in out:
+                res.buffer = res._claim_in(store)
+        except BaseException:
+            for res in out:
+                res._abort_locked()
+            raise
+    return out
+
+
+def commit_all(reservations: Sequence[Reservation]) -> list[bool | StoreError]:
+    """:meth:`Reservation.commit` of each (all of one store), in one pass under the store's
+    lock: each one's answer, or the StoreError its commit raised (that one is then aborted)."""
+    out: list[bool | StoreError] = []
+    if not reservations:
+        return out
+    owner = reservations[0]._owner
+    with owner._lock:
+        for res in reservations:
+            if res._done:
+                out.append(InvalidParams("reservation: already committed or aborted"))
+                continue
+            try:
+                out.append(res._commit_locked())
+            except StoreError as exc:
+                if res.direct and owner._tiered is not None:
+                    res._release()  # nothing was adopted: the room goes back
+                out.append(exc)
+    return out
+
+
+def abort_all(reservations: Sequence[Reservation]) -> None:
+    """:meth:`Reservation.abort` of each (all of one store), in one pass under its lock."""
+    if reservations:
+        with reservations[0]._owner._lock:
+            for res in reservations:
+                res._abort_locked()
+
+
 class Borrow:
     """A read-only view of a stored object's bytes, kept from eviction until :meth:`release`.
 
@@ -139,13 +203,14 @@ class Borrow:
     frees the room, so callers that may do either must wait for their own borrows to end.
     """
 
-    def __init__(self, owner: Any, key: str, *, copy: bool = True) -> None:
+    def __init__(self, owner: Any, key: str, *, copy: bool = True, take: bool = True) -> None:
         self._owner = owner
         self.key = key
         self._entry: Entry | None = None
         self.offset: int | None = None  # where the bytes start in the arena, when direct
         self.nbytes = 0
-        self.buffer = self._take(copy)
+        # without ``take`` the bytes are taken later, by borrow_all, under its lock
+        self.buffer = self._take(copy) if take else memoryview(b"")
 
     @property
     def direct(self) -> bool:
@@ -155,49 +220,54 @@ class Borrow:
     def _take(self, copy: bool) -> memoryview:
         """The bytes: lent from the arena, or else a copy; without ``copy`` an object outside
         the arena is not read at all (an empty buffer, ``offset`` None, ``nbytes`` its size)."""
+        with self._owner._lock:
+            return self._take_in(self._owner._store(), copy)
+
+    def _take_in(self, store: TieredStore, copy: bool) -> memoryview:
+        """:meth:`_take` with the store's lock held."""
         owner = self._owner
-        with owner._lock:
-            store: TieredStore = owner._store()
-            entry = store.entries.get(self.key)
-            tier = arena_of(store.tiers[entry.tier]) if entry is not None else None
-            if entry is None or tier is None or self.key not in tier:
-                if entry is not None and not copy:
-                    self.nbytes = entry.size
-                    return memoryview(b"")
-                view = memoryview(bytearray(entry.size if entry is not None else 0))
-                store.read_into(self.key, view)  # raises ObjectNotFound when absent
-                self.nbytes = view.nbytes
-                return view.toreadonly()
-            store._touch(self.key, entry)
-            table = owner.__dict__.setdefault("_borrows", {})
-            slot = table.get(self.key)
-            if slot is None or slot[0] is not entry:
-                slot = table[self.key] = [entry, 0, entry.lease_until]
-            slot[1] += 1  # slot[2]: the lease before the first borrow, restored by the last
-            entry.lease_until = math.inf
-            self._entry = entry
-            self.offset = tier.offset_of(self.key)
-            lent = tier.view(self.key)
-            assert isinstance(lent, memoryview)  # a lendable arena is CPU memory
-            self.nbytes = lent.nbytes
-            return lent
+        entry = store.entries.get(self.key)
+        tier = arena_of(store.tiers[entry.tier]) if entry is not None else None
+        if entry is None or tier is None or self.key not in tier:
+            if entry is not None and not copy:
+                self.nbytes = entry.size
+                return memoryview(b"")
+            view = memoryview(bytearray(entry.size if entry is not None else 0))
+            store.read_into(self.key, view)  # raises ObjectNotFound when absent
+            self.nbytes = view.nbytes
+            return view.toreadonly()
+        store._touch(self.key, entry)
+        table = owner.__dict__.setdefault("_borrows", {})
+        slot = table.get(self.key)
+        if slot is None or slot[0] is not entry:
+            slot = table[self.key] = [entry, 0, entry.lease_until]
+        slot[1] += 1  # slot[2]: the lease before the first borrow, restored by the last
+        entry.lease_until = math.inf
+        self._entry = entry
+        self.offset = tier.offset_of(self.key)
+        lent = tier.view(self.key)
+        assert isinstance(lent, memoryview)  # a lendable arena is CPU memory
+        self.nbytes = lent.nbytes
+        return lent
 
     def release(self) -> None:
         """End the borrow (idempotent); the object's lease goes back to what it was."""
-        owner = self._owner
-        with owner._lock:
-            entry, self._entry = self._entry, None
-            self.buffer = memoryview(b"")
-            if entry is None:
-                return
-            table = owner.__dict__.get("_borrows", {})
-            slot = table.get(self.key)
-            if slot is None or slot[0] is not entry:
-                return
-            slot[1] -= 1
-            if slot[1] == 0:
-                del table[self.key]
-                entry.lease_until = slot[2]
+        with self._owner._lock:
+            self._release_locked()
+
+    def _release_locked(self) -> None:
+        entry, self._entry = self._entry, None
+        self.buffer = memoryview(b"")
+        if entry is None:
+            return
+        table = self._owner.__dict__.get("_borrows", {})
+        slot = table.get(self.key)
+        if slot is None or slot[0] is not entry:
+            return
+        slot[1] -= 1
+        if slot[1] == 0:
+            del table[self.key]
+            entry.lease_until = slot[2]
 
     def __enter__(self) -> Self:
         return self
@@ -211,3 +281,33 @@ def check_nbytes(nbytes: Any) -> int:
     if type(nbytes) is not int or nbytes < 0:
         raise InvalidParams(f"nbytes: must be a non-negative int, got {nbytes!r}")
     return nbytes
+
+
+def borrow_all(owner: Any, keys: Sequence[str], *, copy: bool = True) -> list[Borrow | StoreError]:
+    """A :class:`Borrow` of each key, taken in one pass under the store's lock (what as many
+    ``owner.borrow`` calls do, without taking the lock for each), or the StoreError that
+    key's borrow raised.
+
+    Raises:
+        NotReady: the store was closed.
+    """
+    out: list[Borrow | StoreError] = []
+    with owner._lock:
+        store: TieredStore = owner._store()
+        for key in keys:
+            borrow = Borrow(owner, key, copy=copy, take=False)
+            try:
+                borrow.buffer = borrow._take_in(store, copy)
+            except StoreError as exc:
+                out.append(exc)
+                continue
+            out.append(borrow)
+    return out
+
+
+def release_all(borrows: Sequence[Borrow]) -> None:
+    """:meth:`Borrow.release` of each (all of one store), in one pass under its lock."""
+    if borrows:
+        with borrows[0]._owner._lock:
+            for borrow in borrows:
+                borrow._release_locked()

@@ -43,16 +43,12 @@ pytestmark = pytest.mark.slow
 
 #: (set, target) -> the measured figure, for targets not met yet.
 UNMET: dict[tuple[str, str], str] = {
-    ("set-g", "clean"): "set G, held out: 2.33 false errors per clean article on ab092bb and "
-                        "on main at 06:42",
     ("set-g", "recall"): "set G, held out: recall 0.67 on ab092bb, 0.71 on main at 06:42 "
                          "(date-order 0.00, mislabeled 0.38, guardrail 0.50)",
     ("set-h", "recall"): "set H, held out: recall 0.61 on ab092bb, 0.64 on main at 06:42 "
                          "(date-order 0.17, misattributed 0.33, guardrail 0.42)",
     ("set-i", "clean"): "set I, held out: 3.00 false errors per clean article on ab092bb, "
                         "2.67 in its one blind run on 4620a9b",
-    ("set-i", "precision"): "set I on 4620a9b: unattributed-figure 0.20; date-order finds none "
-                            "of its 8",
     ("set-i", "recall"): "set I, held out: recall 0.57 on ab092bb, 0.61 on 4620a9b (date-order "
                          "0/8, unattributed 1/5, mislabeled 3/12)",
     ("set-j", "clean"): "set J, held out: 1.17 false errors per clean article on ab092bb, "

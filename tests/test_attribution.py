@@ -150,3 +150,26 @@ def test_desk_claims_by_its_work_as_agent(text: str, claims: bool) -> None:
 ])
 def test_desk_claims_by_attesting(text: str, claims: bool) -> None:
     assert bool(desk_claims(text, DESK)) is claims
+
+
+@pytest.mark.parametrize("text", [
+    # a possessive heading the subject of a verb of saying, whatever the noun it owns
+    "Acme's description of the card lists 96 GB of HBM and 3.2 TB/s.",
+    "The Register's rundown of the launch said the cluster held 4,000 GPUs.",
+    "Contoso's teardown states that 12 racks were used.",
+    "Northwind's profile of the startup gives 300 tokens/s for the 70B model.",
+    # a document by or from a named party as the subject
+    "A deep dive by Fabrikam counts 12,000 stars and 900 forks.",
+    "An April summary from Northwind reports 40% lower latency.",
+])
+def test_subject_owned_by_a_named_party(text: str) -> None:
+    assert attributes(text, desk=DESK)
+
+
+@pytest.mark.parametrize("text", [
+    # the product's own part doing something is no report
+    "Widget's chip reaches 900 TOPS at INT8.",
+    "Widget's scheduler lifts throughput to 4 jobs per GPU.",
+])
+def test_a_products_part_is_no_reporter(text: str) -> None:
+    assert not attributes(text, desk=DESK)

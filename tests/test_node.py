@@ -165,15 +165,18 @@ def test_delete_while_a_response_is_sending_is_deferred(node: Node) -> None:
     finally:
         conn.close()
     ctx = ServerContext(peer="test")
-    view = node._borrow(ctx, 1, 1000)
-    assert isinstance(view, memoryview)
+    read = {"ids": [1], "sizes": [1000]}
+    reply, buffers = node.handle(ctx, p.Op.NODE_READ, read, memoryview(b""))
+    assert reply.sizes == [1000]
+    view = memoryview(buffers[0])
     assert node._remove_ids([1]) == 1
     assert node._store.exists("1")  # still being sent from: its room is not reused yet
     assert bytes(view) == b"z" * 1000
     for callback in ctx.after_send:
         callback()
     assert not node._store.exists("1")
-    assert node._borrow(ServerContext(peer="test"), 1, 1000) == -704  # ObjectNotFound
+    again, _ = node.handle(ServerContext(peer="test"), p.Op.NODE_READ, read, memoryview(b""))
+    assert again.sizes == [-704]  # ObjectNotFound
 
 
 def test_a_pin_leaves_objects_on_disk_unread(tmp_path: Path) -> None:

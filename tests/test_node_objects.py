@@ -35,6 +35,20 @@ def test_receive_store_read_and_remove() -> None:
     assert objs.state(1) is None
 
 
+def test_a_frame_of_objects_in_one_call_each_way() -> None:
+    """received_all, begin_read_all and end_read_all: what the single calls do, for a frame."""
+    objs = NodeObjects()
+    objs.begin_receive([1, 2, 3])
+    assert objs.remove(2) == (False, False)  # cancelled while it was being received
+    assert objs.received_all([(1, _rec(1), 11), (2, _rec(2), 22), (3, _rec(3), None)]) == [
+        True, False, True]
+    assert objs.begin_read_all([(1, 10), (2, 10), (3, 99), (3, 10)]) == [
+        (True, 11), (False, None), (False, None), (True, None)]
+    assert objs.remove(1) == (True, False)  # a reader holds it: freed by the last read
+    assert objs.end_read_all([1, 3, 3]) == [1]
+    assert objs.state(1) is None and objs.state(3) is ObjectState.STORED
+
+
 def test_removed_while_receiving_is_thrown_away_at_commit() -> None:
     objs = NodeObjects()
     objs.begin_receive([2])

@@ -247,3 +247,35 @@ def test_possessives_and_documents_are_not_people_or_owners(tmp_path: Path) -> N
         S4_OPEN, "The README's agentic example shows that in a May 6, 2026 vLLM report the "
         "authors tested"))
     assert owner_findings(result, doc, "README") == [], result.findings
+
+
+def _s3_secondary_on_s4(doc: Doc) -> None:
+    """S3 becomes an unsigned review of S4's work: no authors of its own, not primary."""
+    doc["sources"][2]["primary"] = False
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # S3 lists no authors and Yifan Qiao wrote S4: the sentence may name the authors of a work
+    # S3 reports on, which the checker cannot decide (a warning, not an error)
+    ("MooncakeStoreConnector, from Yifan Qiao and colleagues, extends reuse beyond one "
+     "instance.", ["warning"]),
+    ("The connector, in a write-up by Bowen Wang, extends reuse beyond one instance.",
+     ["warning"]),
+])
+def test_author_of_another_source_named_beside_an_unsigned_source(
+        tmp_path: Path, sentence: str, expected: list[str]) -> None:
+    doc, result = verify_with(tmp_path, replacing(S3_OPEN, sentence))
+    person = "Bowen Wang" if "Bowen" in sentence else "Yifan Qiao"
+    assert owner_findings(result, doc, person) == expected, result.findings
+
+
+def test_a_reviewed_works_authors_beside_the_review(tmp_path: Path) -> None:
+    # the Infinite-LLM shape in other words: a paper titled "Name: ...", its first author
+    # named beside the citation of an unsigned review of it
+    def mutate(doc: Doc) -> None:
+        _s3_secondary_on_s4(doc)
+        doc["sources"][3]["title"] = "FlexStore: Serving Agentic Workloads at Scale"
+        replace_body(doc, S3_OPEN, "FlexStore, from Ao Shen and colleagues, extends reuse "
+                     "beyond one instance.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert owner_findings(result, doc, "Ao Shen") == [], result.findings

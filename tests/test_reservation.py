@@ -13,6 +13,7 @@ from reference_store.errors import (
     ObjectHasLease,
     ObjectNotFound,
 )
+from reference_store.reservation import Borrow, abort_all, commit_all, release_all
 
 KiB = 1 << 10
 
@@ -173,6 +174,59 @@ def test_nested_borrows_release_in_any_order(store: EmbeddedStore) -> None:
 def test_borrow_of_a_missing_key(store: EmbeddedStore) -> None:
     with pytest.raises(ObjectNotFound):
         store.borrow("missing")
+
+
+def test_reserve_many_claims_each_like_reserve_and_commits_together(
+        store: EmbeddedStore) -> None:
+    store.put("other", b"x" * 100)
+    before = _host(store)
+    many = store.reserve_many([("a", 1000), ("b", 0), ("c", 3000)], upsert=True)
+    assert [r.direct for r in many] == [True, False, True]  # no room for 0 bytes
+    offsets = [r.offset for r in many if r.direct]
+    assert len(set(offsets)) == 2
+    for r, byte in zip(many, b"abc", strict=True):
+        r.buffer[:] = bytes([byte]) * r.nbytes
+    assert not store.exists("a")
+    assert commit_all(many) == [True, True, True]
+    assert [store.get(k) for k in "abc"] == [b"a" * 1000, b"", b"c" * 3000]
+    abort_all(many)  # no-ops once committed
+    assert _host(store)[1:] == (before[1] + 4000, before[2] + 3)
+
+
+def test_abort_all_and_a_second_commit_leave_no_trace(store: EmbeddedStore) -> None:
+    before = _host(store)
+    many = store.reserve_many([("a", 1000), ("b", 2000)])
+    abort_all(many)
+    abort_all(many)  # idempotent
+    assert _host(store) == before
+    outcomes = commit_all(many)
+    assert all(isinstance(o, InvalidParams) for o in outcomes)
+    assert _host(store) == before and store.keys() == []
+
+
+def test_reserve_many_refuses_a_bad_item_and_reserves_nothing(store: EmbeddedStore) -> None:
+    before = _host(store)
+    with pytest.raises(InvalidKey):
+        store.reserve_many([("a", 1000), ("", 10)])
+    with pytest.raises(InvalidParams):
+        store.reserve_many([("a", 1000), ("b", -1)])
+    assert _host(store) == before
+
+
+def test_borrow_many_lends_each_and_release_all_gives_them_back(store: EmbeddedStore) -> None:
+    store.put("a", b"a" * 100)
+    store.put("b", b"b" * 200)
+    lent = store.borrow_many(["a", "missing", "b", ""])
+    assert isinstance(lent[1], ObjectNotFound) and isinstance(lent[3], InvalidKey)
+    a, b = lent[0], lent[2]
+    assert isinstance(a, Borrow) and isinstance(b, Borrow)
+    assert a.direct and bytes(a.buffer) == b"a" * 100 and bytes(b.buffer) == b"b" * 200
+    with pytest.raises(ObjectHasLease):
+        store.remove("a")
+    release_all([a, b])
+    release_all([a, b])  # idempotent
+    store.remove("a")  # the leases went back to what they were (none)
+    store.remove("b")
 
 
 def test_borrow_from_the_disk_tier_copies(tmp_path) -> None:  # type: ignore[no-untyped-def]

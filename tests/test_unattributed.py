@@ -289,3 +289,42 @@ def test_desk_voice_claims_past_participles_and_long_objects(tmp_path: Path, sen
     doc, result = verify_mutant(tmp_path, lambda d: replace_body(
         d, S4_CLOSE, S4_CLOSE + " " + sentence))
     assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings
+
+
+def _pool_fact(doc: Doc) -> None:
+    doc["facts"].append({
+        "id": "F90", "claim": "The May 6 post reports a 64% hit rate on the pool.",
+        "source_ids": ["S4"],
+        "evidence_type": "author_reported_benchmark_not_independently_reproduced"})
+
+
+@pytest.mark.parametrize(("opening", "expected"), [
+    # a paragraph that goes on in time from an account credited earlier, citing the same
+    # source: the reader was told whose account it is
+    ("A week later, the pool held a 64% hit rate.", []),
+    ("Two months on, a second release lifted the pool to a 64% hit rate.", []),
+    ("The following Tuesday the pool reached a 64% hit rate.", []),
+    ("Later that month, the pool held a 64% hit rate.", []),
+    # no continuation: a new paragraph stating the figure in the desk's voice
+    ("The pool held a 64% hit rate.", ["error"]),
+    ("In a later test the pool held a 64% hit rate.", ["error"]),
+])
+def test_a_paragraph_continuing_a_credited_account(tmp_path: Path, opening: str,
+                                                    expected: list[str]) -> None:
+    def mutate(doc: Doc) -> None:
+        _pool_fact(doc)
+        replace_body(doc, "Reuse also has boundaries.",
+                     f"{opening} [S4]\n\nReuse also has boundaries.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, "64%") == expected, result.findings
+
+
+def test_a_continuation_citing_another_source_is_still_unattributed(tmp_path: Path) -> None:
+    def mutate(doc: Doc) -> None:
+        _pool_fact(doc)
+        doc["facts"][-1]["source_ids"] = ["S5"]
+        replace_body(doc, "Reuse also has boundaries.",
+                     "A week later, the pool held a 64% hit rate. [S5]\n\nReuse also has "
+                     "boundaries.")
+    doc, result = verify_mutant(tmp_path, mutate)
+    assert unattributed(result, doc, "64%") == ["error"], result.findings

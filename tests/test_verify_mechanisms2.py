@@ -9,7 +9,8 @@ from ledger.figures import extract_figures
 from ledger.quantities import Kind, typed_figures
 from ledger.verify.arithmetic import _percent_explained
 from ledger.verify.credits import _refers_back_to
-from ledger.verify.tracing import EvidenceIndex, Trace, _date_matches
+from ledger.verify.matching import _date_matches
+from ledger.verify.tracing import EvidenceIndex, Trace
 
 
 def test_a_rate_whose_unit_follows_a_modifier_is_a_rate() -> None:

@@ -127,7 +127,17 @@ _PUT_AT = r"\s+put\s+[^.;]{1,50}?\bat\b"
 #: "the version cited here", "the figures quoted above": a participle that names a document,
 #: not an agent that reports
 _NOT_PARTICIPLE = r"(?!\s+(?:here|above|below|earlier|previously|elsewhere)\b)"
+#: A subject owned by a named party, whatever its noun, with a verb of saying: "Acme's
+#: description of the card lists", "The Register's rundown of the launch said". A product's
+#: part does things ("Widget's chip reaches"), it does not say them.
+_OWNED_SUBJECT = (rf"{_NAME}(?:'s|’s)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+"
+                  rf"(?:\s+(?:of|on|about|for)\s+(?:the|its|their|this|that|an?)\s+"
+                  rf"(?:[\w-]+\s+){{0,2}}?[\w-]+)?")
+_SAYS_OR_GIVES = rf"(?:{_SAYS}|gives|gave|counts|counted|shows|showed)"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
+               # not a participle of the noun ("Widget's cache published to four hosts")
+               rf"|\b{_OWNED_SUBJECT}{_GAP}\s+{_SAYS_OR_GIVES}\b"
+               r"(?!\s+(?:to|on|in|at|by|for|from|with|as|under|into)\b)"
                rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b{_NOT_PARTICIPLE}"
                rf"|\b{_AGENT}{_GAP}{_PUT_AT}"
                rf"|\b[Ii]t{_GAP}\s+{_SAYS}\b"

@@ -196,6 +196,8 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
         if key in seen and para.start in analysis and not claimed:
             continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
+        if _continues_credited(paras, para, sources, credited):
+            continue  # "A week later, the pool held 64%. [S4]" after S4's credited account
         spelled = t.figure.spelled
         findings.append(body_span(
             article, t.figure.start, t.figure.end,
@@ -206,6 +208,34 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
                 "; a spelled-out number may be prose that only shares the value, so this is "
                 "not certain" if spelled else ""), trace=tried(t)))
     return findings
+
+
+#: A paragraph that opens by going on in time from what came before: "A week later", "Two
+#: months on", "The following Tuesday", "Later that month", "Soon after". Not "In a later
+#: test", which names another occasion without placing it after the one told.
+_UNIT = r"(?:days?|weeks?|months?|years?|quarters?|hours?)"
+_CONTINUES_RE = re.compile(
+    rf"^\s*(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    rf"several|a\s+few|some|\d+)\s+{_UNIT}\s+(?:later|on|after(?:wards)?)\b"
+    rf"|(?:later|earlier)\s+(?:that|the\s+same)\s+{_UNIT}\b|"
+    rf"(?:the|that)\s+(?:next|following)\s+(?:{_UNIT}|morning|evening|"
+    rf"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+    rf"|(?:soon|shortly|not\s+long)\s+after(?:wards)?\b|by\s+then\b)", re.IGNORECASE)
+_MARKER_RE = re.compile(r"\[(S\d+)\]")
+
+
+def _continues_credited(paras: Sequence[Span], para: Span, sources: list[str],
+                        credited: _CreditedParagraphs) -> bool:
+    """The paragraph goes on in time from an account told before it ("Five days later, the
+    next release doubled ...") and cites only sources that an earlier paragraph credits, one
+    of them a source of the figure: the reader was given the owner of the account it
+    continues."""
+    if not sources or not _CONTINUES_RE.match(para.text):
+        return False
+    told = {sid for p in paras if p.start < para.start and credited.at(p.start)
+            for sid in _MARKER_RE.findall(p.text)}
+    cited = set(_MARKER_RE.findall(para.text))
+    return bool(cited & set(sources)) and cited <= told
 
 
 def _announced(spans: tuple[Span, ...], sentence: Span, para_start: int,

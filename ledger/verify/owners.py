@@ -266,8 +266,9 @@ def _authorship_findings(article: Article, text: str, offset: int, cited: list[s
                     for s, e, name in au.names if s < subject]
         anyone = any(ok for *_, ok, _ in verdicts)
         for s, e, name, ok, elsewhere in verdicts:
-            if ok:
-                continue
+            if ok or (elsewhere and _names_work_of(article, au.work, elsewhere) and (
+                    not listed or _secondary(article, cited))):
+                continue  # "Widget, from Jane Roe and colleagues [review of Widget]"
             sure, why = _authorship_confidence(article, au, cited, listed, anyone, elsewhere)
             findings.append(body_span(
                 article, offset + s, offset + e, Severity.error if sure else Severity.warning,
@@ -278,19 +279,37 @@ def _authorship_findings(article: Article, text: str, offset: int, cited: list[s
     return findings
 
 
+def _secondary(article: Article, cited: list[str]) -> list[str]:
+    """The cited sources that report on others' work (not primary)."""
+    return [src.id for src in article.sources if src.id in cited and not src.primary]
+
+
+def _names_work_of(article: Article, work: str, sources: list[str]) -> bool:
+    """``work`` is the name a source's title opens with ("Widget" for "Widget: Fast Paging
+    for ..."): the people named beside it are that work's authors."""
+    key = norm(work)
+    return bool(key) and any(norm(src.title.split(":")[0]) == key for src in article.sources
+                             if src.id in sources and ":" in src.title)
+
+
 def _authorship_confidence(article: Article, au: Authorship, cited: list[str],
                            listed: list[str], anyone: bool, elsewhere: list[str]
                            ) -> tuple[bool, str]:
-    if elsewhere:
+    """Whether the article settles that the person is not the cited work's author, and why.
+    A person who wrote another of the article's sources is an error only beside a primary
+    source that lists its authors: an unsigned or secondary source may report on that
+    person's work."""
+    secondary = _secondary(article, cited)
+    if elsewhere and listed and not secondary:
         return True, f"the article lists this person as an author of {', '.join(elsewhere)}"
     if not listed:
         return False, ("the cited source lists no authors, so the checker cannot tell "
-                       "whether this person wrote it")
+                       "whether this person wrote it" + (
+                           f" (the article lists this person as an author of "
+                           f"{', '.join(elsewhere)})" if elsewhere else ""))
     if anyone:
         return False, ("others named with this person are its authors; the source's list "
                        "of authors may be partial")
-    secondary = [src.id for src in article.sources
-                 if src.id in cited and src.authors and not src.primary]
     if secondary:
         return False, (f"{', '.join(secondary)} is a secondary source; the people named may be "
                        "the authors of the work it reports on")
