@@ -49,8 +49,6 @@ UNMET: dict[tuple[str, str], str] = {
                          "(date-order 0.17, misattributed 0.33, guardrail 0.42)",
     ("set-i", "clean"): "set I, held out: 3.00 false errors per clean article on ab092bb, "
                         "2.67 in its one blind run on 4620a9b",
-    ("set-i", "precision"): "set I on 4620a9b: unattributed-figure 0.20; date-order finds none "
-                            "of its 8",
     ("set-i", "recall"): "set I, held out: recall 0.57 on ab092bb, 0.61 on 4620a9b (date-order "
                          "0/8, unattributed 1/5, mislabeled 3/12)",
     ("set-j", "clean"): "set J, held out: 1.17 false errors per clean article on ab092bb, "

@@ -131,3 +131,44 @@ def test_a_page_cannot_be_modified_before_it_was_published() -> None:
                   "2 April 2024).") == [("error", "2 April 2024")]
     assert _order("The guide was first posted on 4 May 2022 and last updated on 1 February "
                   "2022.") == [("error", "1 February 2022")]
+
+
+def _cited_order(body: str, dated: str) -> list[tuple[str, str]]:
+    """Like :func:`_order`, with source S4 (the seed's report) published on ``dated``."""
+    doc = load()
+    doc["body"] = body
+    doc["sources"][3]["published_at"] = dated
+    article = Article.model_validate_json(json.dumps(doc))
+    lines = article.body.split("\n")
+    return [(f.severity.value, lines[f.line - 1][f.column - 1:f.end_column - 1])
+            for f in check_dates(article) if f.rule == "date-order" and f.line is not None]
+
+
+def test_a_sentence_without_a_date_is_dated_by_the_source_it_cites() -> None:
+    # the phrase's sentence states no date; what it describes is the cited source's appearance
+    body = ("The scheduler paper went online in March 2025. Twelve days {w} a maintainer "
+            "described it in a talk. [S4]")
+    assert _cited_order(body.format(w="after that"), "2025-03-14") == []
+    assert _cited_order(body.format(w="later"), "2025-03-30") == []
+    assert _cited_order(body.format(w="earlier"), "2025-03-30") == [
+        ("warning", "Twelve days earlier")]
+    steps = ("The cluster went live on 2 February 2025. The day before the launch, the vendor "
+             "posted its tuning guide. [S4]")
+    assert _cited_order(steps, "2025-02-01") == []
+    assert _cited_order(steps, "2025-02-09") == [("warning", "The day before")]
+
+
+def test_a_sentence_without_a_date_is_dated_by_the_next_sentence_of_its_paragraph() -> None:
+    body = ("The driver shipped on May 5, 2025.\n\nFour months {w} a rival answered. In a note "
+            "dated September 8, 2025, its team listed the results.")
+    assert _order(body.format(w="later")) == []
+    assert _order(body.format(w="earlier")) == [("warning", "Four months earlier")]
+    # a sentence in the next paragraph describes something else
+    assert _order("The driver shipped on May 5, 2025. Four months earlier a rival answered.\n"
+                  "A note dated September 8, 2025 lists the results.") == []
+
+
+def test_a_citation_that_opens_a_sentence_belongs_to_the_sentence_before() -> None:
+    # "[S4]" closes the sentence dated March 2; the year-later release has no date of its own
+    assert _cited_order("The v1 paper was posted on March 2, 2025. [S4] A year later the "
+                        "authors released v2.", "2025-03-02") == []

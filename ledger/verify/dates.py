@@ -8,6 +8,7 @@ from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
 from .intervals import Interval, ordered_mentions, relative_intervals
+from .pubdates import publication_dates
 from .text import body_span
 
 __all__ = ["check_dates"]
@@ -97,6 +98,7 @@ def check_dates(article: Article) -> list[Finding]:
                 f"measurement {m.id} is dated {m.measured_at}, after the article's as-of date "
                 f"{article.as_of_date}", f"/measurements/{i}/measured_at"))
     findings += _body_dates(article)
+    findings += publication_dates(article)
     findings += [_interval_finding(article, i) for i in
                  [*relative_intervals(article), *ordered_mentions(article)] if not i.agrees]
     scope = article.benchmark_scope

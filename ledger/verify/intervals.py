@@ -36,12 +36,12 @@ import re
 from dataclasses import dataclass
 
 from ..figures import FigureKind, extract_figures
-from ..models import Article
+from ..models import Article, Source
 from ..quantities import Kind, lemma, typed_figures
 from .prose import Span, sentences
 from .scope import per_article
 
-__all__ = ["Interval", "ordered_mentions", "relative_intervals"]
+__all__ = ["Interval", "cited_sources", "ordered_mentions", "relative_intervals"]
 
 _DAYS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
 _AFTER_RE = re.compile(r"[\s-]+(?P<unit>day|week|month|year)s?\s+(?P<w>later|after|afterwards|"
@@ -77,9 +77,11 @@ class _Date:
     lo: dt.date
     hi: dt.date
     text: str
+    of: str = ""  # what the date is, when it is not written in the body ("S2's date")
 
     def label(self) -> str:
-        return self.lo.isoformat() if self.lo == self.hi else self.text
+        text = self.lo.isoformat() if self.lo == self.hi else self.text
+        return f"{text} ({self.of})" if self.of else text
 
 
 @dataclass(frozen=True)
@@ -203,10 +205,14 @@ def relative_intervals(article: Article) -> list[Interval]:
     out: list[Interval] = []
     seen: list[_Date] = []
     said: list[tuple[_Date, set[str]]] = []  # each earlier date with its sentence's words
-    for sentence in sentences(body):
+    spans = sentences(body)
+    for n, sentence in enumerate(spans):
         dates = _dated(sentence.text, sentence.start, seen[-1].lo.year if seen else None)
-        for phrase in _phrases(sentence) if dates else ():
-            interval = _read(body, sentence, phrase, dates, seen, said)
+        for phrase in _phrases(sentence) if dates or seen else ():
+            if dates:
+                interval = _read(body, sentence, phrase, dates, seen, said)
+            else:
+                interval = _read_undated(article, spans, n, phrase, seen, said)
             if interval is not None:
                 out.append(interval)
         seen += dates
@@ -246,6 +252,73 @@ def _read(body: str, sentence: Span, phrase: _Phrase, dates: list[_Date],
         return None
     opens = _OPENS_RE.fullmatch(body, sentence.start, phrase.start) is not None
     return _judge(phrase, target, seen[-1], sure_target and opens, seen[:-1], beside, False)
+
+
+def _read_undated(article: Article, spans: tuple[Span, ...], n: int, phrase: _Phrase,
+                  seen: list[_Date], said: list[tuple[_Date, set[str]]]) -> Interval | None:
+    """A phrase in a sentence that states no date ("Six days later the author summarised it on
+    his blog. [S2]"), read against the discourse: its target is the publication date of the
+    source its sentence cites, or, when it cites none, the first date of the next sentence of
+    its paragraph or the source that sentence cites ("Eight months later a rival answered. In a
+    post dated ..."); its reference is the date the phrase names or the last date stated
+    before. Neither end is sure, so a contradiction is a warning, and only when no pair of
+    candidates fits."""
+    body, sentence = article.body, spans[n]
+    targets = _cited_dates(article, spans, n, phrase.end)
+    after = spans[n + 1] if n + 1 < len(spans) else None
+    if not targets and after is not None and not _cites(article, spans, n) and (
+            "\n" not in body[sentence.end:after.start]):
+        targets = _dated(after.text, after.start, seen[-1].lo.year)[:1]
+        targets += _cited_dates(article, spans, n + 1, after.start)
+    if not targets:
+        return None
+    refs = seen
+    if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
+        ref = _referent(body, phrase.end, sentence.end, said)
+        refs = [ref] if ref is not None else seen
+    for target in targets:
+        interval = _judge(phrase, target, refs[-1], False, refs[:-1], False, False)
+        if interval.agrees:
+            return interval
+    return _judge(phrase, targets[0], refs[-1], False, refs[:-1], False, False)
+
+
+_CITATION_RE = re.compile(r"\[(S[0-9]+)\]")
+_LEAD_CITATIONS_RE = re.compile(r"\s*(?:\[S[0-9]+\][\s,;]*)+")
+
+
+def _citations(body: str, spans: tuple[Span, ...], n: int, start: int) -> list[re.Match[str]]:
+    """The citation markers of sentence ``n`` after ``start``: those inside it, less a run that
+    opens it (that run closes the sentence before), and the run that opens the next one."""
+    sentence = spans[n]
+    lead = _LEAD_CITATIONS_RE.match(body, sentence.start, sentence.end)
+    found = list(_CITATION_RE.finditer(body, max(start, lead.end() if lead else sentence.start),
+                                       sentence.end))
+    if n + 1 < len(spans):
+        after = spans[n + 1]
+        closing = _LEAD_CITATIONS_RE.match(body, after.start, after.end)
+        if closing is not None:
+            found += _CITATION_RE.finditer(body, after.start, closing.end())
+    return found
+
+
+def _cites(article: Article, spans: tuple[Span, ...], n: int) -> bool:
+    return bool(_citations(article.body, spans, n, spans[n].start))
+
+
+def cited_sources(article: Article, spans: tuple[Span, ...], n: int,
+                  start: int | None = None) -> list[Source]:
+    """The sources sentence ``n`` of ``spans`` cites (after ``start``), in order, once each."""
+    by_id = {s.id: s for s in article.sources}
+    ids = dict.fromkeys(m.group(1) for m in _citations(
+        article.body, spans, n, spans[n].start if start is None else start))
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def _cited_dates(article: Article, spans: tuple[Span, ...], n: int, start: int) -> list[_Date]:
+    """The publication dates of the sources sentence ``n`` cites after ``start``."""
+    return [_Date(start, start, s.published_at, s.published_at, s.id, f"{s.id}'s date")
+            for s in cited_sources(article, spans, n, start) if s.published_at is not None]
 
 
 def _target(body: str, phrase: _Phrase, dates: list[_Date]) -> tuple[_Date, bool, bool]:

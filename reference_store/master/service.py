@@ -264,15 +264,17 @@ class Master:
             raise InvalidParams("replicas must be >= 1 and pin 0, 1 or 2")
         results = []
         with self._lock:
+            # fewer replicas than a dead node: the nodes' health, once for the whole call
+            count = min(req.replicas, self.membership.healthy(time.monotonic()) or len(self._nodes))
             for key, size in zip(keys, req.sizes):
                 try:
                     results.append(self._start_one(ctx, key, object_size(key, size),
-                                                   req.replicas, req.pin, req.upsert))
+                                                   count, req.pin, req.upsert))
                 except StoreError as exc:
                     results.append(m.PutSlot(code=exc.code, error=str(exc)))
         return m.PutStartReply(results=results)
 
-    def _start_one(self, ctx: ServerContext, key: str, size: int, replicas: int, pin: int,
+    def _start_one(self, ctx: ServerContext, key: str, size: int, count: int, pin: int,
                    upsert: bool) -> m.PutSlot:
         ident = (ctx.state["ns"], key)
         if ident in self._objects and not upsert:
@@ -280,8 +282,6 @@ class Master:
         self.placement.take_over(ident, self.config.put_timeout_s)
         if not self._nodes:
             raise StoreFull("no storage node is registered")
-        healthy = self.membership.healthy(time.monotonic())
-        count = min(replicas, healthy or len(self._nodes))  # fewer replicas than a dead node
         self.placement.make_quota_room(ctx.state["tenant"], size * count)
         chosen = self.placement.place(size, count)
         obj = ObjectMeta(ctx.state["tenant"], ctx.state["ns"], key, size, self.objects.new_id(),
@@ -295,15 +295,21 @@ class Master:
                                               ttl_s=self.config.put_timeout_s))
 
     def _op_put_end(self, ctx: ServerContext, req: m.PutEnd) -> m.CodesReply:
-        """This client's puts become readable (an object they replace is dropped)."""
-        return self._each_claimed(ctx, req.keys, self._publish)
+        """This client's puts become readable (an object they replace is dropped); the put
+        metrics are counted once for the call, not per object."""
+        published: list[ObjectMeta] = []
 
-    def _publish(self, obj: ObjectMeta) -> None:
-        old = self.objects.publish(obj)
-        if old is not None:
-            self.placement.drop(old)
-        self.metrics.inc("put_bytes_total", obj.size)
-        self.metrics.inc("puts_total")
+        def publish(obj: ObjectMeta) -> None:
+            old = self.objects.publish(obj)
+            if old is not None:
+                self.placement.drop(old)
+            published.append(obj)
+
+        reply = self._each_claimed(ctx, req.keys, publish)
+        if published:
+            self.metrics.inc("put_bytes_total", sum(obj.size for obj in published))
+            self.metrics.inc("puts_total", len(published))
+        return reply
 
     def _op_put_revoke(self, ctx: ServerContext, req: m.PutRevoke) -> m.CodesReply:
         """This client's puts are dropped; the nodes it could not reach are suspected."""
