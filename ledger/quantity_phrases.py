@@ -230,6 +230,8 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.year, **base)  # type: ignore[arg-type]
     if values:
         noun, modifiers = _noun_phrase(text, fig.end)
+        if _counts_its_modifier(text, fig, noun, modifiers):
+            noun, modifiers = modifiers[0], (noun,)  # "a 4096 token context": tokens
         if _POINT_RE.match(text, fig.end):
             noun, modifiers = "point", ()  # "a 60-point cut": the unit, not a modifier of "cut"
         if (m := _SINGULAR_LENGTH_RE.match(text, fig.end)) and (
@@ -310,6 +312,17 @@ def _rate_after_modifier(text: str, end: int) -> tuple[Unit, int] | None:
     if unit is None or "/" not in unit[0].dimension:
         return None
     return unit
+
+
+def _counts_its_modifier(text: str, fig: Figure, noun: str | None,
+                         modifiers: tuple[str, ...]) -> bool:
+    """A number above one before a singular noun of a known class and a singular head counts
+    that first noun, as the hyphenated compound would ("a 4096 token context", "a 24 GPU
+    cluster"): a plural number cannot count a singular head. A plural head is what is counted
+    ("500 client nodes")."""
+    return (noun is not None and len(modifiers) == 1 and noun_class(modifiers[0]) is not None
+            and all(v > 1 for v in fig.values) and not _plural(text, fig.end, 0)
+            and not _plural(text, fig.end, 1))
 
 
 def unit_end(text: str, end: int) -> int:

@@ -17,9 +17,11 @@ figure a computation step gives, not an operand) of the same kind, unit and coun
 no other figure of the sentence restates and that stands where the body's stands: content
 words shared within three words on the same side, or the same figures on both sides; of
 several, the one sharing most. It is a changed result when its value is none of the values the
-inference states as that kind or computes, at the figure's printed precision. A body figure
-whose value a source states as the same kind (a fact's 22.2x) is the source's figure, unless
-it stands exactly where the claim's result stands (words shared on both sides).
+inference states as that kind or computes, at the figure's printed precision, and none that
+another of the article's inferences gives (two inferences of one shape, about two machines,
+share their words; each figure is the one's that gives it). A body figure that traces to a
+source (a fact's 22.2x, a table row's bare 731 beside "731 tokens/s") is the source's figure,
+unless it stands exactly where the claim's result stands (words shared on both sides).
 
 Each check is linear in the body: the sentences are scanned once, and each is compared with the
 article's inferences (a handful).
@@ -242,12 +244,14 @@ def _near(text: str, fig: Figure, lo: int, hi: int, past_unit: bool = False
     return {lemma(w) for w in before}, {lemma(w) for w in after}
 
 
-def restatements(article: Article, stated: frozenset[tuple[object, Decimal]] = frozenset()
+def restatements(article: Article, sourced: frozenset[int] = frozenset()
                  ) -> list[Restatement]:
-    """Every body figure that restates an inference's result with another value. ``stated``:
-    ``(value_key, value)`` of what the sources give exactly (facts, metrics, measurements); a
-    body figure that is such a value of its kind is the sources' figure, not the desk's
-    result."""
+    """Every body figure that restates an inference's result with another value. ``sourced``:
+    the body offsets of figures that trace to what the sources give (facts, metrics,
+    measurements; a table row written as a bare number too); such a figure is the sources'
+    figure, not the desk's result. A figure whose value one of the article's inferences states
+    or computes as its kind is that inference's figure, whatever other claim shares its
+    words ("4 cards give 512 GB" beside a claim that 8 GPUs give 1,128 GB)."""
     claims = [(inf, _results(inf, typed_figures(inf.claim)), _words(inf.claim),
                _inference_values(inf))
               for inf in article.inferences
@@ -256,6 +260,8 @@ def restatements(article: Article, stated: frozenset[tuple[object, Decimal]] = f
         return []
     body = article.body
     figures = typed_figures(body)
+    given = [(f, q) for inf in article.inferences for text in [inf.claim, *(inf.assumptions or [])]
+             for f, q in typed_figures(text) if f.kind is not FigureKind.date]
     out: list[Restatement] = []
     i = 0
     for span in sentences(body):
@@ -266,10 +272,8 @@ def restatements(article: Article, stated: frozenset[tuple[object, Decimal]] = f
             j += 1
         sentence = figures[i:j]
         for fig, quantity in sentence:
-            key = value_key(quantity)
-            if quantity.kind not in _KINDS:
+            if quantity.kind not in _KINDS or _given(fig, quantity, given):
                 continue
-            sourced = all((key, v) in stated for v in fig.values)
             for inf, claim, words, values in claims:
                 if _states(values, fig, quantity):
                     continue
@@ -279,10 +283,20 @@ def restatements(article: Article, stated: frozenset[tuple[object, Decimal]] = f
                 aligned = _aligned(fig, quantity, sentence, claim, body, span, inf.claim)
                 # a value the sources state is their figure, unless it stands exactly where the
                 # claim's result stands ("means two GPUs per node" for "is four GPUs per node")
-                if aligned is not None and (aligned[1] or not sourced):
+                if aligned is not None and (aligned[1] or fig.start not in sourced):
                     out.append(Restatement(fig, inf, aligned[0]))
                     break
     return out
+
+
+def _given(fig: Figure, quantity: Quantity, given: Sequence[tuple[Figure, Quantity]]) -> bool:
+    """An inference's claim or assumption states the figure: the same quantity (kind, unit,
+    counted noun), printed at least as precisely, equal at the figure's precision."""
+    return any(_same_quantity(quantity, q) and g.decimals >= fig.decimals
+               and len(g.values) == len(fig.values)
+               and all(quantize(w, fig.decimals) == v
+                       for v, w in zip(fig.values, g.values, strict=True))
+               for g, q in given)
 
 
 def _results(inf: Inference, claim: Sequence[tuple[Figure, Quantity]]

@@ -58,7 +58,7 @@ from .matching import (
 )
 from .points import Gap
 from .prose import enclosing, sentences
-from .restated import Restatement, restatements, value_key
+from .restated import Restatement, restatements
 from .text import body_span
 
 __all__ = [
@@ -231,9 +231,9 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     traced = traced if traced is not None else trace_figures(article)
     desk = _desk_arithmetic_sentences(article, traced)
     intervals = {i.start for i in relative_intervals(article) if i.agrees}
-    stated = frozenset((value_key(ev.quantity), ev.value) for ev in index.numbers
-                       if ev.trace.origin not in _DESK_ORIGINS)
-    restated = {r.figure.start: r for r in restatements(article, stated)}
+    sourced = frozenset(t.figure.start for t in traced
+                        if any(tr.origin not in _DESK_ORIGINS for tr in t.traces))
+    restated = {r.figure.start: r for r in restatements(article, sourced)}
     findings = []
     for t in traced:
         if t.traced:

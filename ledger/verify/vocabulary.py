@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..models import Article
-from ..quantities import Kind, Quantity, lemma, metric_quantity
+from ..quantities import Kind, Quantity, lemma, metric_quantity, unit_quantity
 from .tracing import TracedFigure
 
 __all__ = ["BROADER", "DEFAULT_VOCABULARY", "GENERIC_WORDS", "STATISTICS", "STAT_RE",
@@ -124,8 +124,17 @@ def speed_like(article: Article, t: TracedFigure) -> bool:
 
 
 def _metric_kind(article: Article, name: str) -> Quantity | None:
+    """The quantity a metric states: by its name or its spec's kind, else by the one unit its
+    spec's vocabulary writes ("bandwidth", "TB/s": a rate; "latency", "seconds", "s": a
+    duration). Units of two kinds say nothing."""
     specs = (article.benchmark_scope.metric_specs or {}) if article.benchmark_scope else {}
-    return metric_quantity(name, specs[name].kind if name in specs else None)
+    spec = specs.get(name)
+    known = metric_quantity(name, spec.kind if spec else None)
+    if known is not None or spec is None:
+        return known
+    written = [q for q in map(unit_quantity, spec.vocabulary) if q is not None]
+    kinds = {(q.kind, q.unit.dimension if q.unit else None) for q in written}
+    return written[0] if len(kinds) == 1 else None
 
 
 def fits_other_kind(article: Article, t: TracedFigure,

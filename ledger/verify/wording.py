@@ -17,6 +17,7 @@ from ..figures import Figure, FigureKind
 from ..models import Article
 from ..quantities import Kind, parse_unit
 from ..report import Finding, Severity
+from .ownlabel import own_label
 from .prose import clauses, enclosing, find_terms, group_in
 from .ranges import range_spans
 from .text import body_span
@@ -88,7 +89,8 @@ def _head_label(body: str, figure: tuple[int, int], hits: list[Hit]) -> Hit | No
     """The word the figure measures when it follows the figure right away ("2.5x lower
     latency", "3x the throughput at equal cost"): that word alone labels it, whatever other
     words of the clause say (the "cost" of a condition that follows is not the figure's)."""
-    gap = _HEAD_GAP_RE.match(body, figure[1])
+    unit = parse_unit(body, figure[1])  # "3.25 seconds": the unit says the kind, not the word
+    gap = _HEAD_GAP_RE.match(body, unit[1] if unit is not None else figure[1])
     if gap is None:
         return None
     return next((h for h in hits if h[0] == gap.end()), None)
@@ -101,17 +103,52 @@ def _self_labelled(t: TracedFigure) -> bool:
     return q is not None and q.kind is Kind.count and q.noun is not None
 
 
+#: A preposition that opens an adjunct of the quantity before it: "750 TOPS at INT8".
+_ONE_WORD_RE = re.compile(r"(?:\s*[A-Za-z][\w/-]*)?")
+_ADJUNCT_RE = re.compile(r"\s+(?:at|in|on|for|with|under)\s+(?:(?:the|a|an)\s+)?")
+
+
 def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str) -> bool:
     """True when the word is the noun written right after another figure ("180 storage
-    nodes"): it names that figure, not this one."""
+    nodes"), or the object of a preposition right after another figure's unit ("750 TOPS at
+    INT8 and 188 TFLOPS": INT8 qualifies the 750): it names that figure, not this one."""
     for o in figures:
-        if o is figure or not 0 <= hit[0] - o.end <= 16:
+        if o is figure or not 0 <= hit[0] - o.end <= 24:
             continue
         between = body[o.end:hit[0]]
         unit = parse_unit(body, o.end)
-        if not between.strip() or (unit is not None and not body[unit[1]:hit[0]].strip()):
-            return True  # "180 storage nodes", "45 s cold": that figure's own word
+        if not between.strip() and hit[0] - o.end <= 16:
+            return True  # "180 storage nodes": that figure's own word
+        phrase = own_label(body, o, min(len(body), hit[1] + 1))
+        if phrase is not None and phrase[0] <= hit[0] and hit[1] <= phrase[1]:
+            return True  # "7 representative sub-scenarios in 21 hours": the 7's noun phrase
+        if unit is not None and not body[unit[1]:hit[0]].strip():
+            return True  # "45 s cold": that figure's own word
+        word = _ONE_WORD_RE.match(body, o.end)
+        head = unit[1] if unit is not None else word.end() if word is not None else o.end
+        if _ADJUNCT_RE.fullmatch(body, head, hit[0]):
+            return True  # "750 TOPS at INT8": an adjunct of that figure's quantity
     return False
+
+
+#: Head nouns of a constraint: a metric word before one of them qualifies the constraint
+#: ("within a latency budget", "under a p99 latency SLO", "at different latency cutoffs"),
+#: a condition of the result, not what the figure measures.
+_CONSTRAINT_HEAD_RE = re.compile(
+    r"[\s-]+(?:budgets?|cut-?offs?|SLOs?|SLAs?|targets?|limits?|caps?|ceilings?|bounds?|"
+    r"thresholds?|constraints?|requirements?|deadlines?|objectives?)\b", re.IGNORECASE)
+
+
+def _qualifies_constraint(body: str, hit: Hit) -> bool:
+    return _CONSTRAINT_HEAD_RE.match(body, hit[1]) is not None
+
+
+def _own_unit(body: str, figure: Figure, hit: Hit) -> bool:
+    """The word is the unit written right after the figure ("3.25 seconds", "36 tokens per
+    second"): it says what kind of quantity the figure is, not which metric, so it neither
+    labels the figure nor clears another word's label."""
+    unit = parse_unit(body, figure.end)
+    return unit is not None and figure.end <= hit[0] and hit[1] <= unit[1]
 
 
 def _families(vocab: dict[str, list[str]], term: str) -> set[str]:
@@ -139,13 +176,19 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
         hits = [h for h in terms
                 if not _noun_of_another(h, t.figure, neighbours, article.body)
                 and article.body[h[0]:h[1]].lower() != "means"  # "a 36% saving means ..."
+                and not _qualifies_constraint(article.body, h)
                 and not names_another_kind(article, t, _families(vocab, h[2]))]
         if not hits:
             continue
         head = _head_label(article.body, ranges[t.figure.start], hits)
+        # the figure's own unit takes part in which word is nearest to which figure, but it
+        # labels nothing: "36 tokens per second" says a rate, not which metric
         labels = [(term, {f for f, words in vocab.items() if term in words})
-                  for _, _, term in ([head] if head is not None else _labels_of(
-                      t.figure, hits, neighbours, ranges[t.figure.start], article.body))]
+                  for start, end, term in ([head] if head is not None else _labels_of(
+                      t.figure, hits, neighbours, ranges[t.figure.start], article.body))
+                  if not _own_unit(article.body, t.figure, (start, end, term))]
+        if not labels:
+            continue
         if any(named & own or fits_own(article, term, t)
                or BROADER.get(term.lower(), frozenset()) & own for term, named in labels):
             continue
