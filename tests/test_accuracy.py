@@ -53,13 +53,10 @@ UNMET: dict[tuple[str, str], str] = {
                          "0/8, unattributed 1/5, mislabeled 3/12)",
     ("set-j", "clean"): "set J, held out: 1.17 false errors per clean article on ab092bb, "
                         "0.67 in its one blind run on 4620a9b",
-    ("set-j", "precision"): "set J on 4620a9b: mislabeled-figure 0.33; unsupported-conclusion "
-                            "finds none of its 6",
     ("set-j", "recall"): "set J, held out: recall 0.56 on ab092bb, 0.60 on 4620a9b "
                          "(unsupported-conclusion 0/6, mislabeled 1/6)",
     ("set-k", "clean"): "set K, held out: 2.17 false errors per clean article on 0ad246b",
     ("set-k", "benign"): "set K on 0ad246b: 4 benign edits raise a new error",
-    ("set-k", "precision"): "set K on 0ad246b: unattributed-figure 0.15 (11 false findings)",
     ("set-k", "recall"): "set K, held out: recall 0.81 on 0ad246b (unattributed 2/6, "
                          "mislabeled 3/6, arithmetic 11/15)",
     ("set-l", "clean"): "set L, held out: 1.83 false errors per clean article on 0ad246b",

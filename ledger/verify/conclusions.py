@@ -10,8 +10,14 @@ cheapest, will replace, any, as fast as, ...); a clause with a conclusion adverb
 thus, hence, consequently: "X is therefore always cheaper", "Y is thus unusable for any
 workload") that uses such a word; a judgement after the verb with any subject ("the FAQ's
 figure shows the README overstated it"); or a judgement drawn with "so" ("so the gains are
-mostly marketing"); when no inference or fact of the article uses that word. Whether the facts *support* a
-conclusion is an editor's judgement, so the finding is a warning that says so.
+mostly marketing"); or, with no connective at all, a clause in the desk's own voice that gives
+a verdict over an open class ("V1 will halve any deployment's GPU bill", "the chip runs faster
+than every rival", "It is now the fastest way to serve chat", "batching no longer costs any
+latency") and neither reports, hedges, advises nor negates; when no inference or fact of the
+article uses that word (for a quantifier, the phrase it quantifies: "any workload"). A
+judgement followed by its scope ("overstates what a chat user will see") qualifies a figure
+and is no conclusion. Whether the facts *support* a conclusion is an editor's judgement, so
+the finding is a warning that says so.
 """
 
 from __future__ import annotations
@@ -58,8 +64,13 @@ SWEEPING_WORDS = (
 )
 _SWEEPING_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in SWEEPING_WORDS) + r")\b",
                           re.IGNORECASE)
-_JUDGEMENT_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in JUDGEMENT_WORDS) + r")\b",
+#: A judgement followed by its scope ("overstates what a chat workload will see") qualifies a
+#: figure; it does not judge whoever stated it.
+_JUDGEMENT_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in JUDGEMENT_WORDS) +
+                           r")\b(?!\s+(?:what|how|for|when|where|in\s+(?:a|an|the|this))\b)",
                            re.IGNORECASE)
+#: Words too common to look up alone in the evidence: the phrase they quantify is looked up.
+_QUANTIFIERS = frozenset({"any", "every", "all", "only", "none", "nothing", "will", "at least"})
 
 
 def _stated(article: Article, word: str) -> bool:
@@ -76,6 +87,9 @@ def check_conclusions(article: Article) -> list[Finding]:
         if found is None:
             continue
         start, claim, word = found
+        if word.lower() in _QUANTIFIERS:  # "any workload", not "any", is what is claimed
+            universal = _UNIVERSAL_RE.search(claim)
+            word = universal.group() if universal is not None else word
         if _stated(article, word):
             continue
         start += sentence.start
@@ -85,6 +99,56 @@ def check_conclusions(article: Article) -> list[Finding]:
             "article; the checker cannot decide whether the facts support it: add an inference "
             "with its basis, or soften the wording"))
     return findings
+
+
+#: "any buyer", "every rival", "all GPU-only alternatives": a quantifier over an open class
+#: (not "all eight GPUs", a count, nor "all of these runs", the article's own evidence).
+_UNIVERSAL_RE = re.compile(
+    r"\b(?:any|every|all)\s+(?!(?:[\d,.]+|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"of|the|these|those|this|that|its|their|our|his|her|such|other|but|in|at|on|to|and|or)\b)"
+    r"[\w'’-]+(?:\s+(?!(?:is|are|was|were|will|can|has|have)\b)[a-z][\w'’-]*){0,2}",
+    re.IGNORECASE)
+#: What a universal claim says of them: a comparison, a judgement, a promise ("saves the caches
+#: of all requests", "cut its latency" describe; they give no verdict).
+_VERDICT_RE = re.compile(
+    r"\b(?:(?:cheaper|faster|better|slower|safer)\s+than|(?:is|are|be|runs?|becomes?)\s+"
+    r"(?:\w+\s+)?(?:cheaper|faster|better|slower|safer)|irrelevant|unusable|useless|will\s+\w+|"
+    r"can\s+expect|beats?|outperforms?|no\s+longer|obsolete|unnecessary)\b", re.IGNORECASE)
+#: "the cheapest way to serve", "the fastest engine": a verdict over every alternative.
+_SUPERLATIVE_RE = re.compile(
+    r"\bthe\s+(?:cheapest|fastest|best|quickest|most\s+(?:efficient|cost-effective|economical|"
+    r"accurate))\s+(?:[\w-]+\s+)?(?:way|option|choice|engine|system|platform|solution|chip|GPU|"
+    r"path|server|accelerator|hardware|runtime|stack)\b", re.IGNORECASE)
+#: "no longer costs any accuracy", "makes context limits irrelevant": an absolute.
+_ABSOLUTE_RE = re.compile(r"\bno\s+longer\b[^.;]*?\bany\b|\birrelevant\b", re.IGNORECASE)
+#: A clause that reports someone's claim, hedges, advises or negates draws no conclusion.
+_REPORTED_RE = re.compile(
+    r"\b(?:says?|said|claims?|claimed|reports?|reported|writes?|wrote|according|states?|stated|"
+    r"lists?|listed|describes?|described|calls?|called|argues?|argued|promises?|promised|"
+    r"advertises?|markets?|quotes?|estimates?|estimated|projects?|projected|expects|expected|"
+    r"should|must|ask|measure|test|check|compare|verify|if|whether|may|might|could|would|not|"
+    r"no(?!\s+longer)|none|nothing|neither|nor|cannot|unless|until)\b|[\"“”?]", re.IGNORECASE)
+#: Where a sentence turns to its own claim: "PCT has not measured V1, but V1 will halve ...".
+_TURN_RE = re.compile(r",\s+(?:but|so|and\s+so|yet)\s+|;\s+|\s+[—–]\s+|:\s+")
+
+
+def _sweeping_claim(text: str) -> tuple[int, str, str] | None:
+    """``(start, claim, sweeping phrase)`` of a clause that asserts, in the desk's own voice, a
+    verdict over an open class ("V1 will halve any deployment's GPU bill", "It is now the
+    fastest way to serve interactive chat"), with no connective: a conclusion all the same."""
+    starts = [0, *(m.end() for m in _TURN_RE.finditer(text))]
+    ends = [m.start() for m in _TURN_RE.finditer(text)] + [len(text)]
+    for start, end in zip(starts, ends, strict=True):
+        clause = text[start:end]
+        if _REPORTED_RE.search(clause):
+            continue
+        universal = _UNIVERSAL_RE.search(clause)
+        m = universal if universal and _VERDICT_RE.search(clause) else (
+            _SUPERLATIVE_RE.search(clause) or _ABSOLUTE_RE.search(clause))
+        if m is not None:
+            claim = clause.rstrip(" .!?")
+            return start, claim, m.group()
+    return None
 
 
 def _conclusion(text: str) -> tuple[int, str, str] | None:
@@ -112,4 +176,4 @@ def _conclusion(text: str) -> tuple[int, str, str] | None:
         word = _JUDGEMENT_RE.search(m.group("claim"))
         if word is not None:
             return m.start("claim"), m.group("claim"), word.group()
-    return None
+    return _sweeping_claim(text)
