@@ -57,7 +57,6 @@ UNMET: dict[tuple[str, str], str] = {
                          "(unsupported-conclusion 0/6, mislabeled 1/6)",
     ("set-k", "clean"): "set K, held out: 2.17 false errors per clean article on 0ad246b",
     ("set-k", "benign"): "set K on 0ad246b: 4 benign edits raise a new error",
-    ("set-k", "precision"): "set K on 0ad246b: unattributed-figure 0.15 (11 false findings)",
     ("set-k", "recall"): "set K, held out: recall 0.81 on 0ad246b (unattributed 2/6, "
                          "mislabeled 3/6, arithmetic 11/15)",
     ("set-l", "clean"): "set L, held out: 1.83 false errors per clean article on 0ad246b",

@@ -173,3 +173,22 @@ def test_subject_owned_by_a_named_party(text: str) -> None:
 ])
 def test_a_products_part_is_no_reporter(text: str) -> None:
     assert not attributes(text, desk=DESK)
+
+
+@pytest.mark.parametrize("text", [
+    # a name and its people, without a possessive, as the agent
+    "Widget contributors reported 9,000 tokens/s on two GPUs.",
+    "Gadget maintainers measured 40% lower latency.",
+    "In a pull request, Acme engineers say the cache holds 64 sessions.",
+])
+def test_a_names_people_are_agents(text: str) -> None:
+    assert attributes(text, desk=DESK)
+
+
+@pytest.mark.parametrize("text", [
+    "Nobody at PCT has rerun the 2.1x.",
+    "No one at PCT measured these figures.",
+    "Nobody from the desk tested the 46x.",
+])
+def test_desk_claims_negated_by_nobody(text: str) -> None:
+    assert desk_claims(text, DESK) is None

@@ -95,7 +95,8 @@ _NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|
 _NAME = rf"{_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+{_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
 _PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colleagues|" \
           r"co-?authors|company|firm|employer))"
-_GROUP = r"(?:authors|maintainers|developers|engineers|researchers|operators|co-?authors)"
+_GROUP = (r"(?:authors|maintainers|developers|engineers|researchers|operators|co-?authors|"
+          r"contributors)")
 #: "They", "the authors", "the paper's authors", "Splitwise's own researchers".
 _PLURAL_AGENT = (rf"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
                  rf"{_GROUP}|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?(?:{_GROUP}|team|group|lab))")
@@ -136,6 +137,8 @@ _OWNED_SUBJECT = (rf"{_NAME}(?:'s|’s)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+"
 _SAYS_OR_GIVES = rf"(?:{_SAYS}|gives|gave|counts|counted|shows|showed)"
 _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                # not a participle of the noun ("Widget's cache published to four hosts")
+               # a name and its people, right before the verb: "Widget contributors reported"
+               rf"|\b{_NAME}\s+{_GROUP}{_GAP}\s+(?:{_VERB})\b"
                rf"|\b{_OWNED_SUBJECT}{_GAP}\s+{_SAYS_OR_GIVES}\b"
                r"(?!\s+(?:to|on|in|at|by|for|from|with|as|under|into)\b)"
                rf"|\b{_AGENT}{_GAP}\s+(?:{_VERB_INFLECTED})\b{_NOT_PARTICIPLE}"
@@ -239,6 +242,8 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
+                         # "nobody at PCT has rerun it", "no one from the desk tested it"
+                         rf"|\b(?:nobody|no\s+one|none)\s+(?:at|from|of|in)\s+(?:the\s+)?{d}"
                          # the desk's work that did not find it: "PCT's own replay did not
                          # reach 2x", "our rerun never showed it"
                          rf"|\b{d}(?:'s|’s)?\s+(?:own\s+)?[\w-]+\s+(?:{_NEGATION}|never)\b"

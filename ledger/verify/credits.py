@@ -193,6 +193,8 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
             continue  # "the 13x": a figure whose owner the reader was already given
         if _bare_name_of_credited(t, seen):
             continue  # "whether 5.81 beats 3.85": credited figures named by their numbers
+        if _hypothesis_of_desk(article.body, t) or _names_subject(article, t.figure):
+            continue  # "If ..., cost would fall by 37.5%"; "Maia 100" in an article on it
         if key in seen and para.start in analysis and not claimed:
             continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
@@ -260,7 +262,9 @@ _ANNOUNCES_RE = re.compile(r"\b(?:results?|figures?|numbers?|findings?|headlines
                            r"measurements?|outcomes?)\s*(?:\[[^\]]*\]\s*)*[.:]?\s*$", re.I)
 
 
-_REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+$", re.I)
+#: A determiner, with at most one word between it and the figure ("the 13x", "the full 1.6x").
+_REFERENCE_BEFORE = re.compile(r"\b(?:the|this|that|these|those|its|their|at|with)\s+"
+                               r"(?:[a-z][a-z-]*\s+)?$", re.I)
 
 
 #: Verbs by which a product does something to a figure, in the present tense (a past tense
@@ -359,6 +363,33 @@ def _bare_name_of_credited(t: TracedFigure, seen: set[tuple[str, tuple[Decimal, 
     values = tuple(t.figure.values)
     return any(kind != Kind.number.value and seen_values == values
                for kind, seen_values in seen)
+
+
+#: A hypothesis: a conditional opening ("If", "Suppose", "Were the gain to hold") or a modal
+#: verb ("would fall", "could reach").
+_HYPOTHESIS_RE = re.compile(r"^\W*(?:if|suppose|supposing|assuming|were|had|should)\b"
+                            r"|\b(?:would|could|might)\b", re.IGNORECASE)
+
+
+def _hypothesis_of_desk(body: str, t: TracedFigure) -> bool:
+    """The figure is a result of the desk's own arithmetic (an inference or its computation
+    gives it) stated in a hypothesis ("If throughput rose by the full 1.6x, cost per token
+    would fall by 37.5%"): the desk's analysis, though a source's figure gives the same value."""
+    if not any(tr.origin in ("inference", "computation") for tr in t.traces):
+        return False
+    sentence = enclosing(sentences(body), t.figure.start, t.figure.end)
+    return sentence is not None and bool(_HYPOTHESIS_RE.search(sentence.text))
+
+
+def _names_subject(article: Article, fig: Figure) -> bool:
+    """The number and the capitalised word before it name what the article is about ("Maia
+    100" in an article on the Maia 100): a name, not a figure to credit."""
+    m = re.search(r"\b([A-Z][\w-]*)\s+$", article.body[max(0, fig.start - 40):fig.start])
+    if m is None:
+        return False
+    name = re.escape(f"{m.group(1)} {fig.text}").replace("\\ ", r"\s+")
+    return any(re.search(rf"(?<![\w-]){name}(?![\w-])", text)
+               for text in (article.subject or "", article.title))
 
 
 def _figure_key(t: TracedFigure) -> tuple[str, tuple[Decimal, ...]]:
