@@ -282,7 +282,8 @@ def sibling_units(unit: Unit) -> list[Unit]:
 
 _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB",
                "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
-               "gbit": "Gb", "gbps": "Gbps", "tbit": "Tb", "ms": "ms", "us": "us", "ns": "ns",
+               "gbit": "Gb", "gbps": "Gbps", "tbit": "Tb", "kbyte": "KB", "mbyte": "MB",
+               "gbyte": "GB", "tbyte": "TB", "mbit": "Mb", "ms": "ms", "us": "us", "ns": "ns",
                "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
                "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "w": "W", "kw": "kW",
                "gflops": "GFLOPS", "tflops": "TFLOPS", "pflops": "PFLOPS", "eflops": "EFLOPS"}

@@ -161,3 +161,33 @@ def test_a_unit_changed_inside_a_product_name(tmp_path: Path, written: str,
         add_sentence(doc, f"The runs used {written} accelerators.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert rules_at(result, doc, written) == expected, result.findings
+
+
+def _lanes(doc: Doc, claim: str, *, unit_fields: bool) -> int:
+    """Sixteen lanes whose input name, ``lane_gb_s``, cannot say bits from bytes (names are
+    lower case); the step that multiplies it into a total in Gb/s does."""
+    i = add_inference(doc, claim, inputs={"lanes": 16, "lane_gb_s": 100},
+                      steps=(("total_gbps" if not unit_fields else "total_bw",
+                              "lanes * lane_gb_s", 1600),
+                             ("total_gbyte_s", "total_gbps / 8" if not unit_fields
+                              else "total_bw / 8", 200)))
+    if unit_fields:
+        steps = doc["inferences"][i]["computation"]["steps"]
+        steps[0]["unit"], steps[1]["unit"] = "Gb/s", "GB/s"
+    return i
+
+
+@pytest.mark.parametrize("unit_fields", [False, True])
+@pytest.mark.parametrize(("claim", "expected"), [
+    ("Sixteen lanes of 100 Gb/s make 1600 Gb/s, or 200 GB/s per card.", []),
+    ("At 100 Gb/s a lane, the card's sixteen lanes carry 200 GB/s.", []),
+    ("Sixteen lanes of 100 Gb/s make 1600 Gb/s, or 200 Gb/s per card.", ["unit-mismatch"]),
+])
+def test_a_lower_case_name_takes_its_unit_from_the_step_that_uses_it(
+        tmp_path: Path, claim: str, expected: list[str], unit_fields: bool) -> None:
+    where: list[int] = []
+    _, result = verify_mutant(tmp_path, lambda doc: where.append(
+        _lanes(doc, claim, unit_fields=unit_fields)))
+    pointer = f"/inferences/{where[0]}/claim"
+    assert [f.rule for f in result.findings if f.pointer == pointer] == expected, \
+        result.findings

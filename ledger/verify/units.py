@@ -24,8 +24,16 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from ..models import Article, Inference
-from ..quantities import UNITS, Kind, Verdict, metric_quantity, typed_figures
+from ..models import Article, Computation, Inference
+from ..quantities import (
+    UNITS,
+    Kind,
+    Quantity,
+    Verdict,
+    metric_quantity,
+    typed_figures,
+    unit_quantity,
+)
 from ..report import Finding, Severity
 from .text import body_span
 from .tracing import EvidenceIndex, EvidenceNumber, Miss, Trace, build_index, trace_figure
@@ -42,12 +50,38 @@ def _own_computation(inf: Inference, base: str) -> list[EvidenceNumber]:
              for name, value in inf.computation.inputs.items()]
     named += [(f"{base}/computation/steps/{j}/result", step.name, step.result)
               for j, step in enumerate(inf.computation.steps)]
+    units = {step.name: unit_quantity(step.unit) for step in inf.computation.steps}
     for pointer, name, value in named:
-        quantity = metric_quantity(name)
+        quantity = units.get(name) or _name_quantity(inf.computation, name)
         if quantity is not None and quantity.unit is not None:
             out.append(EvidenceNumber(Decimal(str(value)), Trace(
                 "computation", pointer, inference_id=inf.id), quantity=quantity))
     return out
+
+
+#: An expression that converts between units (bits and bytes, decimal and binary prefixes):
+#: its result's unit says nothing of its operands'.
+_CONVERTS_RE = re.compile(r"[*/]\s*(?:8|1000|1024|1e3|1e6|1e9)\b")
+
+
+def _name_quantity(computation: Computation, name: str) -> Quantity | None:
+    """The quantity a computation name states. Names are lower case, so ``lane_gb_s`` cannot
+    say gigabits from gigabytes: when a step that does not convert units uses the name and
+    its result is in a unit that differs only in case ("lanes * lane_gb_s" giving Gb/s, by its
+    ``unit`` field or an unambiguous name such as ``total_gbps``), the name is in that unit."""
+    quantity = metric_quantity(name)
+    if quantity is None or quantity.unit is None:
+        return quantity
+    symbol = quantity.unit.symbol
+    for step in computation.steps:
+        if step.name == name or not re.search(rf"\b{re.escape(name)}\b", step.expression) or (
+                _CONVERTS_RE.search(step.expression)):
+            continue
+        result = unit_quantity(step.unit) or metric_quantity(step.name)
+        if result is not None and result.unit is not None and (
+                result.unit.symbol != symbol and result.unit.symbol.lower() == symbol.lower()):
+            return result
+    return quantity
 
 
 def _index_for(index: EvidenceIndex, inf: Inference, base: str) -> EvidenceIndex:
