@@ -509,15 +509,34 @@ def extract_figures(text: str) -> list[Figure]:
     return list(_extract(text))
 
 
+#: A fraction of a quantity written in digits: "1/2 the vRAM", "1/4 of the memory", "3/4 as
+#: much". Not a date ("1/2/2024") nor a ratio of two things ("a 3/4 split").
+_FRACTION_RE = re.compile(r"(?<![\w/.])(?P<a>\d{1,2})/(?P<b>\d{1,3})(?![\w/.])"
+                          r"(?=\s+(?:the|of|as)\b)")
+
+
+def _fractions(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    """``1/2 the vRAM`` is a multiplier of 0.5, as ``half the vRAM`` is."""
+    for m in _FRACTION_RE.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        if not claimed.free(*m.span()) or b == 0 or a >= b:
+            continue
+        value = (Decimal(a) / Decimal(b)).quantize(Decimal("0.0001")).normalize()
+        claimed.take(*m.span())
+        decimals = max(0, -int(value.as_tuple().exponent))
+        yield Figure(m.group(), m.start(), m.end(), FigureKind.multiplier, value, decimals)
+
+
 @lru_cache(maxsize=4096)
 def _extract(text: str) -> tuple[Figure, ...]:
     # The checks ask for the figures of the same body and sentences many times; figures are
     # frozen, so one cached tuple per text is safe to share.
     claimed = _Claimed(len(text))
+    fractions = list(_fractions(text, claimed))  # before the masks: "1/x" masks its 1
     for start, end in masked_spans(text):
         claimed.take(start, end)
-    figures = [*_dates(text, claimed), *_money(text, claimed), *_ranges(text, claimed),
-               *_numbers(text, claimed), *_words(text, claimed)]
+    figures = [*fractions, *_dates(text, claimed), *_money(text, claimed),
+               *_ranges(text, claimed), *_numbers(text, claimed), *_words(text, claimed)]
     return tuple(sorted(figures, key=lambda f: f.start))
 
 

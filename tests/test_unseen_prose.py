@@ -186,3 +186,16 @@ def test_a_sourced_figure_sharing_only_its_unit_with_a_result_restates_nothing(t
         figure = "9 requests" if " 9 " in sentence else "6 requests"
         rules = _rules_at(tmp_path, _with_gap(sentence), figure)
         assert rules.get("arithmetic") == "error", (sentence, rules)
+
+
+def test_a_fraction_in_digits_is_the_multiplier_a_word_states() -> None:
+    # "1/2 the memory" in the evidence, "half the memory" in the body: one multiplier
+    index = _index("The vendor says the int8 index needs 1/2 the disk of the raw one and "
+                   "the int4 index 1/4 of it.", "Pruned, a layer takes 3/4 as much time.")
+    for sentence, text in (("the int8 index takes half the disk", "half"),
+                           ("an int8 index halves the disk", "halves"),
+                           ("the int4 index needs 0.25x the disk", "0.25x"),
+                           ("a pruned layer runs in 0.75x the time", "0.75x")):
+        assert _traced(index, sentence, text), sentence
+    for text in ("Released on 1/2/2024 with a 3/4 split of the shards.",):
+        assert [f.kind.value for f, _ in typed_figures(text)].count("multiplier") == 0, text
