@@ -70,3 +70,14 @@ def test_a_one_run_claim_over_its_own_experiment_is_no_join(body: str) -> None:
 def test_the_same_study_is_a_publication_not_a_run() -> None:
     assert _claimed("The decode sweep reached 830 tokens/s; the same study drove prefill to "
                     "5120 tokens/s.") == []
+
+
+@pytest.mark.parametrize(("body", "covers"), [
+    ("Decode moved from 830 tokens/s to 5120 tokens/s within a single benchmark session.",
+     "5120"),
+    ("The prefill sweep used a Qwen 2.5 7B model and gave 5120 tokens/s.\n\nLater the vendor "
+     "tuned decode. On that same Qwen 2.5 7B run, decode reached 830 tokens/s.", "830"),
+])
+def test_each_end_of_a_range_and_an_earlier_paragraph_are_read(body: str, covers: str) -> None:
+    found = _claimed(body)
+    assert len(found) == 1 and covers in found[0][1], found

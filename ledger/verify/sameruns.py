@@ -2,14 +2,16 @@
 H200 run", "in a single benchmark session" says the sentence's figures come from one run. The
 sentence joins two experiments when
 
-* its figures belong to two experiments (the experiments of :mod:`.experiments`, by value; a
-  figure of the desk's own arithmetic belongs to the experiments its inputs come from), or
+* its figures belong to two experiments (the experiments of :mod:`.experiments`, by value,
+  each figure on its own, the ends of a range too; a figure of the desk's own arithmetic
+  belongs to the experiment its inputs come from), or
 * the run the claim names is another experiment than its figures'. The claim names a run by
   the words of an experiment's name in its clause ("the same *latency* run" for the "latency
-  script" experiment): an error; or it points back ("that same H200 run", "the same run") to an
-  earlier sentence of the paragraph, the nearest one that shares a word of the claim or, when
-  the claim has no words of its own, the nearest one with figures of an experiment: a warning,
-  since the checker resolves that reference by words, not by meaning.
+  script" experiment): an error; or it points back to an earlier sentence, the nearest one
+  that writes every word of the claim ("that same Llama 3.1 8B run", a few paragraphs back at
+  most) or, for a claim without words of its own ("the same run"), the nearest one of its
+  paragraph with figures of an experiment: a warning, since the checker resolves that
+  reference by words, not by meaning.
 
 A sentence that keeps experiments apart (:data:`.conflations.SEPARATION_RE`) makes no claim.
 """
@@ -17,10 +19,10 @@ A sentence that keeps experiments apart (:data:`.conflations.SEPARATION_RE`) mak
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from decimal import Decimal
 
 from ..models import Article
+from ..quantities import typed_figures
 from ..report import Finding, Severity
 from .conflations import SEPARATION_RE
 from .conflations import _name_words as name_words
@@ -42,6 +44,8 @@ ONE_RUN_RE = re.compile(
 #: space ("10,755" goes on).
 _CLAUSE_END_RE = re.compile(r"[;:]|[,.](?=\s|$)")
 _LOOK_BACK = 3
+_LOOK_BACK_NAMED = 12
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "that", "this", "one"})
 
 Owned = dict[int, tuple[int, int, Experiment]]
 
@@ -50,8 +54,12 @@ def _owned(article: Article, sentence: Span, experiments: list[Experiment],
            derived: dict[int, frozenset[Decimal]], traced: list[TracedFigure]) -> Owned:
     """Figure start -> (start, end, experiment) for the figures of the sentence with one
     experiment; a figure of the desk's arithmetic takes the experiment of its inputs."""
-    owned: Owned = {s: (s, e, exp) for s, e, exp in
-                    sentence_owners(article, sentence, experiments, False)}
+    owned: Owned = {}
+    for fig, quantity in typed_figures(sentence.text):
+        owners = [exp for exp in experiments if exp.owns(fig, quantity)]
+        if len(owners) == 1 and not quantity.spelled:  # each end of "from 100 to 300" too
+            start = sentence.start + fig.start
+            owned[start] = (start, sentence.start + fig.end, owners[0])
     numbers = derived.get(sentence.start, frozenset())
     inputs = [exp for exp in experiments if any(v in numbers for v in exp.values)]
     if len(inputs) == 1:
@@ -74,15 +82,21 @@ def _named(text: str, experiments: list[Experiment]) -> set[str]:
     return out
 
 
-def _antecedent(article: Article, before: Iterable[Span], inner: str,
+def _antecedent(article: Article, before: list[Span], paragraph_start: int, inner: str,
                 experiments: list[Experiment]) -> set[str]:
-    """The experiments of the earlier sentence a claim points back to (see the module doc)."""
-    words = {w.lower() for w in re.findall(r"[\w.-]+", inner)}
-    for sentence in list(before)[::-1][:_LOOK_BACK]:
+    """The experiments of the earlier sentence a claim points back to: the nearest one that
+    writes every word of the claim ("that same Llama 3.1 8B run"), or, for a claim without
+    words of its own ("the same run"), the nearest one of the paragraph with figures of an
+    experiment."""
+    words = {w.lower() for w in re.findall(r"[\w.-]+", inner)} - _DETERMINERS
+    candidates = before if words else [s for s in before if s.start >= paragraph_start]
+    for sentence in candidates[::-1][:_LOOK_BACK if not words else _LOOK_BACK_NAMED]:
+        said = {w.lower() for w in re.findall(r"[\w.-]+", sentence.text)}
+        if words and not words <= said:
+            continue
         found = {exp.name for _, _, exp in sentence_owners(article, sentence, experiments,
                                                            False)}
-        said = {w.lower() for w in re.findall(r"[\w.-]+", sentence.text)}
-        if found and (not words or words & said):
+        if found:
             return found
     return set()
 
@@ -123,9 +137,9 @@ def check_one_run_claims(article: Article, traced: list[TracedFigure]) -> list[F
         severity = Severity.error
         if not referred:
             para = enclosing(paras, sentence.start, sentence.end)
-            before = [s for s in spans[:i] if para is not None and s.start >= para.start]
-            referred, severity = _antecedent(article, before, claim.group("inner"),
-                                             experiments), Severity.warning
+            referred, severity = _antecedent(
+                article, list(spans[:i]), para.start if para is not None else sentence.start,
+                claim.group("inner"), experiments), Severity.warning
         own = {exp.name for _, _, exp in owned.values()}
         if len(own) >= 2 and not referred:
             first = min(owned.values(), key=lambda m: m[0])[2].name
