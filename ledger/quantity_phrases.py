@@ -35,7 +35,7 @@ _STOP = frozenset({
     "lower", "higher", "faster", "slower", "times", "out", "up", "down", "about", "after",
     "before", "between", "behind", "against", "through", "spread", "without", "within",
     # adverbs and conjunctions end a noun phrase too: "the two named here plus ten others"
-    "here", "there", "plus", "minus", "also", "only", "then", "now",
+    "here", "there", "plus", "minus", "also", "only", "then", "now", "vs", "versus",
 })
 _WORD_RE = re.compile(r"\s*(?P<w>[A-Za-z][\w'-]*)")
 #: Verbs in the third person that look like plural nouns right after a number ("15% to 580
@@ -140,10 +140,17 @@ def _is_frequency(text: str, fig: Figure) -> bool:
     tail = text[fig.end - len(" times"):]
     before = text[max(0, fig.start - 20):fig.start]
     return bool(_FREQ_TIMES_RE.match(tail)) and not _MULT_LEAD_RE.search(before) and not (
-        re.match(r"\s*[,.;:]?\s*(?:faster|slower|higher|lower|more|less|larger)\b",
-                 text[fig.end:])) and not (_SCALED_BEFORE_RE.search(
+        _COMPARATIVE_AFTER_RE.match(text, fig.end)) and not (_SCALED_BEFORE_RE.search(
                      text[max(0, fig.start - 50):fig.start])
                      and not _WHEN_AFTER_RE.match(text, fig.end))
+
+
+#: A comparative after "N times" makes it a multiple ("6 times longer than", "five times
+#: cheaper"): a known comparative, or any word in -er followed by "than".
+_COMPARATIVE_AFTER_RE = re.compile(
+    r"\s*[,.;:]?\s*(?:(?:faster|slower|higher|lower|more|less|larger|longer|shorter|bigger|"
+    r"smaller|greater|cheaper|wider|narrower|deeper|quicker|better|worse|fewer)\b"
+    r"|[A-Za-z]{2,}er\s+than\b)")
 
 
 #: A verb that scales a quantity, then its object: "multiplies throughput 23 times", "boosted
@@ -223,6 +230,8 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
         return Quantity(Kind.number, **base)  # type: ignore[arg-type]  # "503s": responses
     if unit is None:
         unit = _rate_after_modifier(text, fig.end)  # "512 prompt tokens/s"
+    if unit is None:
+        unit = _unit_after_name(text, fig.end)  # "2280 FP16/BF16 TFLOPS"
     if unit is not None:
         kind = _DIMENSION_KIND.get(unit[0].dimension, Kind.number)
         return Quantity(kind, unit=unit[0], **base)  # type: ignore[arg-type]
@@ -314,6 +323,18 @@ def _rate_after_modifier(text: str, end: int) -> tuple[Unit, int] | None:
     return unit
 
 
+#: A name with a digit (a number format, a memory type): "FP16", "BF16/FP16", "HBM3".
+_DIGIT_NAME_RE = re.compile(r"\s(?:[A-Za-z]+\d\w*)(?:/[A-Za-z]+\d\w*)*(?=\s)")
+
+
+def _unit_after_name(text: str, end: int) -> tuple[Unit, int] | None:
+    """A unit written after a name with a digit: "1979 FP8 TFLOPS", "96 HBM3 GB". The name
+    qualifies the unit; the number is still in it ("8 H100 GPUs" has no unit and counts
+    GPUs)."""
+    m = _DIGIT_NAME_RE.match(text, end)
+    return parse_unit(text, m.end()) if m is not None else None
+
+
 def _counts_its_modifier(text: str, fig: Figure, noun: str | None,
                          modifiers: tuple[str, ...]) -> bool:
     """A number above one before a singular noun of a known class and a singular head counts
@@ -329,7 +350,7 @@ def unit_end(text: str, end: int) -> int:
     """Where the unit written after a number ending at ``end`` ends ("1,800 output tokens per
     second", "96 GB"); ``end`` when no unit follows. The unit's words belong to the
     quantity, not to what is said around it."""
-    unit = parse_unit(text, end) or _rate_after_modifier(text, end)
+    unit = parse_unit(text, end) or _rate_after_modifier(text, end) or _unit_after_name(text, end)
     return unit[1] if unit is not None else end
 
 
@@ -352,7 +373,9 @@ def _plural(text: str, end: int, skip: int = 0) -> bool:
 _ANAPHORIC = frozenset({"other", "more", "one", "rest", "remainder"})
 
 
-_JOIN_RE = re.compile(r"\s*(?:to|and|-|–|—|or)\s*$")
+#: What joins two numbers of one quantity: a range ("22 to 32%") or a pair compared ("16 vs
+#: 32 GB"); the first takes the unit written after the second.
+_JOIN_RE = re.compile(r"\s*(?:to|and|-|–|—|or|vs\.?|versus)\s*$")
 
 
 def typed_figures(text: str) -> list[tuple[Figure, Quantity]]:

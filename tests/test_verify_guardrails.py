@@ -526,3 +526,18 @@ def test_an_owner_who_reports_the_protected_figure_is_credited_with_it() -> None
                  "Acme reports a smaller cache, and a university prototype gained 17%.",
                  "Acme later reported fewer misses while a university prototype gained 17%."):
         assert not _guardrail(body + "\n", guard), body
+
+
+def test_a_word_before_a_subordinate_clause_names_what_the_main_clause_does() -> None:
+    # "measure X before taking the 3.2x": X is what to measure, the figure is in the clause
+    # that "before" opens; the word does not label it
+    rule = {"text": "A guardrail with a rule.",
+            "rule": {"kind": "forbidden_label", "value": 3.2, "forbidden": ["throughput"]}}
+    for body in ("Teams should benchmark throughput on their own prompts before quoting the "
+                 "3.2x.\n",
+                 "Ask for throughput at your latency target until you can check the 3.2x.\n",
+                 "Plan on throughput per dollar, because nobody has reproduced the 3.2x.\n"):
+        assert not _errors(_guardrail(body, rule)), body
+    # the word in the figure's own clause still labels it
+    assert _errors(_guardrail("Throughput rose 3.2x.\n", rule))
+    assert _errors(_guardrail("Before tuning, throughput rose 3.2x.\n", rule))

@@ -74,6 +74,12 @@ _STOPWORDS = {"the", "a", "an", "of", "experiment", "experiments", "run", "runs"
 #: how far back a date without its own name looks for the document it dates
 _CONTEXT_CHARS = 400
 _CONJUNCTION_RE = re.compile(r"\b(?:and|or|but|while|whereas)\b|[;:]", re.IGNORECASE)
+#: A conjunction that opens a subordinate clause with its own verb or subject ("before quoting
+#: the 3.2x", "because nobody has reproduced it"): a word before it belongs to the main clause.
+_SUBORDINATE_RE = re.compile(
+    r"\b(?:before|after|until|unless|because|although|though|once|since)\s+(?:\w+ing|it|they|"
+    r"you|we|he|she|nobody|no\s+one|anyone|someone|the\s+\w+\s+(?:is|are|was|were|has|have))\b",
+    re.IGNORECASE)
 _TODAY_RE = re.compile(r"\b(?:today'?s?|current|this)\b", re.IGNORECASE)
 
 
@@ -267,6 +273,8 @@ def _labelled(rule: ForbiddenLabelRule, article: Article, t: TracedFigure, span:
         # ("3.3 times and TTFT improved 5 times"), not the figure before the conjunction
         candidates = [f for f in candidates if f.end > start
                       or not _CONJUNCTION_RE.search(body[f.end:start])] or candidates
+        if fig.start >= end and _SUBORDINATE_RE.search(body, end, fig.start):
+            continue  # "measure throughput before quoting the 3.2x": the main clause's word
         if _nearest_figure(start, end, candidates, fig, first) is not fig:
             continue
         if not names_noun(body, own):
