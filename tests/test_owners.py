@@ -279,3 +279,31 @@ def test_a_reviewed_works_authors_beside_the_review(tmp_path: Path) -> None:
                      "beyond one instance.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert owner_findings(result, doc, "Ao Shen") == [], result.findings
+
+
+@pytest.mark.parametrize(("sentence", "owner", "expected"), [
+    # a publication whose name opens with "The", as the subject of a verb of telling
+    ("The Register reported that MooncakeStoreConnector extends reuse beyond one instance.",
+     "Register", ["error"]),
+    ("The Register, reviewing the connector, relayed that it extends reuse beyond one "
+     "instance.", "Register", ["error"]),
+    # the subject after an opening date
+    ("On 3 March 2026 Intel published a note: the connector extends reuse beyond one "
+     "instance.", "Intel", ["error"]),
+    ("On 3 March 2026 vLLM published a note: the connector extends reuse beyond one "
+     "instance.", "vLLM", []),
+    # "as NAME records it", "told NAME": the party whose account is cited
+    ("As Intel records it, the connector extends reuse beyond one instance.", "Intel",
+     ["error"]),
+    ("As vLLM records it, the connector extends reuse beyond one instance.", "vLLM", []),
+    ("A maintainer told Intel that the connector extends reuse beyond one instance.", "Intel",
+     ["error"]),
+    # a possessive heading the subject of a verb of saying, whatever its noun
+    ("Intel's spec sheet for the connector lists reuse beyond one instance.", "Intel",
+     ["error"]),
+    ("vLLM's spec sheet for the connector lists reuse beyond one instance.", "vLLM", []),
+])
+def test_owners_as_tellers(tmp_path: Path, sentence: str, owner: str,
+                           expected: list[str]) -> None:
+    doc, result = verify_with(tmp_path, replacing(S3_OPEN, sentence))
+    assert owner_findings(result, doc, owner) == expected, result.findings

@@ -26,6 +26,7 @@ from itertools import pairwise
 
 from ..figures import FigureKind, extract_figures, quantize
 from ..models import Article, Computation, Inference
+from ..quantities import Kind, Quantity, typed_figures
 from ..report import Finding, Severity
 
 __all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate"]
@@ -102,8 +103,9 @@ def _agrees(computed: float, stated: str | float, tolerance: float = 1e-9) -> bo
     return quantize(Decimal(repr(computed)), decimals) == Decimal(stated.strip())
 
 
-_ARITH_RE = re.compile(
-    r"[-+]?\(*\s*\d[\d.,]*(?:(?:\s*[-+*/×÷^]|\s+x)\s*\(*\s*[\d.,]+\s*\)*)*\)*")
+_UNIT_WORD = r"(?:%|[A-Za-z\u00b5\u03bc][A-Za-z]*(?:/[A-Za-z]+)?)"
+_ARITH_RE = re.compile(  # a digit inside a name ("Q1", "H100") starts no number
+    r"[-+]?\(*\s*(?<![\w.])\d[\d.,]*(?:(?:\s*[-+*/×÷^]|\s+x)\s*\(*\s*[\d.,]+\s*\)*)*\)*")
 
 
 def _side(text: str, last: bool) -> str | None:
@@ -115,7 +117,14 @@ def _side(text: str, last: bool) -> str | None:
     outside = text[m.end():] if last else text[:m.start()]
     if outside.strip(" ,;.") and any(c.isdigit() for c in outside):
         return None
+    if last and not _BEFORE_EQUALS_RE.fullmatch(outside):
+        return None  # "a leap year (January to July = 213 days)": words name the 213
     return m.group().strip().rstrip(".,")
+
+
+#: What may stand between the left side's expression and "=": its unit ("3 x 64 GB =",
+#: "(3317 / 4) tokens/s ="), closing brackets, spaces; words are a label, not arithmetic.
+_BEFORE_EQUALS_RE = re.compile(rf"[\s)\]]*(?:{_UNIT_WORD}[\s)\]]*)?")
 
 
 #: A number followed by a unit-like word: a known unit, or any word of letters with an optional
@@ -221,9 +230,33 @@ def _percent_explained(percent: Decimal, decimals: int, values: list[float],
     return False
 
 
+def _own_ratios(inf: Inference) -> list[float]:
+    """Ratios of two of the claim's own figures of one quantity that the computation does not
+    use ("the 75% that an 8-bit against a 16-bit format implies": 8/16): a percent the claim
+    works out in words beside the computation's result. A figure the computation takes as an
+    input or gives as a result is not one of them."""
+    used = {float(v) for v in (inf.computation.inputs.values() if inf.computation else ())}
+    used |= {float(s.result) for s in (inf.computation.steps if inf.computation else ())}
+    own = [(float(v), q) for f, q in typed_figures(inf.claim)
+           if q.kind not in (Kind.percent, Kind.points, Kind.date, Kind.year)
+           for v in f.values if float(v) not in used and v != 0]
+    return [a / b for i, (a, q) in enumerate(own) for j, (b, r) in enumerate(own)
+            if i != j and _one_quantity(q, r)]
+
+
+def _one_quantity(q: Quantity, r: Quantity) -> bool:
+    """Two figures of one quantity: the same kind, unit and counted noun, or a count and a
+    bare number that elides its noun ("of 64 experts the router wakes 8")."""
+    counts = {Kind.count, Kind.number}
+    if q.kind in counts and r.kind in counts and Kind.number in (q.kind, r.kind):
+        return True
+    return q.kind is r.kind and q.unit == r.unit and q.noun == r.noun
+
+
 def _claim_percents(inf: Inference, values: list[float], base: str) -> list[Finding]:
     findings = []
     tolerance = inf.computation.tolerance if inf.computation is not None else 0.0
+    values = [*values, *_own_ratios(inf)]
     for fig in extract_figures(inf.claim):
         if fig.kind is FigureKind.percent and fig.value is not None and not _percent_explained(
                 fig.value, fig.decimals, values, tolerance):

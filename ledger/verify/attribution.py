@@ -61,6 +61,7 @@ REPORTING_VERBS: dict[str, tuple[str, ...]] = {
     "explain": (), "mention": (), "highlight": (), "summarise": (), "summarize": (),
     "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
     "name": (), "raise": (), "rank": (), "plot": (), "chart": (), "recall": (),
+    "relay": (), "repeat": (), "reiterate": (),
 }
 
 

@@ -120,12 +120,27 @@ _PATTERNS = [
                           rf"\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
                           rf"described|explained|showed|benchmarked|published)\b")),
     ("result", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
-    ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
+    # a publication named with its "The" ("The Register reported"), or after an opening
+    # date ("On 3 March 2026 Intel published")
+    ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*(?:The\s+)?{NAME}\s+"
+                          rf"(?:{'|'.join(_INFLECTED)})\b")),
+    ("result", re.compile(rf"^\s*(?:On|In|By|Since)\s+[^,;.\[]{{0,30}}?\b\d{{4}},?\s+"
+                          rf"{NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
+    # whom a source's words were told to: "a maintainer told Intel that"
+    ("doc", re.compile(rf"\btold\s+(?:The\s+)?{NAME}(?=\s+(?:that|about|in|on|the|it)\b|,)")),
+    # a possessive heading the subject of a verb of saying, whatever its noun: "Intel's spec
+    # sheet for the connector lists"
+    ("doc", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}(?:'s|’s)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+"
+                       rf"(?:\s+(?:of|on|about|for)\s+(?:the|its|their|this|that|an?)\s+"
+                       rf"(?:[\w-]+\s+){{0,2}}?[\w-]+)?\s+(?:says|said|states|stated|lists|"
+                       rf"listed|describes|described|gives|gave|reports|reported|counts|"
+                       rf"shows|showed|notes|noted|puts)\b")),
     # the subject, then a parenthetical naming its document: "NVIDIA, in a post on caching,"
     ("doc", re.compile(rf"^\s*{NAME},\s+(?:in|on)\s+(?:a|an|its|their|the)\s+"
                        rf"(?:[\w,-]+\s+){{0,4}}?{_DOC}\b")),
     # the subject, a parenthetical, then the reporting verb: "NVIDIA, citing a test, reports"
-    ("result", re.compile(rf"^\s*{NAME},\s+[^,\[]{{1,80}},\s+(?:{'|'.join(_INFLECTED)})\b")),
+    ("result", re.compile(rf"^\s*(?:The\s+)?{NAME},\s+[^,\[]{{1,80}},\s+"
+                          rf"(?:{'|'.join(_INFLECTED)})\b")),
 ]
 #: A named document's possessive before what is not a document or a result: the document is
 #: where a thing comes from ("the Widget tutorial's kernel"), not whose citation this is.
