@@ -541,3 +541,13 @@ def test_a_word_before_a_subordinate_clause_names_what_the_main_clause_does() ->
     # the word in the figure's own clause still labels it
     assert _errors(_guardrail("Throughput rose 3.2x.\n", rule))
     assert _errors(_guardrail("Before tuning, throughput rose 3.2x.\n", rule))
+
+
+def test_a_sentence_that_advises_a_check_presents_nothing() -> None:
+    guard = {"text": "Do not present Quartz's token rates as independently benchmarked."}
+    assert _guardrail("Quartz's token rates were independently benchmarked by a lab.\n", guard)
+    for body in ("An operator should test the models it actually serves and compare cost per "
+                 "token against a GPU baseline.\n",
+                 "Measure the token rates independently on your own prompts before signing.\n",
+                 "Buyers must first verify the token rates on an independent bench.\n"):
+        assert not _guardrail(body, guard), body
