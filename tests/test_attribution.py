@@ -192,3 +192,16 @@ def test_a_names_people_are_agents(text: str) -> None:
 ])
 def test_desk_claims_negated_by_nobody(text: str) -> None:
     assert desk_claims(text, DESK) is None
+
+
+@pytest.mark.parametrize("text, claims", [
+    # the desk attesting a figure on hardware of its own, anywhere in the sentence
+    ("PCT validated the 2x on a rented eight-GPU server.", True),
+    ("The desk verified the numbers on a loaned system.", True),
+    ("The post gives no batch size, and PCT confirmed the 3x on an H100 in its own lab.", True),
+    # a check of a document is no measurement
+    ("PCT verified the date on the paper's first page.", False),
+    ("PCT confirmed the figure in the README.", False),
+])
+def test_desk_claims_by_attesting_on_its_hardware(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text, DESK)) is claims

@@ -197,6 +197,9 @@ _DESK_WORK = (r"(?:measured|measures|tested|tests|ran|runs|reran|reruns|benchmar
               r"tests?|runs?|reruns?|results|offloaded|deployed|replayed|timed|profiled|"
               r"profiling|evaluated|evaluation|experiments?|trials?|numbers|data|"
               r"reproductions?|replications?|benchmark|replays?)(?![\w-])")
+#: Machines a measurement runs on: "on a rented server", "on an H100".
+_HARDWARE = (r"(?:systems?|machines?|servers?|nodes?|GPUs?|cards?|boxe?s?|instances?|"
+             r"[A-Z]+\d+[\w-]*)(?![\w-])")
 _DESK_SETTING = (r"(?:tests?|testing|runs?|reruns?|replays?|measurements?|benchmarks?|lab|experiments?|"
                  r"reproductions?|replications?|trials?|cluster|hardware|evaluations?)(?![\w-])")
 #: The desk's own work as the agent of a finding: "PCT's own count of the dataset finds that
@@ -239,7 +242,11 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
         rf"{_DESK_SETTING}"
-        rf"|\b{d}{_GAP}\s+{_ATTESTS}\s+that\b")
+        rf"|\b{d}{_GAP}\s+{_ATTESTS}\s+that\b"
+        # attesting a figure on hardware or in a setting of its own: "PCT validated the 2x on
+        # a rented server", "and PCT confirmed it on an H100 in its own lab"
+        rf"|\b{d}{_GAP}\s+{_ATTESTS}\s+{_OWN_CLAUSE}\b(?:on|in)\s+(?:its|our|an?)\s+"
+        rf"(?:own\s+)?(?:[\w-]+\s+){{0,2}}?(?:{_DESK_SETTING}|{_HARDWARE})")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"

@@ -8,7 +8,8 @@ experiment it belongs to. Each concept has its own module; this one runs them in
 * ``unattributed-figure`` and ``desk-claims-authors-figure``: an author's figure without its
   owner, or presented as the desk's own measurement (:mod:`.credits`).
 * ``conflated-experiments``: one sentence joins figures of two experiments
-  (:mod:`.conflations`, with the experiments of :mod:`.experiments`).
+  (:mod:`.conflations`, with the experiments of :mod:`.experiments`), or says figures of
+  another experiment come from one run (:mod:`.sameruns`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .conflations import SEPARATION_RE, check_conflations, conflations
 from .credits import agent_names, check_desk_claims, check_unattributed
 from .experiments import Experiment, experiments_of
 from .qualifiers import check_parameters, check_statistics, check_subjects, check_tags
+from .sameruns import check_one_run_claims
 from .tracing import TracedFigure
 from .vocabulary import DEFAULT_VOCABULARY, metric_family, vocabularies
 from .wording import check_vocabulary
@@ -40,8 +42,17 @@ __all__ = [
 def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """Mislabeled, unattributed, desk-claimed and conflated figures of the body, in the order
     the findings have always been reported."""
+    joined = check_conflations(article, traced)
+    claimed = [f for f in check_one_run_claims(article, traced)
+               if not any(_overlap(f, g) for g in joined)]
     return (check_vocabulary(article, traced) + check_statistics(article, traced)
             + check_baselines(article, traced) + check_parameters(article, traced)
             + check_tags(article, traced) + check_subjects(article, traced)
             + check_unattributed(article, traced)
-            + check_desk_claims(article, traced) + check_conflations(article, traced))
+            + check_desk_claims(article, traced) + joined + claimed)
+
+
+def _overlap(a: Finding, b: Finding) -> bool:
+    return a.line == b.line and a.column is not None and b.column is not None and (
+        a.end_column is not None and b.end_column is not None
+        and a.column < b.end_column and b.column < a.end_column)
