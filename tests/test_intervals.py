@@ -172,3 +172,15 @@ def test_a_citation_that_opens_a_sentence_belongs_to_the_sentence_before() -> No
     # "[S4]" closes the sentence dated March 2; the year-later release has no date of its own
     assert _cited_order("The v1 paper was posted on March 2, 2025. [S4] A year later the "
                         "authors released v2.", "2025-03-02") == []
+
+
+def test_an_interval_before_this_article_counts_from_its_publication_date() -> None:
+    # the seed article is dated 2026-11-04
+    assert _order("The chip was unveiled on March 3, 2025, a little over a year and a half "
+                  "before this article.") == []
+    assert _order("The chip was unveiled on March 3, 2025, about twenty months before this "
+                  "article.") == []
+    assert _order("The chip was unveiled on March 3, 2025, a full five years before this "
+                  "article.") == [("error", "March 3, 2025, a full five years before")]
+    assert _order("Its first driver shipped on June 2, 2026, ten weeks before publication.") == [
+        ("error", "June 2, 2026, ten weeks before")]

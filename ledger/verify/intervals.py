@@ -173,7 +173,7 @@ def _fits(target: _Date, ref: _Date, phrase: _Phrase) -> bool:
 
 #: Words that hedge an interval ("a little under a year later", "less than two weeks later").
 _HEDGE = (r"(?:(?:about|around|roughly|nearly|almost|some|just|only|exactly|barely|well|"
-          r"a\s+little|a\s+bit|slightly)\s+)?(?:(?:under|over|more\s+than|less\s+than|"
+          r"a\s+little|a\s+bit|a\s+full|fully|slightly)\s+)?(?:(?:under|over|more\s+than|less\s+than|"
           r"within)\s+)?")
 _BESIDE_BEFORE_RE = re.compile(r"[\s,(–—-]*(?:or\s+|that\s+is,?\s+|i\.e\.,?\s+)?" + _HEDGE)
 _BESIDE_AFTER_RE = re.compile(r"[\s,(:–—-]*(?:on\s+|in\s+)?")
@@ -210,7 +210,7 @@ def relative_intervals(article: Article) -> list[Interval]:
         dates = _dated(sentence.text, sentence.start, seen[-1].lo.year if seen else None)
         for phrase in _phrases(sentence) if dates or seen else ():
             if dates:
-                interval = _read(body, sentence, phrase, dates, seen, said)
+                interval = _read(article, sentence, phrase, dates, seen, said)
             else:
                 interval = _read_undated(article, spans, n, phrase, seen, said)
             if interval is not None:
@@ -221,9 +221,21 @@ def relative_intervals(article: Article) -> list[Interval]:
     return out
 
 
-def _read(body: str, sentence: Span, phrase: _Phrase, dates: list[_Date],
+#: "four years before this article", "two weeks before publication": the article's own date.
+_THIS_ARTICLE_RE = re.compile(r"\s+(?:this|the\s+present)\s+(?:article|piece|story|report|"
+                              r"spotlight|writing)\b|\s+(?:publication|today|now)\b",
+                              re.IGNORECASE)
+
+
+def _read(article: Article, sentence: Span, phrase: _Phrase, dates: list[_Date],
           seen: list[_Date], said: list[tuple[_Date, set[str]]]) -> Interval | None:
     """The phrase read against its target and reference, or None when it has no pair."""
+    body = article.body
+    if phrase.word in ("after", "before", "prior") and _THIS_ARTICLE_RE.match(body, phrase.end):
+        day = article.publication_date
+        target, sure_target, beside = _target(body, phrase, dates)
+        own = _Date(phrase.end, phrase.end, day, day, "", "this article's date")
+        return _judge(phrase, target, own, sure_target, [], beside, False)
     named = [d for d in dates if d.start >= phrase.end
              and phrase.word in ("after", "before", "prior")
              and _NAMED_RE.fullmatch(body, phrase.end, d.start)]
