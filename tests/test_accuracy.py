@@ -35,9 +35,12 @@ from bench_accuracy import Result, available_sets, evaluate  # noqa: E402
 #: (4620a9b), then added at 08:00.
 #: K and L were written blind at the start of the next session (frozen 09:21 and 09:22 UTC),
 #: measured once on that session's starting checker (0ad246b), then added at 09:30.
+#: M and N (frozen 09:21) and P (frozen 10:03, three articles) were that session's final
+#: held-out sets: measured on 0ad246b and once, blind, on main at 11:20 (87211cd), then added.
 #: tests/corpus/README.md keeps each set's history.
 SETS = [s for s in ("set-a", "set-b", "set-c", "set-d", "set-e", "set-f", "set-g", "set-h",
-                                "set-i", "set-j", "set-k", "set-l")
+                                "set-i", "set-j", "set-k", "set-l", "set-m", "set-n",
+                                "set-p")
         if s in available_sets()]
 pytestmark = pytest.mark.slow
 
@@ -61,6 +64,19 @@ UNMET: dict[tuple[str, str], str] = {
                          "mislabeled 3/6, arithmetic 11/15)",
     ("set-l", "clean"): "set L, held out: 1.83 false errors per clean article on 0ad246b",
     ("set-l", "benign"): "set L on 0ad246b: 1 benign edit raises a new error",
+    ("set-m", "clean"): "set M, held out: 1.17 false errors per clean article on 0ad246b "
+                        "and in its blind run on 87211cd",
+    ("set-m", "precision"): "set M on 87211cd: unattributed-figure 0.30",
+    ("set-m", "recall"): "set M, held out: recall 0.72 on 0ad246b, 0.73 on 87211cd",
+    ("set-n", "clean"): "set N, held out: 0.83 false errors per clean article on 0ad246b and "
+                        "on 87211cd",
+    ("set-n", "precision"): "set N on 87211cd: mislabeled-figure 0.00, guardrail 0.45",
+    ("set-n", "recall"): "set N, held out: recall 0.68 on 0ad246b and on 87211cd",
+    ("set-n", "warnings"): "set N, held out: 1.33 warnings per clean article on 0ad246b, 1.50 "
+                           "on 87211cd",
+    ("set-p", "precision"): "set P on 87211cd: conflated-experiments and mislabeled-figure find "
+                            "none of their 2 and 3",
+    ("set-p", "recall"): "set P, held out: recall 0.74 on 0ad246b, 0.72 on 87211cd",
     ("set-l", "recall"): "set L, held out: recall 0.80 on 0ad246b (mislabeled 2/6, "
                          "misattributed 3/6, guardrail 9/13)",
 }

@@ -67,16 +67,23 @@ def _apply(text: str, edit: dict[str, Any]) -> tuple[str, str] | None:
     return text[:pos] + edit["replace"] + text[pos + len(edit["find"]) :], edit["replace"]
 
 
+#: Sets whose blind editor froze them half-written at the deadline (3 articles, every rule at
+#: least twice); kept because they were measured blind like the others.
+PARTIAL = {"set-p"}
+
+
 @pytest.mark.parametrize("name", SETS)
 def test_manifest_shape_and_counts(name: str) -> None:
     manifest = MANIFESTS[name]
+    partial = name in PARTIAL
     assert manifest["set"] == name
-    assert len(manifest["articles"]) >= 6
+    assert len(manifest["articles"]) >= (3 if partial else 6)
     assert len({a["system"] for a in manifest["articles"]}) == len(manifest["articles"])
     rules = Counter(m["rule"] for m in manifest["mutations"])
     assert set(rules) == RULES, set(rules) ^ RULES
-    assert min(rules.values()) >= 3
-    assert len(manifest["mutations"]) >= 60 and len(manifest["benign"]) >= 13
+    assert min(rules.values()) >= (2 if partial else 3)
+    assert len(manifest["mutations"]) >= (40 if partial else 60)
+    assert len(manifest["benign"]) >= (9 if partial else 13)
     ids = [m["id"] for m in manifest["mutations"]] + [b["id"] for b in manifest["benign"]]
     assert len(ids) == len(set(ids))
     assert all(m["severity"] in {"error", "warning"} for m in manifest["mutations"])
