@@ -184,3 +184,25 @@ def test_an_interval_before_this_article_counts_from_its_publication_date() -> N
                   "article.") == [("error", "March 3, 2025, a full five years before")]
     assert _order("Its first driver shipped on June 2, 2026, ten weeks before publication.") == [
         ("error", "June 2, 2026, ten weeks before")]
+
+
+def test_an_interval_counted_from_a_document_the_article_cites_uses_its_date() -> None:
+    # "after the paper": the one cited source that is a paper (S1, an arXiv preprint of
+    # June 24, 2024); the vLLM post is dated May 6, 2026, about 22 months later
+    fits = ("The vLLM write-up, posted twenty-two months after the arXiv paper on May 6, 2026, "
+            "describes a deployment. [S4]")
+    assert _order(fits) == []
+    wrong = fits.replace("twenty-two months", "five months")
+    assert _order(wrong) == [("error", "five months after")]
+    # counted from a sentence of its own: the cited post is the target, a warning at most
+    assert _order("Five months after the preprint, the project's blog described a deployment. "
+                  "[S4]") == [("warning", "Five months after")]
+    assert _order("Two years after the preprint, the project's blog described a deployment. "
+                  "[S4]") == []
+
+
+def test_an_interval_counted_from_a_document_that_names_no_one_source_is_left_alone() -> None:
+    # three of the seed's sources are vLLM documentation pages: "the guide" is none of them
+    # for sure, and nothing else in the body fits: no finding
+    assert _order("The vLLM post, published five months after the guide on May 6, 2026, "
+                  "describes a deployment. [S4]") == []

@@ -7,6 +7,7 @@ import datetime as dt
 from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article, CorrectionStatus
 from ..report import Finding, Severity
+from .evidence import build_index
 from .intervals import Interval, ordered_mentions, relative_intervals
 from .pubdates import publication_dates
 from .text import body_span
@@ -28,8 +29,9 @@ def _revised(article: Article) -> dt.date:
 
 
 def _body_dates(article: Article) -> list[Finding]:
-    """A date in the body (a day, a month or a year) later than the article's latest version: nothing the article
-    reports can have happened after it was published (or corrected)."""
+    """A date in the body (a day, a month or a year, also a bare year that no evidence states)
+    later than the article's latest version: nothing the article reports can have happened
+    after it was published (or corrected)."""
     latest = _revised(article)
     return [
         body_span(article, f.start, f.end, Severity.error, "date-order",
@@ -37,8 +39,18 @@ def _body_dates(article: Article) -> list[Finding]:
                   f"{article.publication_date}" + (f" and its latest correction {latest}"
                                                    if latest != article.publication_date else ""))
         for f in extract_figures(article.body)
-        if f.kind is FigureKind.date and f.date is not None and _after(f, latest)
+        if (f.kind is FigureKind.date and f.date is not None and _after(f, latest))
+        or (f.kind is FigureKind.year and f.value is not None
+            and f.value > latest.year and not _stated_year(article, int(f.value)))
     ]
+
+
+def _stated_year(article: Article, year: int) -> bool:
+    """The article's evidence states ``year`` (a roadmap fact: "scheduled for 2029"), so a bare
+    year after publication is a forecast it reports, not an event it dates wrongly."""
+    index = build_index(article)
+    return (any(ev.value == year for ev in index.numbers)
+            or any(d.date.year == year for d in (*index.dates, *index.month_days)))
 
 
 def _after(fig: Figure, latest: dt.date) -> bool:

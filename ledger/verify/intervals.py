@@ -208,7 +208,7 @@ def relative_intervals(article: Article) -> list[Interval]:
     spans = sentences(body)
     for n, sentence in enumerate(spans):
         dates = _dated(sentence.text, sentence.start, seen[-1].lo.year if seen else None)
-        for phrase in _phrases(sentence) if dates or seen else ():
+        for phrase in _phrases(sentence):
             if dates:
                 interval = _read(article, sentence, phrase, dates, seen, said)
             else:
@@ -249,8 +249,14 @@ def _read(article: Article, sentence: Span, phrase: _Phrase, dates: list[_Date],
     earlier = [d for d in dates if d.end <= target.start]
     if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
         # "four months after that first version": the date of the earlier sentence that names
-        # that version; failing that, an earlier date that fits, or it is left to tracing
+        # that version, or of the one source it names ("after the arXiv paper"); failing that,
+        # an earlier date that fits, or it is left to tracing
         ref = _referent(body, phrase.end, sentence.end, said)
+        if ref is None:
+            ref = _source_referent(article, phrase.end, sentence.end)
+            if ref is not None and not _fits(target, ref, phrase) and any(
+                    _fits(target, d, phrase) for d in [*seen, *earlier]):
+                return None  # another date of the body fits: the document may be another
         if ref is None:
             fits = [d for d in [*seen, *earlier] if _fits(target, d, phrase)]
             if not fits:
@@ -280,14 +286,18 @@ def _read_undated(article: Article, spans: tuple[Span, ...], n: int, phrase: _Ph
     after = spans[n + 1] if n + 1 < len(spans) else None
     if not targets and after is not None and not _cites(article, spans, n) and (
             "\n" not in body[sentence.end:after.start]):
-        targets = _dated(after.text, after.start, seen[-1].lo.year)[:1]
+        targets = _dated(after.text, after.start, seen[-1].lo.year if seen else None)[:1]
         targets += _cited_dates(article, spans, n + 1, after.start)
     if not targets:
         return None
     refs = seen
     if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
         ref = _referent(body, phrase.end, sentence.end, said)
+        if ref is None:
+            ref = _source_referent(article, phrase.end, sentence.end)
         refs = [ref] if ref is not None else seen
+    if not refs:
+        return None
     for target in targets:
         interval = _judge(phrase, target, refs[-1], False, refs[:-1], False, False)
         if interval.agrees:
@@ -389,6 +399,48 @@ def _referent(body: str, end: int, stop: int,
     if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     return said[scored[0][1]][0]
+
+
+#: Words for a kind of document, by where a source lives: "the paper" is the arXiv preprint,
+#: "the blog post" the page under /blog/, "the README" the repository's.
+_DOCUMENT_WORDS = (
+    (re.compile(r"arxiv\.org|openreview\.net|usenix\.org|dl\.acm\.org|proceedings|\.pdf$"),
+     {"paper", "preprint", "abstract", "arxiv", "study"}),
+    (re.compile(r"\bblog\b|/posts?/|/news/|medium\.com|substack"),
+     {"blog", "post", "write-up", "writeup", "announcement"}),
+    (re.compile(r"github\.com|gitlab\.com"), {"readme", "repository", "repo", "github", "release"}),
+    (re.compile(r"\bdocs?\b|/documentation/|readthedocs"), {"docs", "documentation", "guide",
+                                                         "manual"}),
+)
+
+
+def _source_words(source: Source) -> set[str]:
+    words = _words(f"{source.title} {source.publisher or ''}")
+    url = source.url.lower()
+    for pattern, kinds in _DOCUMENT_WORDS:
+        if pattern.search(url):
+            words |= {lemma(w) for w in kinds}
+    return words
+
+
+def _source_referent(article: Article, end: int, stop: int) -> _Date | None:
+    """The publication date of the one source that the reference after the interval names
+    ("two months after the arXiv paper", "after the blog post"), read from the source's title,
+    publisher and the kind of document its address is; None when no source, or more than one
+    equally, is named, or the one named has no date."""
+    m = _REFERENCE_RE.match(article.body[:stop], end)
+    words = _words(m.group()) if m else set()
+    if not words:
+        return None
+    scored = sorted(((len(words & _source_words(s)), i) for i, s in enumerate(article.sources)),
+                    reverse=True)
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    source = article.sources[scored[0][1]]
+    if source.published_at is None:
+        return None
+    return _Date(end, end, source.published_at, source.published_at, "",
+                 f"{source.id}'s date")
 
 
 #: "an earlier blog post from September 11, 2023", "a later revision dated ...": the thing's
