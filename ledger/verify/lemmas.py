@@ -41,6 +41,10 @@ SYNONYMS: list[frozenset[str]] = [
     frozenset({"remember", "recall", "retain"}),
     frozenset({"extend", "extension", "gain", "double", "doubling", "lengthen", "expand"}),
     frozenset({"whole", "entire", "all"}),
+    # what a claim does to a thing: changing it, taking it away
+    frozenset({"change", "alter", "modify", "drift", "deviate"}),
+    frozenset({"remove", "eliminate", "take out", "cut out", "strip out", "get rid of"}),
+    frozenset({"recommend", "recommendation", "advise", "advice", "suggest"}),
 ]
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ies", "ied", "es", "ed", "s", "e", "y")
 
@@ -78,12 +82,25 @@ def _variants(term: str) -> tuple[str, ...]:
                         key=len, reverse=True))
 
 
+_PARTICLES = frozenset({"out", "off", "away"})
+
+
 @lru_cache(maxsize=1024)
 def _pattern(term: str) -> re.Pattern[str]:
-    alternatives = "|".join(
-        r"[\s-]+".join(map(re.escape, v.split()[:-1]) or [""]).strip()
-        + (r"[\s-]+" if len(v.split()) > 1 else "") + re.escape(v.split()[-1]) + r"[a-z]*"
-        for v in _variants(term)).replace(r"\-", r"[\s-]")  # "per-GPU" is "per GPU"
+    # a word of a phrase may be said as a possessive: "authors abstract" is "the authors'
+    # abstract", "model output" is "the model's output"
+    gap = r"(?:'s|’s|'|’)?[\s-]+"
+    # a phrasal verb's object may stand before its particle: "take the CPU out"
+    split = r"(?:\s+(?:the|a|an|its|their)?\s*[\w'’-]+){0,3}?\s+"
+
+    def alternative(v: str) -> str:
+        words = v.split()
+        if len(words) == 2 and words[1] in _PARTICLES:
+            return re.escape(words[0]) + r"[a-z]*" + split + re.escape(words[1])
+        return (gap.join(map(re.escape, words[:-1]) or [""]).strip()
+                + (gap if len(words) > 1 else "") + re.escape(words[-1]) + r"[a-z]*")
+    alternatives = "|".join(alternative(v) for v in _variants(term)).replace(
+        r"\-", r"[\s-]")  # "per-GPU" is "per GPU"
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w])", re.IGNORECASE)
 
 

@@ -37,6 +37,8 @@ class ProseRule:
     subject: list[str] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     any_term: bool = False  # "not an average and not a per-client rate": each word alone
+    #: "do not credit X to A alone": A may share the credit; only a sole credit breaks it
+    sole: bool = False
 
 
 #: "do not present X as Y", "or present them as Y", "do not generalise it to Y", and the verb
@@ -48,7 +50,8 @@ _PRESENT_RE = re.compile(
     r"(?:as|into)\s+(?P<y>[^;.]+)"
     r"|\b(?:do\s+not|don't|never|not)\s+(?:generali[sz]e|extend|apply|carry\s+over|attach|"
     r"tie|link|pin|assign|connect|transfer)\s+"
-    r"(?P<gx>[^;.]+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
+    r"(?P<gx>(?:[^;.]|\.(?=\d))+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)"
+    r"(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
     r"|\bpresent\s+(?P<nx>it|them)\s+as\s+such,\s+never\s+as\s+(?P<ny>[^;.]+)",
     re.IGNORECASE)
 #: "do not call X Y" with no "as": X is a pronoun, a name or "the" and one word
@@ -156,6 +159,14 @@ def _owner_term(part: str) -> str:
     return " ".join(named) if any(w[:1].isupper() for w in named) else " ".join(words)
 
 
+#: a word that makes a credit exclusive
+_SOLE_RE = re.compile(r"\s+(?:alone|solely|only|by\s+itself|on\s+its\s+own|single-handedly)$",
+                      re.IGNORECASE)
+SOLE_WORDS_RE = re.compile(r"\b(?:alone|solely|only|by\s+itself|on\s+its\s+own|"
+                           r"single-handedly|all\s+by\s+itself|entirely|by\s+themselves|"
+                           r"on\s+their\s+own)\b", re.IGNORECASE)
+
+
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
@@ -165,6 +176,9 @@ def prose_rule(text: str) -> ProseRule | None:
             first = re.split(r",\s*and\b|\band\s+do\s+not\b", said)[0]
             y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
         forbidden = [t for part in y for t in [_owner_term(part)] if t]
+        # "to Alluxio alone": the owner, and a credit that leaves no one else
+        sole = [_SOLE_RE.sub("", t) for t in forbidden if _SOLE_RE.search(t)]
+        forbidden = [t for t in sole if t] or forbidden
         if not forbidden and _PRONOUN_RE.fullmatch(said.strip()):
             # "Adoption by A, B or C is not a measured speedup; do not credit the 2x to
             # them": "them" are the names of the head
@@ -172,7 +186,8 @@ def prose_rule(text: str) -> ProseRule | None:
         subject = _content(x) or _head_subject(text)  # "do not attribute it to ...": the head's
         rule = ProseRule("credit_to", _values(x) or (_values(text.split(";")[0])
                                                      if not _content(x) else []),
-                         subject if not _values(x) else _content(x), forbidden)
+                         subject if not _values(x) else _content(x), forbidden,
+                         sole=bool(sole) and len(sole) == len(forbidden))
         if rule.forbidden and (rule.values or rule.subject):
             return rule
     head_values = _result_values(text.split(";")[0])
