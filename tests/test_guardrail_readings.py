@@ -412,3 +412,23 @@ def test_a_generalisation_without_its_number_takes_the_next_sentences(tmp_path: 
     # a sentence with a figure of its own is about that figure
     assert not _found(tmp_path, rule, "The 8.6-fold holds on every cluster and workload in "
                                       "general. The team measured 3.8 times.")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The digest rounds the Acme gain to 3.8 times; PCT uses the report's figure.", False),
+    ("On Acme hardware the gain is 3.8 times.", True),
+])
+def test_a_figure_not_to_be_used_in_place_of_another_needs_its_owner(
+        tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = "Do not use the digest's 3.8 times for Acme hardware in place of the report's 8.6-fold."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("Questions to ask a vendor: whether the 3.8 times is a cost or a latency result.", False),
+    ("Buyers can read the 3.8 times as a cost result.", True),
+])
+def test_an_indirect_question_asserts_none_of_its_alternatives(
+        tmp_path: Path, sentence: str, broken: bool) -> None:
+    assert bool(_found(tmp_path, "Do not present the 3.8 times as a cost result.",
+                       sentence)) is broken
