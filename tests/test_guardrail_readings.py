@@ -432,3 +432,20 @@ def test_an_indirect_question_asserts_none_of_its_alternatives(
         tmp_path: Path, sentence: str, broken: bool) -> None:
     assert bool(_found(tmp_path, "Do not present the 3.8 times as a cost result.",
                        sentence)) is broken
+
+
+def test_coordinated_adjectives_in_prose_forbid_the_adjectives_not_their_noun() -> None:
+    rule = prose_rule("The 3.8 times pits FP4 against FP8; do not call it a like-for-like or "
+                      "same-precision comparison.")
+    assert rule is not None and rule.shared_noun == "comparison"
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("On 4 cards the model reached its first token in 2.4 s.", True),
+    ("The card's 2.4 s per batch is slow.", False),
+])
+def test_a_time_unit_does_not_name_what_took_that_long(tmp_path: Path, sentence: str,
+                                                       broken: bool) -> None:
+    rule = "Do not label the 2.4 s as first token or TTFT; it is a decode time."
+    doc_steps = (lambda doc: add_fact(doc, "Decoding took 2.4 s per batch on the card."),)
+    assert bool(_found(tmp_path, rule, sentence, *doc_steps)) is broken

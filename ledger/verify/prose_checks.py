@@ -375,6 +375,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # no forbidden synonym of it ("typical") where one word would do
         hits = [h for h in hits if not said_by_metric or _same_word(said := sentence.text[
             h[0] - sentence.start:h[1] - sentence.start], h[2]) or not _same_word(what, said)]
+        if rule.shared_noun:  # the noun of coordinated adjectives is no violation alone
+            hits = [h for h in hits if h[2] != rule.shared_noun]
+            needed = 1
         if not hits or (said_by_metric and all(h[2] in modifiers for h in hits)):
             continue
         if alternatives and any(h[2] in alternatives for h in hits):
