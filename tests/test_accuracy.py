@@ -71,8 +71,6 @@ UNMET: dict[tuple[str, str], str] = {
                         "on 87211cd",
     ("set-n", "precision"): "set N on 87211cd: mislabeled-figure 0.00, guardrail 0.45",
     ("set-n", "recall"): "set N, held out: recall 0.68 on 0ad246b and on 87211cd",
-    ("set-n", "warnings"): "set N, held out: 1.33 warnings per clean article on 0ad246b, 1.50 "
-                           "on 87211cd",
     ("set-p", "precision"): "set P on 87211cd: conflated-experiments and mislabeled-figure find "
                             "none of their 2 and 3",
     ("set-p", "recall"): "set P, held out: recall 0.74 on 0ad246b, 0.72 on 87211cd",

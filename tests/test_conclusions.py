@@ -52,7 +52,7 @@ def test_the_phrase_a_universal_quantifies_is_looked_up_not_the_quantifier() -> 
     body = "This shows that 3-bit weights are as accurate as FP16 on any workload."
     # an inference that says "any" about something else does not state this conclusion
     assert _claims(body, inference="Any of the three runs took under a minute.") == [
-        "3-bit weights are as accurate as FP16 on any workload"]
+        "shows that 3-bit weights are as accurate as FP16 on any workload"]
     assert _claims(body, inference="3-bit weights match FP16 on any workload tested.") == []
 
 
@@ -61,3 +61,13 @@ def test_a_judgement_with_its_scope_qualifies_a_figure() -> None:
                    "what a chat user will see.") == []
     assert _claims("Decode is bound by memory bandwidth, so the vendor's multiplier is "
                    "overstated.") == ["the vendor's multiplier is overstated"]
+
+
+def test_a_conclusion_span_starts_at_the_verb_that_draws_it() -> None:
+    # the verb is what makes the sentence a conclusion: the finding covers it and its claim
+    assert _claims("The trial run proves that tiered caching always beats a flat pool.") == [
+        "proves that tiered caching always beats a flat pool"]
+    assert _claims("Overall this demonstrates the scheduler suits any mixed fleet.") == [
+        "this demonstrates the scheduler suits any mixed fleet"]
+    assert _claims("The newer trace shows the vendor exaggerated its latency gain.") == [
+        "shows the vendor exaggerated its latency gain"]

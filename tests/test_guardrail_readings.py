@@ -316,3 +316,136 @@ def test_a_prose_guardrail_is_read_by_meaning(tmp_path: Path, rule: str, sentenc
     """Each guardrail, in an editor's words, is broken by the sentences marked True and kept
     by the others."""
     assert bool(_found(tmp_path, rule, sentence, *steps)) is broken
+
+
+# -- the meaning of a guardrail: what it forbids, read by grammar, matched to the sentence --
+
+def test_a_claim_with_a_common_noun_subject_has_its_verb_after_the_subject() -> None:
+    from ledger.verify.denials import denials
+    found = denials("Never say that speculative sampling alters the final answer; it is exact.")
+    assert [d.verbs for d in found] == [["alters"]] and found[0].heads == ["answer"]
+    # the object's head, not a possessive modifier before it
+    found = denials("Never say that Acme approximates or changes the draft model's output.")
+    assert found[0].heads == ["output"]
+
+
+@pytest.mark.parametrize("rule, sentence, broken", [
+    ("Never say that speculative sampling alters the final answer; it is exact.",
+     "Speculative sampling appears in the final section of the paper.", False),
+    ("Never say that speculative sampling alters the final answer; it is exact.",
+     "With speculative sampling the answer drifts from run to run.", True),
+    ("Never say that Acme approximates or changes the draft model's output; it is exact.",
+     "Pricing is what changes the model plans of most buyers.", False),
+    ("Never say that the cache removes the CPU from the read path; it removes one copy.",
+     "The cache takes the CPU out of the read path entirely.", True),
+    ("Never say that the engine beat real hardware with unlimited memory; it is a model.",
+     "The engine even beat what a batch would reach if memory were unlimited.",
+     False),
+    ("Never say that the engine beat real hardware with unlimited memory; it is a model.",
+     "The engine even beat a server with unlimited memory.", True),
+])
+def test_a_denied_claim_needs_its_verb_and_the_head_of_its_object(
+        tmp_path: Path, rule: str, sentence: str, broken: bool) -> None:
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+def test_a_baseline_is_named_without_its_qualifier_or_a_plain_adjective() -> None:
+    from ledger.verify.denials import denials
+    found = denials("Never state the 92.2% against standard LRU eviction in the same cache; "
+                    "its baseline is a random policy.")
+    assert [(d.kind, d.names) for d in found] == [("baseline", ["LRU eviction"])]
+
+
+def test_a_possessive_joins_the_words_of_a_phrase() -> None:
+    assert find_lemmas("as the reviewers' summary puts it", ["reviewers summary"])
+    assert find_lemmas("the draft model's output", ["model output"])
+    assert find_lemmas("the advice Acme gives", ["recommendation"])
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The same report puts the gain at 3.8 times.", False),
+    ("On the same cluster the gain is 3.8 times.", True),
+])
+def test_a_forbidden_adjective_counts_beside_its_noun(tmp_path: Path, sentence: str,
+                                                      broken: bool) -> None:
+    rule = "Do not present the 3.8 times as a gain on the same cluster; it compares two clusters."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("Total memory shrinks by less than 3.8 times.", False),
+    ("Total memory shrinks by 3.8 times.", True),
+])
+def test_a_figure_that_bounds_the_label_is_not_labelled(tmp_path: Path, sentence: str,
+                                                        broken: bool) -> None:
+    rule = "Do not label the 3.8 times as memory; it is the weights alone."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+def test_coordinated_adjectives_share_their_noun(tmp_path: Path) -> None:
+    from ledger.verify.guardrails import rule_from_prose
+    text = "Do not present the 3.8 times as an independent or repeated measurement."
+    rule = rule_from_prose(text, None)  # type: ignore[arg-type]
+    assert rule is not None and rule.forbidden == [  # type: ignore[union-attr]
+        "independent measurement", "repeated measurement"]
+    # a clause without figures after the figure's describes it
+    assert _found(tmp_path, text, "A later digest quotes 3.8 times; an independent "
+                                  "measurement that settles it.")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The cache did its part of the 3.8 times, with the prefetcher doing the rest.", False),
+    ("The cache by itself produced the 3.8 times.", True),
+])
+def test_a_credit_to_one_party_alone_needs_a_sole_credit(tmp_path: Path, sentence: str,
+                                                         broken: bool) -> None:
+    rule = prose_rule("Do not credit the 3.8 times to the cache alone; the prefetcher helped.")
+    assert rule is not None and rule.sole and rule.forbidden == ["cache"]
+    text = "Do not credit the 3.8 times to the cache alone; the prefetcher helped."
+    assert bool(_found(tmp_path, text, sentence)) is broken
+
+
+def test_a_generalisation_without_its_number_takes_the_next_sentences(tmp_path: Path) -> None:
+    rule = "Do not extend the 3.8 times to other clusters or workloads in general."
+    assert _found(tmp_path, rule, "The headline result is a general rule that holds on every "
+                                  "cluster and workload. The team measured 3.8 times.")
+    # a sentence with a figure of its own is about that figure
+    assert not _found(tmp_path, rule, "The 8.6-fold holds on every cluster and workload in "
+                                      "general. The team measured 3.8 times.")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The digest rounds the Acme gain to 3.8 times; PCT uses the report's figure.", False),
+    ("On Acme hardware the gain is 3.8 times.", True),
+])
+def test_a_figure_not_to_be_used_in_place_of_another_needs_its_owner(
+        tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = "Do not use the digest's 3.8 times for Acme hardware in place of the report's 8.6-fold."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("Questions to ask a vendor: whether the 3.8 times is a cost or a latency result.", False),
+    ("Buyers can read the 3.8 times as a cost result.", True),
+])
+def test_an_indirect_question_asserts_none_of_its_alternatives(
+        tmp_path: Path, sentence: str, broken: bool) -> None:
+    assert bool(_found(tmp_path, "Do not present the 3.8 times as a cost result.",
+                       sentence)) is broken
+
+
+def test_coordinated_adjectives_in_prose_forbid_the_adjectives_not_their_noun() -> None:
+    rule = prose_rule("The 3.8 times pits FP4 against FP8; do not call it a like-for-like or "
+                      "same-precision comparison.")
+    assert rule is not None and rule.shared_noun == "comparison"
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("On 4 cards the model reached its first token in 2.4 s.", True),
+    ("The card's 2.4 s per batch is slow.", False),
+])
+def test_a_time_unit_does_not_name_what_took_that_long(tmp_path: Path, sentence: str,
+                                                       broken: bool) -> None:
+    rule = "Do not label the 2.4 s as first token or TTFT; it is a decode time."
+    doc_steps = (lambda doc: add_fact(doc, "Decoding took 2.4 s per batch on the card."),)
+    assert bool(_found(tmp_path, rule, sentence, *doc_steps)) is broken

@@ -24,10 +24,11 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from itertools import pairwise
 
-from ..figures import FigureKind, extract_figures, quantize
+from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import Article, Computation, Inference
 from ..quantities import Kind, Quantity, typed_figures
 from ..report import Finding, Severity
+from .evidence import build_index
 
 __all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate"]
 
@@ -267,6 +268,63 @@ def _claim_percents(inf: Inference, values: list[float], base: str) -> list[Find
     return findings
 
 
+#: Kinds of figure a claim states as its own result; dates, years and percents are read
+#: elsewhere (percents by :func:`_claim_percents`).
+_RESULT_KINDS = frozenset({Kind.count, Kind.number, Kind.multiplier, Kind.size, Kind.rate,
+                           Kind.duration, Kind.money})
+
+
+def _stated_results(claim: str) -> list[tuple[Figure, Quantity]]:
+    """The figure each clause of a claim ends on (clauses split at ";"), which is where a
+    claim states its result ("a 550-token prompt weighs as much as 5.5 output tokens"), when
+    it is written in digits, is no name ("Llama 3.1 8B") nor part of a compound ("a 3-bit
+    format"), and is of a kind a computation gives (percents are read by
+    :func:`_claim_percents`)."""
+    out = []
+    start = 0
+    for clause in claim.split(";"):
+        figures = [(f, q) for f, q in typed_figures(clause) if q.kind is not Kind.date
+                   and q.kind is not Kind.year]
+        start += len(clause) + 1
+        if not figures:
+            continue
+        fig, q = figures[-1]
+        if (q.kind not in _RESULT_KINDS or fig.value is None or len(fig.values) != 1
+                or q.spelled or q.named or not any(c.isdigit() for c in fig.text)
+                or clause[fig.end:fig.end + 1] == "-"):
+            continue
+        out.append((fig, q))
+    return out
+
+
+def _claim_figures(article: Article, i: int, inf: Inference, values: list[float],
+                   base: str) -> list[Finding]:
+    """A figure of the claim that no value of its arithmetic gives (at the claim's precision)
+    and no other evidence of the article states as the same kind of quantity: a result
+    restated wrongly ("about as much as 55 output tokens" where the step gives 5.5)."""
+    index = build_index(article)
+    own = f"{base}/claim"
+    findings = []
+    for fig, q in _stated_results(inf.claim):
+        stated = fig.value
+        # a count of whole things may round a fraction up or down ("at least 5 GPUs become 3"
+        # for 2.19 GPUs' worth)
+        whole = q.kind in (Kind.count, Kind.number) and fig.decimals == 0
+        if any(quantize(Decimal(repr(v)), fig.decimals) == stated
+               or (whole and stated in (math.floor(v), math.ceil(v)))
+               for v in values if math.isfinite(v)):
+            continue
+        if any(ev.value == stated and ev.trace.pointer != own and (
+                ev.quantity is None or ev.quantity.kind in (q.kind, Kind.number)
+                or q.kind is Kind.number) for ev in index.numbers):
+            continue
+        findings.append(Finding(
+            Severity.error, "arithmetic",
+            f"the claim states {fig.text!r}, which neither its arithmetic nor the article's "
+            "evidence gives", own))
+    return findings
+
+
 def check_arithmetic(article: Article) -> list[Finding]:
     """Recompute every inference's computation and equations; check its claim's percents."""
     findings: list[Finding] = []
@@ -282,4 +340,6 @@ def check_arithmetic(article: Article) -> list[Finding]:
         values += computed
         if inf.computation is not None or any(equations(a) for a in inf.assumptions or []):
             findings += _claim_percents(inf, values, base)
+        if inf.computation is not None:
+            findings += _claim_figures(article, i, inf, values, base)
     return findings

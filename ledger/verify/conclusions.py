@@ -157,8 +157,8 @@ def _conclusion(text: str) -> tuple[int, str, str] | None:
     if m is not None:
         group = "claim" if m.group("claim") is not None else "bare"
         word = _SWEEPING_RE.search(m.group(group))
-        if word is not None:
-            return m.start(group), m.group(group), word.group()
+        if word is not None:  # from the verb that draws it ("This proves ...") to its end
+            return m.start(), text[m.start():m.end(group)], word.group()
     for m in _THEREFORE_RE.finditer(text):
         start = max(text.rfind(c, 0, m.start()) for c in ";:") + 1
         start += len(text[start:]) - len(text[start:].lstrip())
@@ -170,8 +170,8 @@ def _conclusion(text: str) -> tuple[int, str, str] | None:
     m = _JUDGED_RE.search(text)
     if m is not None:
         word = _JUDGEMENT_RE.search(m.group("judged"))
-        if word is not None:
-            return m.start("judged"), m.group("judged"), word.group()
+        if word is not None:  # from the verb ("shows the README overstated it")
+            return m.start(), text[m.start():m.end("judged")], word.group()
     for m in _SO_RE.finditer(text):
         word = _JUDGEMENT_RE.search(m.group("claim"))
         if word is not None:

@@ -50,8 +50,15 @@ _DOES_NOT_RE = re.compile(
     r"^\s*(?P<subject>[A-Z][^;.]*?)\s+(?:does|do|did)\s+not\s+(?P<claims>[^;.]+)")
 _AGAINST_RE = re.compile(
     r"\b(?:never|do\s+not|don't)\s+(?:state|present|report|give|quote|describe|show)\s+"
-    r"(?P<x>[^;.]+?)\s+(?:against|over|versus|relative\s+to|compared\s+with)\s+(?P<y>[^;.]+)",
+    r"(?P<x>(?:[^;.]|\.(?=\d))+?)\s+(?:against|over|versus|relative\s+to|compared\s+with)\s+"
+    r"(?P<y>[^;.]+)",
     re.IGNORECASE)
+#: "do not use the summary's 1.5x for Llama-3-8B in place of the project page's 1.4x": the
+#: figure may be given only as its owner's
+_INSTEAD_RE = re.compile(
+    r"\b(?:never|do\s+not|don't)\s+(?:use|quote|cite|give|report|state|print|substitute)\s+"
+    r"(?P<x>(?:[^;.]|\.(?=\d))+?)\s+(?:in\s+place\s+of|instead\s+of|rather\s+than)\s+"
+    r"(?P<y>(?:[^;.]|\.(?=\d))+)", re.IGNORECASE)
 _CONJUNCT_RE = re.compile(r",\s*(?:or\s+|and\s+|nor\s+)?|\s+(?:or|and|nor)\s+")
 _DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those"})
 _QUANTIFIERS = _DETERMINERS | {"both", "all", "each", "either", "neither", "every", "any"}
@@ -77,12 +84,15 @@ _COMPARED_RE = re.compile(r"\b(?:against|over|versus|vs\.?|than|compared\s+(?:wi
 class Denial:
     """A claim (or baseline) a guardrail forbids."""
 
-    kind: str  # "claim" | "baseline" | "no_figure"
+    kind: str  # "claim" | "baseline" | "no_figure" | "substitute"
     verbs: list[str] = field(default_factory=list)
     objects: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     values: list[tuple[Decimal, ...]] = field(default_factory=list)
     subject: list[str] = field(default_factory=list)  # a common noun the claim is about
+    #: the head noun of each object ("output" of "the target model's output"): a sentence
+    #: must say one of them, not only a modifier ("model")
+    heads: list[str] = field(default_factory=list)
 
 
 def _words(text: str) -> list[str]:
@@ -105,13 +115,19 @@ def _claim(conjuncts: list[str], values: list[tuple[Decimal, ...]]) -> Denial | 
     if copula:  # "RoCE is available on AWS": the names must meet
         names = [n for w in _words(copula.group(1) + " " + copula.group(2)) if (n := _name(w))]
         return Denial("claim", [], [], names, values) if len(names) >= 2 else None
-    for part in conjuncts:
+    heads: list[str] = []
+    for k, part in enumerate(conjuncts):
         words = _words(part)
         i = 0
         if words and (words[0].lower() in _DETERMINERS or words[0][:1].isupper()):
             i = 2 if words[0].lower() in _DETERMINERS else 1  # past the subject
             if i == 2 and len(words) > 1:
                 subject = [words[1]]  # "the model reads ...": a common noun
+        elif k == 0 and words and words[0].lower() in _PRONOUNS:
+            i = 1  # "it doubles ...": the pronoun is the subject
+        elif k == 0 and (verb := _finite_verb(words)) is not None:
+            i = verb  # "lookahead decoding changes ...": a subject of common nouns
+            subject = [words[i - 1]]
         while i < len(words) and words[i].lower() in _AUXILIARY:
             i += 1
         if i < len(words) and words[i].lower() in _CAUSATIVE:
@@ -120,11 +136,48 @@ def _claim(conjuncts: list[str], values: list[tuple[Decimal, ...]]) -> Denial | 
         if i < len(words):
             verbs.append(words[i].lower())
             rest = " ".join(words[i + 1:])
+            if (head := _head_noun(rest)) is not None:
+                heads.append(head)
+                # "hardware with unlimited memory": what the object is said to have
+                if with_ := re.search(r"\bwith\s+(?P<w>[^,;]+)$", rest, re.IGNORECASE):
+                    heads += _content(with_.group("w"))
     names = [n for w in rest.split() if (n := _name(w))]
     objects = [w for w in _content(rest) if w.lower() not in {v.lower() for v in verbs}]
     if not verbs or not (objects or names or values):
         return None
-    return Denial("claim", verbs, objects, names, values, subject)
+    return Denial("claim", verbs, objects, names, values, subject, heads)
+
+
+_PRONOUNS = frozenset({"it", "they", "this", "these", "those", "he", "she", "we"})
+_PREPOSITIONS = frozenset({"of", "from", "in", "on", "at", "for", "with", "by", "to", "into",
+                           "over", "under", "across", "than", "as", "without", "within"})
+
+
+def _finite_verb(words: list[str]) -> int | None:
+    """Where the verb of a claim whose subject is common nouns stands: the first inflected
+    word after the subject ("lookahead decoding changes the output": changes)."""
+    for j in range(1, min(len(words), 5)):
+        w = words[j].lower()
+        if w in _AUXILIARY or w in _COPULA or (
+                len(w) > 3 and (w.endswith("ed") or (w.endswith("s") and not w.endswith("ss")))):
+            return j
+    return None
+
+
+def _head_noun(phrase: str) -> str | None:
+    """The head of an object noun phrase: its last word before a preposition, past the
+    possessive modifiers ("the target model's output": output; "the CPU from the transfer":
+    CPU)."""
+    words: list[str] = []
+    for w in _words(re.sub(r"^\s*(?:to|on|in|at|with|from)\s+", "", phrase, flags=re.I)):
+        if w.lower() in _PREPOSITIONS or w.lower() in ("that", "which", "who", "when", "if"):
+            break
+        words.append(w)
+    content = [w for w in words if w.lower() not in _QUANTIFIERS]
+    if not content:
+        return None
+    head = re.sub(r"(?:'s|’s|')$", "", content[-1])
+    return head if len(head) > 2 and not head.endswith(("'s", "’s")) else None
 
 
 #: "X is part of, or ships inside, either of them": two verbs that share one object
@@ -186,7 +239,7 @@ def denials(text: str) -> list[Denial]:
     if against := _AGAINST_RE.search(text):
         items = [y for y in re.split(r",\s*(?:or\s+)?|\s+or\s+", against.group("y"))
                  if y.strip() and not _GENERIC.match(y)]
-        names = [" ".join(_content(y)) for y in items]
+        names = [_baseline_name(y) for y in items]
         x = against.group("x")
         pronoun = re.match(r"\s*(?:it|them|both|either|its|their)\b", x, re.I) is not None
         head = _result_values(text.split(";")[0]) if pronoun else []
@@ -196,7 +249,37 @@ def denials(text: str) -> list[Denial]:
         if names:
             out.append(Denial("baseline", [], [], [n for n in names if n],
                               _values(x) or head, owner))
+    if instead := _INSTEAD_RE.search(text):
+        out += _substitute(instead.group("x"), instead.group("y"))
     return out
+
+
+def _substitute(x: str, y: str) -> list[Denial]:
+    """The figure of ``x`` with its owner (the possessive before it) and what it is for ("for
+    Llama-3-8B on L40S"), when ``y`` names another figure it must not stand in for."""
+    x = re.split(r"\s+(?:in\s+place\s+of|instead\s+of|rather\s+than)\s+", x)[0]
+    figure, _, scope = x.partition(" for ")
+    values = _result_values(figure)
+    owner = re.search(r"(?P<o>[\w-]+)(?:'s|’s|')\s", figure)
+    if not values or owner is None or not _result_values(y):
+        return []
+    names = [n for w in _words(scope) if (n := _name(w))] if scope else []
+    return [Denial("substitute", [], [], names, values, [owner.group("o")])]
+
+
+#: what a baseline is called beside its name: "standard multi-head attention" is any
+#: multi-head attention
+_PLAIN = frozenset({"standard", "ordinary", "plain", "conventional", "regular", "vanilla",
+                    "usual", "traditional", "normal", "classic", "default"})
+
+
+def _baseline_name(item: str) -> str:
+    """A baseline's name: its words before a qualifying phrase ("standard multi-head attention
+    in the same model": multi-head attention), without a word that only says it is plain."""
+    words = _words(item)
+    cut = next((i for i, w in enumerate(words) if i and w.lower() in _PREPOSITIONS), len(words))
+    kept = " ".join(w for w in words[:cut] if w.lower() not in _PLAIN)
+    return " ".join(_content(kept)) or " ".join(_content(item))
 
 
 def _live(hits: list[tuple[int, int, str]], sentence: Span) -> list[tuple[int, int, str]]:
@@ -204,7 +287,7 @@ def _live(hits: list[tuple[int, int, str]], sentence: Span) -> list[tuple[int, i
     "StreamingLLM")."""
     out = []
     for h in hits:
-        said = sentence.text[h[0] - sentence.start:h[1] - sentence.start]
+        said = sentence.text[h[0] - sentence.start:h[1] - sentence.start].split()[0]
         if h[2].islower() and any(c.isupper() for c in said[1:]):
             continue
         if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start]):
@@ -225,13 +308,28 @@ def _makes_claim(denial: Denial, sentence: Span, figures: list[TracedFigure]
     verbs = _live(find_lemmas(sentence.text, denial.verbs, sentence.start), sentence)
     if not verbs or (denial.subject and not find_lemmas(sentence.text, denial.subject)):
         return None
-    targets = denial.names or ([] if denial.values else denial.objects)
+    targets = denial.names or ([] if denial.values else denial.heads or denial.objects)
     objects = _live(find_lemmas(sentence.text, targets, sentence.start), sentence) if targets \
         else verbs
+    if targets and not denial.names and denial.heads:
+        # the object of the verb, or its subject: in the verb's clause, not in a condition
+        # after it ("beat what a batch would achieve if memory were unlimited")
+        objects = [o for o in objects if any(_same_clause(sentence, v, o) for v in verbs)]
     if not objects:
         return None
     start = min(verbs[0][0], objects[0][0])
     return start, max(verbs[0][1], objects[0][1])
+
+
+_BOUNDARY_RE = re.compile(r"[;:,—–]|\s-\s|\b(?:if|when|unless|because|although|while|whereas|"
+                          r"what|whether)\b", re.IGNORECASE)
+
+
+def _same_clause(sentence: Span, a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """No clause boundary or subordinator stands between the two words."""
+    lo, hi = sorted((a, b))
+    between = sentence.text[lo[1] - sentence.start:hi[0] - sentence.start]
+    return _BOUNDARY_RE.search(between) is None
 
 
 def _compares(denial: Denial, sentence: Span, figures: list[TracedFigure]
@@ -268,6 +366,17 @@ def _numbers(denial: Denial, sentence: Span, figures: list[TracedFigure]
     return sentence.start, sentence.end
 
 
+def _stands_in(denial: Denial, sentence: Span, figures: list[TracedFigure]
+               ) -> tuple[int, int] | None:
+    """The owner's figure stated without its owner, about what it is for (when named)."""
+    own = [t for t in figures if _owns(denial.values, t)]
+    if not own or find_lemmas(sentence.text, denial.subject):
+        return None
+    if denial.names and not find_lemmas(sentence.text, denial.names):
+        return None
+    return own[0].figure.start, own[0].figure.end
+
+
 def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
                  index: int) -> list[Finding]:
     """Warnings where a sentence makes the denied claim or names the denied baseline."""
@@ -277,13 +386,16 @@ def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
     by_sentence = group_in(spans, traced, lambda t: (t.figure.start, t.figure.end))  # linear
     for sentence in spans:
         figures = by_sentence.get(sentence.start, [])
-        check = {"claim": _makes_claim, "baseline": _compares, "no_figure": _numbers}
+        check = {"claim": _makes_claim, "baseline": _compares, "no_figure": _numbers,
+                 "substitute": _stands_in}
         where = check[denial.kind](denial, sentence, figures)
         if where is None:
             continue
         what = {"claim": "makes the claim it denies (" + ", ".join(denial.verbs) + ")",
                 "baseline": "names a baseline it rules out",
-                "no_figure": "puts a number on a claim that has none"}[denial.kind]
+                "no_figure": "puts a number on a claim that has none",
+                "substitute": "gives a figure the guardrail keeps to its owner ("
+                              + ", ".join(denial.subject) + ") without naming it"}[denial.kind]
         findings.append(body_span(
             article, where[0], where[1], Severity.warning, "guardrail",
             f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "

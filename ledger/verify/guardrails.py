@@ -80,6 +80,10 @@ _SUBORDINATE_RE = re.compile(
     r"\b(?:before|after|until|unless|because|although|though|once|since)\s+(?:\w+ing|it|they|"
     r"you|we|he|she|nobody|no\s+one|anyone|someone|the\s+\w+\s+(?:is|are|was|were|has|have))\b",
     re.IGNORECASE)
+#: "total memory falls by less than four times": the labelled quantity is bounded by the
+#: figure, so it is not the figure; the sentence keeps the guardrail
+_BOUND_BEFORE = re.compile(r"\b(?:(?:less|fewer|smaller)\s+than|short\s+of|well\s+(?:under|below))"
+                           r"\s+(?:about\s+|roughly\s+)?$", re.IGNORECASE)
 _TODAY_RE = re.compile(r"\b(?:today'?s?|current|this)\b", re.IGNORECASE)
 
 
@@ -134,11 +138,32 @@ def _distinct_from_prose(items_text: str, article: Article) -> DistinctDatesRule
     return DistinctDatesRule(kind="distinct_dates", dates=dates, terms=terms)
 
 
+#: an adjective that qualifies a noun said later: an ordinal or a participle/adjective form
+_ADJECTIVE_RE = re.compile(r"^(?:first|second|third|fourth|fifth|other|another|further|new|"
+                           r"[a-z]+(?:ing|ed|al|ive|ent|ant|ous|ic|ary|ible|able))$")
+_ARTICLE_RE = re.compile(r"^(?:an?|the)\s+", re.IGNORECASE)
+
+
+def _distribute(labels: list[str]) -> list[str]:
+    """Adjectives coordinated before one noun each qualify it: "a second or confirming
+    evaluation" forbids "second evaluation" and "confirming evaluation" (not "a second");
+    a list of nouns ("a throughput, cost or GPU saving") stays as it is."""
+    if len(labels) < 2:
+        return labels
+    words = [_ARTICLE_RE.sub("", label).split() for label in labels]
+    *first, last = words
+    if len(last) < 2 or not all(len(w) == 1 and _ADJECTIVE_RE.match(w[0]) for w in first):
+        return labels
+    noun = " ".join(last[1:])
+    return [f"{w[0]} {noun}" for w in first] + [" ".join(last)]
+
+
 def rule_from_prose(text: str, article: Article) -> GuardrailRule | None:
     """A structured rule read from a guardrail's prose, or None when it cannot be read."""
     if m := _LABEL_RE.match(text):
         value = _one_value(m.group("fig"))
-        labels = [s.strip() for s in _LIST_SPLIT_RE.split(m.group("labels")) if s.strip()]
+        labels = _distribute([s.strip() for s in _LIST_SPLIT_RE.split(m.group("labels"))
+                              if s.strip()])
         if value is not None and labels:
             return ForbiddenLabelRule(kind="forbidden_label", value=float(value), forbidden=labels)
         return None
@@ -196,6 +221,7 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
     exact = _evidence_values(article)
     for t in traced:
         span = (enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t, exact)
+                and not _BOUND_BEFORE.search(body, max(0, t.figure.start - 30), t.figure.start)
                 else None)
         if span is None:
             continue
@@ -203,12 +229,21 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
         span = _with_heading(body, spans, span, by_span)
         labels = {(f.start, f.end): own_label(body, f, span.end) for f in neighbours}
         found = _labelled(rule, article, t, span, neighbours, labels)
+        if found is None and rule.scope == "clause":
+            found = _appositive(rule, body, spans, span, by_span)
         if found is not None:
             start, end, term, sure = found
             said = body[start:end]
+            # the other forbidden words of the same phrase: "the batched throughput"
+            for s2, e2, _t in find_lemmas(span.text, rule.forbidden, span.start):
+                if s2 >= end and re.fullmatch(r"[\s\w-]{0,20}", body[end:s2]):
+                    end = e2
             message = (
                 f"{t.figure.text!r} is labelled {said!r}, which this guardrail forbids"
                 if sure else
+                f"{t.figure.text!r} is described as {said!r} in the words after it, which "
+                "this guardrail forbids (the checker cannot be sure)"
+                if sure is False and said.lower() == term.lower() else
                 f"{t.figure.text!r} is labelled {said!r}, read as {term!r}, which this "
                 "guardrail forbids (a synonym: the checker cannot be sure)"
                 if sure is False else
@@ -221,6 +256,34 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
                 article, min(t.figure.start, start), max(t.figure.end, end), index, message,
                 severity))
     return findings
+
+
+_APPOSITIVE_RE = re.compile(r"^\s*(?:an?|the|its|their|one)\s+(?:[\w'’-]+\s+)?$", re.IGNORECASE)
+
+
+def _appositive(rule: ForbiddenLabelRule, body: str, spans: tuple[Span, ...], span: Span,
+                by_span: dict[int, list[Figure]]) -> tuple[int, int, str, bool | None] | None:
+    """A forbidden label in a clause without figures that follows the figure's clause in its
+    sentence ("repeats the figure as 55%; a second evaluation that confirms it"): that clause
+    can only describe a figure before it. Not sure: a warning."""
+    sentence = enclosing(sentences(body), span.start, span.end)
+    if sentence is None:
+        return None
+    for clause in spans:
+        if clause.start < span.end:
+            continue
+        if clause.end > sentence.end or by_span.get(clause.start):
+            break
+        # a noun phrase set after a semicolon or a dash, headed by the label: "; a second
+        # evaluation that ..." (a clause with its own subject and verb is about that subject)
+        lead = body[max(0, clause.start - 3):clause.start]
+        if not re.search(r"[;—–]\s*$", lead):
+            break
+        for start, end, term in find_lemmas(clause.text, rule.forbidden, clause.start):
+            if _APPOSITIVE_RE.match(body[clause.start:start]):
+                return start, end, term, False
+        break  # only the clause right after the figure's
+    return None
 
 
 def _with_heading(body: str, spans: tuple[Span, ...], span: Span,
@@ -267,8 +330,8 @@ def _labelled(rule: ForbiddenLabelRule, article: Article, t: TracedFigure, span:
         if any(lab is not None and lab[0] <= start and end <= lab[1] for key, lab
                in labels.items() if key != (fig.start, fig.end)):
             continue  # another figure's own words
-        candidates = [f for f in rivals if f.start < start
-                      or not _self_named(body, f)] or rivals
+        candidates = [f for f in rivals if f.start < start or not _self_named(body, f)
+                      or (f is fig and _a_time(body, f))] or rivals
         # a word after "and", "but", "while" starts the next conjunct: it names what follows
         # ("3.3 times and TTFT improved 5 times"), not the figure before the conjunction
         candidates = [f for f in candidates if f.end > start
@@ -343,6 +406,13 @@ def _self_named(body: str, fig: Figure) -> bool:
     labelled by a word before it: "a 41x gain in tokens per GPU with a 128,000-token context"
     labels the 41x."""
     return body[fig.end:fig.end + 1] == "-" or parse_unit(body, fig.end) is not None
+
+
+def _a_time(body: str, fig: Figure) -> bool:
+    """A time ("0.57 s") says how long, not what took that long: the protected figure may
+    still be labelled by a word before it ("its first token in 0.57 s")."""
+    unit = parse_unit(body, fig.end)
+    return unit is not None and unit[0].dimension == "s"
 
 
 def _nearest_figure(start: int, end: int, figures: list[Figure], fig: Figure | None = None,

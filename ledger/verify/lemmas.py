@@ -15,7 +15,7 @@ __all__ = ["SYNONYMS", "find_lemmas"]
 
 #: Words that mean the same in a label (each set is one meaning).
 SYNONYMS: list[frozenset[str]] = [
-    frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate"}),
+    frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate", "pace"}),
     frozenset({"saving", "save", "cheaper", "reduction in cost"}),
     frozenset({"cost", "price", "spend", "spending", "expense"}),
     frozenset({"dollar", "dollars", "USD"}),
@@ -23,7 +23,9 @@ SYNONYMS: list[frozenset[str]] = [
     # the domain's metric words: one meaning each
     frozenset({"throughput", "serving capacity", "tokens per second", "requests per second",
                "goodput"}),
-    frozenset({"TTFT", "time to first token", "time-to-first-token", "first-token latency"}),
+    # a figure "to its first token" or "before the first token" is the time to it
+    frozenset({"TTFT", "time to first token", "time-to-first-token", "first-token latency",
+               "first token"}),
     frozenset({"memory", "memory footprint", "footprint"}),
     frozenset({"power", "power draw", "wattage"}),
     frozenset({"energy", "energy use", "energy consumption"}),
@@ -41,6 +43,10 @@ SYNONYMS: list[frozenset[str]] = [
     frozenset({"remember", "recall", "retain"}),
     frozenset({"extend", "extension", "gain", "double", "doubling", "lengthen", "expand"}),
     frozenset({"whole", "entire", "all"}),
+    # what a claim does to a thing: changing it, taking it away
+    frozenset({"change", "alter", "modify", "drift", "deviate"}),
+    frozenset({"remove", "eliminate", "take out", "cut out", "strip out", "get rid of"}),
+    frozenset({"recommend", "recommendation", "advise", "advice", "suggest"}),
 ]
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ies", "ied", "es", "ed", "s", "e", "y")
 
@@ -78,12 +84,25 @@ def _variants(term: str) -> tuple[str, ...]:
                         key=len, reverse=True))
 
 
+_PARTICLES = frozenset({"out", "off", "away"})
+
+
 @lru_cache(maxsize=1024)
 def _pattern(term: str) -> re.Pattern[str]:
-    alternatives = "|".join(
-        r"[\s-]+".join(map(re.escape, v.split()[:-1]) or [""]).strip()
-        + (r"[\s-]+" if len(v.split()) > 1 else "") + re.escape(v.split()[-1]) + r"[a-z]*"
-        for v in _variants(term)).replace(r"\-", r"[\s-]")  # "per-GPU" is "per GPU"
+    # a word of a phrase may be said as a possessive: "authors abstract" is "the authors'
+    # abstract", "model output" is "the model's output"
+    gap = r"(?:'s|’s|'|’)?[\s-]+"
+    # a phrasal verb's object may stand before its particle: "take the CPU out"
+    split = r"(?:\s+(?:the|a|an|its|their)?\s*[\w'’-]+){0,3}?\s+"
+
+    def alternative(v: str) -> str:
+        words = v.split()
+        if len(words) == 2 and words[1] in _PARTICLES:
+            return re.escape(words[0]) + r"[a-z]*" + split + re.escape(words[1])
+        return (gap.join(map(re.escape, words[:-1]) or [""]).strip()
+                + (gap if len(words) > 1 else "") + re.escape(words[-1]) + r"[a-z]*")
+    alternatives = "|".join(alternative(v) for v in _variants(term)).replace(
+        r"\-", r"[\s-]")  # "per-GPU" is "per GPU"
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w])", re.IGNORECASE)
 
 

@@ -16,7 +16,15 @@ from ..report import Finding, Severity
 from .attribution import reports_next
 from .lemmas import SYNONYMS, _same_word, find_lemmas
 from .prose import Span, clauses, enclosing, group_in, sentences
-from .prose_rules import _CREDIT_RE, _DOC_NOUNS, _NEGATED_BEFORE, _PRESENT_RE, ProseRule
+from .prose_rules import (
+    _CREDIT_RE,
+    _DOC_NOUNS,
+    _NEGATED_BEFORE,
+    _PRESENT_RE,
+    SOLE_WORDS_RE,
+    ProseRule,
+    _content,
+)
 from .text import body_span
 from .tracing import TracedFigure
 
@@ -164,13 +172,48 @@ _BACK_SUBJECT = re.compile(r"\s*(?:these|those|they|this|it)\s+(?:are|is|were|wa
 _REFERS_BACK = re.compile(r"\b(?:it|they|them|these|those|both)\b", re.IGNORECASE)
 
 
+def _unconditional(rule: ProseRule, hits: list[tuple[int, int, str]], sentence: Span,
+                   condition: list[str], figures: list[TracedFigure]) -> bool:
+    """A general claim made without a universal word: the protected figure stated as the
+    forbidden comparison (three of its words or more) with none of the words of the
+    condition the guardrail says it holds under ("GDS reads run 3.2x faster than the CPU
+    path" for "the penalty for misaligned reads", not "the general speed-up")."""
+    return (bool(rule.values) and bool(condition) and _distinct_terms(hits) >= 3
+            and any(_owns(rule.values, t) for t in figures)
+            and not find_lemmas(sentence.text, condition))
+
+
+#: adjectives that say only which one: they need the noun they qualify
+_IDENTITY = frozenset({"same", "other", "another", "different", "similar", "identical",
+                       "separate", "given", "particular", "certain"})
+
+
+def _without_head(hit: tuple[int, int, str], body: str, heads_of: dict[str, list[str]]) -> bool:
+    """A forbidden adjective said without the noun it qualifies in the guardrail (or a form
+    or synonym of it) right after it."""
+    heads = heads_of.get(hit[2])
+    if not heads:
+        return False
+    after = body[hit[1]:hit[1] + 60]
+    return not any(start <= 1 for start, _end, _term in find_lemmas(after, heads))
+
+
 def _protected(rule: ProseRule, by_sentence: dict[int, list[TracedFigure]],
-               spans: tuple[Span, ...], n: int, body: str) -> list[TracedFigure]:
+               spans: tuple[Span, ...], n: int, body: str,
+               general: bool = False) -> list[TracedFigure]:
     """The guardrail's figures in sentence ``n``; when it has none and refers back with a
-    pronoun ("so the desk reports it as ..."), those of the sentence before, same paragraph."""
+    pronoun ("so the desk reports it as ..."), those of the sentence before, same paragraph.
+    A generalisation (``general``) is a claim about a finding, often made without its number:
+    a sentence with no figure at all that generalises takes the figure of the sentence after
+    it too ("Its main finding is a general law ... The authors found that 100 tokens ...")."""
     sentence = spans[n]
     ends = rule.values + [(v,) for vs in rule.values if len(vs) > 1 for v in vs]
     own = [t for t in by_sentence.get(sentence.start, []) if _owns(ends, t)]
+    if (not own and general and n + 1 < len(spans)
+            and not any(t.figure.kind is not FigureKind.date
+                        for t in by_sentence.get(sentence.start, []))
+            and "\n" not in body[sentence.end:spans[n + 1].start]):
+        own = [t for t in by_sentence.get(spans[n + 1].start, []) if _owns(ends, t)]
     if own or n == 0 or not _REFERS_BACK.search(sentence.text):
         return own
     before = spans[n - 1]
@@ -254,7 +297,12 @@ _CHECKING = r"(?:confirm|measure|ask|test|check|compare|evaluate|verify|benchmar
 #: assuming W8A8 speed", "A buyer should test the models actually served") presents nothing.
 _ADVICE_RE = re.compile(
     rf"^\W*(?:{_CHECKING}\b|(?:[\w'’-]+\s+){{1,3}}(?:should|must|needs?\s+to|ought\s+to)\s+"
-    rf"(?:first\s+|also\s+|still\s+|always\s+)?{_CHECKING}\b)", re.IGNORECASE)
+    rf"(?:first\s+|also\s+|still\s+|always\s+)?{_CHECKING}\b"
+    # "What to ask a vendor: ...", "Questions to ask before buying: ..."
+    rf"|(?:what|which|how|questions?|things?)\s+to\s+{_CHECKING}\b)", re.IGNORECASE)
+#: an indirect question poses its alternatives, it asserts none: "whether the figures are
+#: logical or wire bandwidth"
+_POSED_BEFORE = re.compile(r"\bwhether\b[^,;:.()]*$", re.IGNORECASE)
 
 
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
@@ -279,6 +327,11 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     # a modifier ("traffic" of "traffic bytes") is no alternative of its own
     modifiers = {w for w in forbidden if any(re.search(
         rf"(?<![\w-]){re.escape(w)}\s+{re.escape(v)}(?![\w-])", text) for v in forbidden if v != w)}
+    # an adjective of identity ("same" of "a saving on the same hardware") means something
+    # only beside its noun: "the same summary" says nothing of hardware
+    heads_of = {w: [v for v in forbidden if v != w and re.search(
+        rf"(?<![\w-]){re.escape(w)}\s+{re.escape(v)}(?![\w-])", text)] for w in modifiers
+        if w.lower() in _IDENTITY}
     # the article's own topic ("llm-d" in an article on llm-d) counts beside a distinctive word
     # ("llm-d's measured cost"), never alone
     topic = [t for t in rule.forbidden if t not in forbidden and _same_word(article.title, t)
@@ -294,6 +347,10 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
     if universal or gated:  # any universal word breaks it, not only the guardrail's own
         forbidden = forbidden + [w for w in ("general", "always", "every", "any", "all",
                                              "whole", "entire") if w not in forbidden]
+    # what the guardrail says the figure is ("the penalty for misaligned reads"): its
+    # distinctive words are the condition a general claim leaves out
+    condition = [w for w in _content(_allowed_part(text)) if len(w) >= 6
+                 and w.isalpha() and not any(_same_word(w, t) for t in rule.forbidden)]
     findings = []
     spans = sentences(article.body)
     by_sentence = group_in(spans, traced, lambda t: (t.figure.start, t.figure.end))  # linear
@@ -302,7 +359,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
             continue
         hits = [h for h in find_lemmas(sentence.text, forbidden + topic, sentence.start)
                 if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])
-                and not _wording_allowed(sentence.text[h[0] - sentence.start:], text)]
+                and not _wording_allowed(sentence.text[h[0] - sentence.start:], text)
+                and not _without_head(h, article.body, heads_of)
+                and not _POSED_BEFORE.search(sentence.text[:h[0] - sentence.start])]
         if gated and not any(_UNIVERSAL_RE.fullmatch(sentence.text[h[0] - sentence.start:
                                                                    h[1] - sentence.start])
                              for h in hits):
@@ -316,6 +375,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # no forbidden synonym of it ("typical") where one word would do
         hits = [h for h in hits if not said_by_metric or _same_word(said := sentence.text[
             h[0] - sentence.start:h[1] - sentence.start], h[2]) or not _same_word(what, said)]
+        if rule.shared_noun:  # the noun of coordinated adjectives is no violation alone
+            hits = [h for h in hits if h[2] != rule.shared_noun]
+            needed = 1
         if not hits or (said_by_metric and all(h[2] in modifiers for h in hits)):
             continue
         if alternatives and any(h[2] in alternatives for h in hits):
@@ -327,9 +389,14 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
             continue
         if universal and not any(_UNIVERSAL_RE.fullmatch(sentence.text[h[0] - sentence.start:
                                                                        h[1] - sentence.start])
-                                 for h in hits):
+                                 for h in hits) and not _unconditional(
+                rule, hits, sentence, condition, by_sentence.get(sentence.start, [])):
             continue  # "do not present X as faster in general": only a general claim breaks it
         credited = _CREDIT_WORDS.search(sentence.text) is not None
+        if rule.sole:  # "credit it to A alone": only a credit that leaves no one else
+            if not SOLE_WORDS_RE.search(sentence.text):
+                continue
+            credited = True
         # implicit credit: a means ("With X, ..."), a possessive ("X's own results"), the
         # document that states the sentence ("The X abstract keeps ...")
         implied = any(
@@ -341,7 +408,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         if rule.kind == "credit_to" and not credited and not implied and not _states_after(
                 rule, hits, sentence, by_sentence.get(sentence.start, [])):
             continue
-        figures = _protected(rule, by_sentence, spans, n, article.body) if rule.values else []
+        figures = _protected(rule, by_sentence, spans, n, article.body,
+                             universal or bool(gated)) if rule.values else []
         subject = ([h for h in find_lemmas(sentence.text, rule.subject, sentence.start)
                     if not any(h[0] < f[1] and f[0] < h[1] for f in hits)]  # not the same words
                    or _subject_by_metric(article, rule.subject,

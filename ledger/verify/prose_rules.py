@@ -37,6 +37,11 @@ class ProseRule:
     subject: list[str] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     any_term: bool = False  # "not an average and not a per-client rate": each word alone
+    #: "do not credit X to A alone": A may share the credit; only a sole credit breaks it
+    sole: bool = False
+    #: "a like-for-like or same-precision comparison": each adjective breaks it; their noun
+    #: alone ("the comparison system") does not
+    shared_noun: str = ""
 
 
 #: "do not present X as Y", "or present them as Y", "do not generalise it to Y", and the verb
@@ -48,7 +53,8 @@ _PRESENT_RE = re.compile(
     r"(?:as|into)\s+(?P<y>[^;.]+)"
     r"|\b(?:do\s+not|don't|never|not)\s+(?:generali[sz]e|extend|apply|carry\s+over|attach|"
     r"tie|link|pin|assign|connect|transfer)\s+"
-    r"(?P<gx>[^;.]+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
+    r"(?P<gx>(?:[^;.]|\.(?=\d))+?)\s+(?:as|into|to)\s+(?P<gy>[^;.]+?)"
+    r"(?=,\s*(?:which|where|who|as)\b|[;.]|$)"
     r"|\bpresent\s+(?P<nx>it|them)\s+as\s+such,\s+never\s+as\s+(?P<ny>[^;.]+)",
     re.IGNORECASE)
 #: "do not call X Y" with no "as": X is a pronoun, a name or "the" and one word
@@ -156,6 +162,20 @@ def _owner_term(part: str) -> str:
     return " ".join(named) if any(w[:1].isupper() for w in named) else " ".join(words)
 
 
+#: a word that makes a credit exclusive
+_SOLE_RE = re.compile(r"\s+(?:alone|solely|only|by\s+itself|on\s+its\s+own|single-handedly)$",
+                      re.IGNORECASE)
+SOLE_WORDS_RE = re.compile(r"\b(?:alone|solely|only|by\s+itself|on\s+its\s+own|"
+                           r"single-handedly|all\s+by\s+itself|entirely|by\s+themselves|"
+                           r"on\s+their\s+own)\b", re.IGNORECASE)
+
+
+#: adjectives coordinated before one noun: hyphenated compounds or adjective forms
+_ADJ = r"(?:[a-z]+-[\w-]+|[a-z]+(?:ing|ed|al|ive|ent|ant|ous|ic|ary|ible|able))"
+_COORDINATED_RE = re.compile(rf"^(?:an?\s+|the\s+)?{_ADJ}(?:,\s*{_ADJ})*,?\s+or\s+{_ADJ}\s+"
+                             r"(?P<noun>[a-z][\w-]*)$")
+
+
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
@@ -165,6 +185,9 @@ def prose_rule(text: str) -> ProseRule | None:
             first = re.split(r",\s*and\b|\band\s+do\s+not\b", said)[0]
             y = [w for w in _content(first) if w.lower() not in _DOC_NOUNS]
         forbidden = [t for part in y for t in [_owner_term(part)] if t]
+        # "to Alluxio alone": the owner, and a credit that leaves no one else
+        sole = [_SOLE_RE.sub("", t) for t in forbidden if _SOLE_RE.search(t)]
+        forbidden = [t for t in sole if t] or forbidden
         if not forbidden and _PRONOUN_RE.fullmatch(said.strip()):
             # "Adoption by A, B or C is not a measured speedup; do not credit the 2x to
             # them": "them" are the names of the head
@@ -172,7 +195,8 @@ def prose_rule(text: str) -> ProseRule | None:
         subject = _content(x) or _head_subject(text)  # "do not attribute it to ...": the head's
         rule = ProseRule("credit_to", _values(x) or (_values(text.split(";")[0])
                                                      if not _content(x) else []),
-                         subject if not _values(x) else _content(x), forbidden)
+                         subject if not _values(x) else _content(x), forbidden,
+                         sole=bool(sole) and len(sole) == len(forbidden))
         if rule.forbidden and (rule.values or rule.subject):
             return rule
     head_values = _result_values(text.split(";")[0])
@@ -184,6 +208,11 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
+        noun = ""
+        if (shared := _COORDINATED_RE.match(said.strip())) and len(forbidden) > 2:
+            # "a like-for-like or same-precision comparison": the adjectives are what is
+            # forbidden; their noun alone ("the comparison system") is not
+            noun = shared.group("noun")
         if [w.lower() for w in forbidden] == ["baseline"]:
             return None  # "do not name X as its baseline": a baseline (.denials)
         subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
@@ -191,7 +220,7 @@ def prose_rule(text: str) -> ProseRule | None:
         # what "them" stands for is never what it must not be presented as: "the Novita
         # figures, quoted in the LMSYS post; do not present them as LMSYS's measurements"
         subject = [w for w in subject if w not in forbidden] or subject
-        rule = ProseRule("present_as", values, subject, forbidden)
+        rule = ProseRule("present_as", values, subject, forbidden, shared_noun=noun)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
     if (m := _CALL_RE.search(text)) and not m.group("cond"):  # "do not call X Y": no "as";
         x = m.group("x")  # with a condition ("without saying which ...") it stays unchecked
@@ -199,11 +228,12 @@ def prose_rule(text: str) -> ProseRule | None:
         values = _values(x) or (head_values if _PRONOUN_RE.fullmatch(x) else [])
         # "a reproduction or confirmation of the team's numbers": what it would confirm is
         # another party's, not a label
-        forbidden = _content(re.sub(r"\s+of\s+(?:the\s+|an?\s+)?[\w.-]+(?:'s|’s)\s.*$", "",
-                                    m.group("y")))
+        said = re.sub(r"\s+of\s+(?:the\s+|an?\s+)?[\w.-]+(?:'s|’s)\s.*$", "", m.group("y"))
+        forbidden = _content(said)
+        shared = _COORDINATED_RE.match(said.strip()) if len(forbidden) > 2 else None
         if forbidden and (values or subject):
             return ProseRule("present_as", values, [] if values else subject, forbidden,
-                             any_term=True)
+                             any_term=True, shared_noun=shared.group("noun") if shared else "")
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
     head = _IS_NOT_RE.match(text)
     if nots and (head_values or head):
