@@ -412,3 +412,40 @@ def test_a_generalisation_without_its_number_takes_the_next_sentences(tmp_path: 
     # a sentence with a figure of its own is about that figure
     assert not _found(tmp_path, rule, "The 8.6-fold holds on every cluster and workload in "
                                       "general. The team measured 3.8 times.")
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("The digest rounds the Acme gain to 3.8 times; PCT uses the report's figure.", False),
+    ("On Acme hardware the gain is 3.8 times.", True),
+])
+def test_a_figure_not_to_be_used_in_place_of_another_needs_its_owner(
+        tmp_path: Path, sentence: str, broken: bool) -> None:
+    rule = "Do not use the digest's 3.8 times for Acme hardware in place of the report's 8.6-fold."
+    assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("Questions to ask a vendor: whether the 3.8 times is a cost or a latency result.", False),
+    ("Buyers can read the 3.8 times as a cost result.", True),
+])
+def test_an_indirect_question_asserts_none_of_its_alternatives(
+        tmp_path: Path, sentence: str, broken: bool) -> None:
+    assert bool(_found(tmp_path, "Do not present the 3.8 times as a cost result.",
+                       sentence)) is broken
+
+
+def test_coordinated_adjectives_in_prose_forbid_the_adjectives_not_their_noun() -> None:
+    rule = prose_rule("The 3.8 times pits FP4 against FP8; do not call it a like-for-like or "
+                      "same-precision comparison.")
+    assert rule is not None and rule.shared_noun == "comparison"
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("On 4 cards the model reached its first token in 2.4 s.", True),
+    ("The card's 2.4 s per batch is slow.", False),
+])
+def test_a_time_unit_does_not_name_what_took_that_long(tmp_path: Path, sentence: str,
+                                                       broken: bool) -> None:
+    rule = "Do not label the 2.4 s as first token or TTFT; it is a decode time."
+    doc_steps = (lambda doc: add_fact(doc, "Decoding took 2.4 s per batch on the card."),)
+    assert bool(_found(tmp_path, rule, sentence, *doc_steps)) is broken

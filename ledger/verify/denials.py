@@ -53,6 +53,12 @@ _AGAINST_RE = re.compile(
     r"(?P<x>(?:[^;.]|\.(?=\d))+?)\s+(?:against|over|versus|relative\s+to|compared\s+with)\s+"
     r"(?P<y>[^;.]+)",
     re.IGNORECASE)
+#: "do not use the summary's 1.5x for Llama-3-8B in place of the project page's 1.4x": the
+#: figure may be given only as its owner's
+_INSTEAD_RE = re.compile(
+    r"\b(?:never|do\s+not|don't)\s+(?:use|quote|cite|give|report|state|print|substitute)\s+"
+    r"(?P<x>(?:[^;.]|\.(?=\d))+?)\s+(?:in\s+place\s+of|instead\s+of|rather\s+than)\s+"
+    r"(?P<y>(?:[^;.]|\.(?=\d))+)", re.IGNORECASE)
 _CONJUNCT_RE = re.compile(r",\s*(?:or\s+|and\s+|nor\s+)?|\s+(?:or|and|nor)\s+")
 _DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those"})
 _QUANTIFIERS = _DETERMINERS | {"both", "all", "each", "either", "neither", "every", "any"}
@@ -78,7 +84,7 @@ _COMPARED_RE = re.compile(r"\b(?:against|over|versus|vs\.?|than|compared\s+(?:wi
 class Denial:
     """A claim (or baseline) a guardrail forbids."""
 
-    kind: str  # "claim" | "baseline" | "no_figure"
+    kind: str  # "claim" | "baseline" | "no_figure" | "substitute"
     verbs: list[str] = field(default_factory=list)
     objects: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
@@ -243,7 +249,22 @@ def denials(text: str) -> list[Denial]:
         if names:
             out.append(Denial("baseline", [], [], [n for n in names if n],
                               _values(x) or head, owner))
+    if instead := _INSTEAD_RE.search(text):
+        out += _substitute(instead.group("x"), instead.group("y"))
     return out
+
+
+def _substitute(x: str, y: str) -> list[Denial]:
+    """The figure of ``x`` with its owner (the possessive before it) and what it is for ("for
+    Llama-3-8B on L40S"), when ``y`` names another figure it must not stand in for."""
+    x = re.split(r"\s+(?:in\s+place\s+of|instead\s+of|rather\s+than)\s+", x)[0]
+    figure, _, scope = x.partition(" for ")
+    values = _result_values(figure)
+    owner = re.search(r"(?P<o>[\w-]+)(?:'s|’s|')\s", figure)
+    if not values or owner is None or not _result_values(y):
+        return []
+    names = [n for w in _words(scope) if (n := _name(w))] if scope else []
+    return [Denial("substitute", [], [], names, values, [owner.group("o")])]
 
 
 #: what a baseline is called beside its name: "standard multi-head attention" is any
@@ -345,6 +366,17 @@ def _numbers(denial: Denial, sentence: Span, figures: list[TracedFigure]
     return sentence.start, sentence.end
 
 
+def _stands_in(denial: Denial, sentence: Span, figures: list[TracedFigure]
+               ) -> tuple[int, int] | None:
+    """The owner's figure stated without its owner, about what it is for (when named)."""
+    own = [t for t in figures if _owns(denial.values, t)]
+    if not own or find_lemmas(sentence.text, denial.subject):
+        return None
+    if denial.names and not find_lemmas(sentence.text, denial.names):
+        return None
+    return own[0].figure.start, own[0].figure.end
+
+
 def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
                  index: int) -> list[Finding]:
     """Warnings where a sentence makes the denied claim or names the denied baseline."""
@@ -354,13 +386,16 @@ def check_denial(denial: Denial, article: Article, traced: list[TracedFigure],
     by_sentence = group_in(spans, traced, lambda t: (t.figure.start, t.figure.end))  # linear
     for sentence in spans:
         figures = by_sentence.get(sentence.start, [])
-        check = {"claim": _makes_claim, "baseline": _compares, "no_figure": _numbers}
+        check = {"claim": _makes_claim, "baseline": _compares, "no_figure": _numbers,
+                 "substitute": _stands_in}
         where = check[denial.kind](denial, sentence, figures)
         if where is None:
             continue
         what = {"claim": "makes the claim it denies (" + ", ".join(denial.verbs) + ")",
                 "baseline": "names a baseline it rules out",
-                "no_figure": "puts a number on a claim that has none"}[denial.kind]
+                "no_figure": "puts a number on a claim that has none",
+                "substitute": "gives a figure the guardrail keeps to its owner ("
+                              + ", ".join(denial.subject) + ") without naming it"}[denial.kind]
         findings.append(body_span(
             article, where[0], where[1], Severity.warning, "guardrail",
             f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this sentence "

@@ -330,8 +330,8 @@ def _labelled(rule: ForbiddenLabelRule, article: Article, t: TracedFigure, span:
         if any(lab is not None and lab[0] <= start and end <= lab[1] for key, lab
                in labels.items() if key != (fig.start, fig.end)):
             continue  # another figure's own words
-        candidates = [f for f in rivals if f.start < start
-                      or not _self_named(body, f)] or rivals
+        candidates = [f for f in rivals if f.start < start or not _self_named(body, f)
+                      or (f is fig and _a_time(body, f))] or rivals
         # a word after "and", "but", "while" starts the next conjunct: it names what follows
         # ("3.3 times and TTFT improved 5 times"), not the figure before the conjunction
         candidates = [f for f in candidates if f.end > start
@@ -406,6 +406,13 @@ def _self_named(body: str, fig: Figure) -> bool:
     labelled by a word before it: "a 41x gain in tokens per GPU with a 128,000-token context"
     labels the 41x."""
     return body[fig.end:fig.end + 1] == "-" or parse_unit(body, fig.end) is not None
+
+
+def _a_time(body: str, fig: Figure) -> bool:
+    """A time ("0.57 s") says how long, not what took that long: the protected figure may
+    still be labelled by a word before it ("its first token in 0.57 s")."""
+    unit = parse_unit(body, fig.end)
+    return unit is not None and unit[0].dimension == "s"
 
 
 def _nearest_figure(start: int, end: int, figures: list[Figure], fig: Figure | None = None,

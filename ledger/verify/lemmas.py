@@ -15,7 +15,7 @@ __all__ = ["SYNONYMS", "find_lemmas"]
 
 #: Words that mean the same in a label (each set is one meaning).
 SYNONYMS: list[frozenset[str]] = [
-    frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate"}),
+    frozenset({"faster", "quicker", "speedier", "speedup", "speed-up", "accelerate", "pace"}),
     frozenset({"saving", "save", "cheaper", "reduction in cost"}),
     frozenset({"cost", "price", "spend", "spending", "expense"}),
     frozenset({"dollar", "dollars", "USD"}),
@@ -23,7 +23,9 @@ SYNONYMS: list[frozenset[str]] = [
     # the domain's metric words: one meaning each
     frozenset({"throughput", "serving capacity", "tokens per second", "requests per second",
                "goodput"}),
-    frozenset({"TTFT", "time to first token", "time-to-first-token", "first-token latency"}),
+    # a figure "to its first token" or "before the first token" is the time to it
+    frozenset({"TTFT", "time to first token", "time-to-first-token", "first-token latency",
+               "first token"}),
     frozenset({"memory", "memory footprint", "footprint"}),
     frozenset({"power", "power draw", "wattage"}),
     frozenset({"energy", "energy use", "energy consumption"}),

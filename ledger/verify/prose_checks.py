@@ -297,7 +297,12 @@ _CHECKING = r"(?:confirm|measure|ask|test|check|compare|evaluate|verify|benchmar
 #: assuming W8A8 speed", "A buyer should test the models actually served") presents nothing.
 _ADVICE_RE = re.compile(
     rf"^\W*(?:{_CHECKING}\b|(?:[\w'’-]+\s+){{1,3}}(?:should|must|needs?\s+to|ought\s+to)\s+"
-    rf"(?:first\s+|also\s+|still\s+|always\s+)?{_CHECKING}\b)", re.IGNORECASE)
+    rf"(?:first\s+|also\s+|still\s+|always\s+)?{_CHECKING}\b"
+    # "What to ask a vendor: ...", "Questions to ask before buying: ..."
+    rf"|(?:what|which|how|questions?|things?)\s+to\s+{_CHECKING}\b)", re.IGNORECASE)
+#: an indirect question poses its alternatives, it asserts none: "whether the figures are
+#: logical or wire bandwidth"
+_POSED_BEFORE = re.compile(r"\bwhether\b[^,;:.()]*$", re.IGNORECASE)
 
 
 def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigure],
@@ -355,7 +360,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         hits = [h for h in find_lemmas(sentence.text, forbidden + topic, sentence.start)
                 if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])
                 and not _wording_allowed(sentence.text[h[0] - sentence.start:], text)
-                and not _without_head(h, article.body, heads_of)]
+                and not _without_head(h, article.body, heads_of)
+                and not _POSED_BEFORE.search(sentence.text[:h[0] - sentence.start])]
         if gated and not any(_UNIVERSAL_RE.fullmatch(sentence.text[h[0] - sentence.start:
                                                                    h[1] - sentence.start])
                              for h in hits):
@@ -369,6 +375,9 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
         # no forbidden synonym of it ("typical") where one word would do
         hits = [h for h in hits if not said_by_metric or _same_word(said := sentence.text[
             h[0] - sentence.start:h[1] - sentence.start], h[2]) or not _same_word(what, said)]
+        if rule.shared_noun:  # the noun of coordinated adjectives is no violation alone
+            hits = [h for h in hits if h[2] != rule.shared_noun]
+            needed = 1
         if not hits or (said_by_metric and all(h[2] in modifiers for h in hits)):
             continue
         if alternatives and any(h[2] in alternatives for h in hits):

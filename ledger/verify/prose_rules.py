@@ -39,6 +39,9 @@ class ProseRule:
     any_term: bool = False  # "not an average and not a per-client rate": each word alone
     #: "do not credit X to A alone": A may share the credit; only a sole credit breaks it
     sole: bool = False
+    #: "a like-for-like or same-precision comparison": each adjective breaks it; their noun
+    #: alone ("the comparison system") does not
+    shared_noun: str = ""
 
 
 #: "do not present X as Y", "or present them as Y", "do not generalise it to Y", and the verb
@@ -167,6 +170,12 @@ SOLE_WORDS_RE = re.compile(r"\b(?:alone|solely|only|by\s+itself|on\s+its\s+own|"
                            r"on\s+their\s+own)\b", re.IGNORECASE)
 
 
+#: adjectives coordinated before one noun: hyphenated compounds or adjective forms
+_ADJ = r"(?:[a-z]+-[\w-]+|[a-z]+(?:ing|ed|al|ive|ent|ant|ous|ic|ary|ible|able))"
+_COORDINATED_RE = re.compile(rf"^(?:an?\s+|the\s+)?{_ADJ}(?:,\s*{_ADJ})*,?\s+or\s+{_ADJ}\s+"
+                             r"(?P<noun>[a-z][\w-]*)$")
+
+
 def prose_rule(text: str) -> ProseRule | None:
     """A present-as or credit-to rule read from a guardrail's prose, or None."""
     if m := _CREDIT_RE.search(text):
@@ -199,6 +208,11 @@ def prose_rule(text: str) -> ProseRule | None:
         said = re.split(r"\s+(?:or|and)\s+(?:do\s+not\s+|never\s+)?(?:credit|attribute|present|"
                         r"describe|call|label|turn)\b", m.group("y") or m.group("gy") or m.group("ny"))[0]
         forbidden = [w for w in _content(said) if w.lower() not in ("as", "such")]
+        noun = ""
+        if (shared := _COORDINATED_RE.match(said.strip())) and len(forbidden) > 2:
+            # "a like-for-like or same-precision comparison": the adjectives are what is
+            # forbidden; their noun alone ("the comparison system") is not
+            noun = shared.group("noun")
         if [w.lower() for w in forbidden] == ["baseline"]:
             return None  # "do not name X as its baseline": a baseline (.denials)
         subject = [] if values else (_pronoun_subject(text) if _PRONOUN_RE.fullmatch(x.strip())
@@ -206,7 +220,7 @@ def prose_rule(text: str) -> ProseRule | None:
         # what "them" stands for is never what it must not be presented as: "the Novita
         # figures, quoted in the LMSYS post; do not present them as LMSYS's measurements"
         subject = [w for w in subject if w not in forbidden] or subject
-        rule = ProseRule("present_as", values, subject, forbidden)
+        rule = ProseRule("present_as", values, subject, forbidden, shared_noun=noun)
         return rule if rule.forbidden and (rule.values or rule.subject) else None
     if (m := _CALL_RE.search(text)) and not m.group("cond"):  # "do not call X Y": no "as";
         x = m.group("x")  # with a condition ("without saying which ...") it stays unchecked
@@ -214,11 +228,12 @@ def prose_rule(text: str) -> ProseRule | None:
         values = _values(x) or (head_values if _PRONOUN_RE.fullmatch(x) else [])
         # "a reproduction or confirmation of the team's numbers": what it would confirm is
         # another party's, not a label
-        forbidden = _content(re.sub(r"\s+of\s+(?:the\s+|an?\s+)?[\w.-]+(?:'s|’s)\s.*$", "",
-                                    m.group("y")))
+        said = re.sub(r"\s+of\s+(?:the\s+|an?\s+)?[\w.-]+(?:'s|’s)\s.*$", "", m.group("y"))
+        forbidden = _content(said)
+        shared = _COORDINATED_RE.match(said.strip()) if len(forbidden) > 2 else None
         if forbidden and (values or subject):
             return ProseRule("present_as", values, [] if values else subject, forbidden,
-                             any_term=True)
+                             any_term=True, shared_noun=shared.group("noun") if shared else "")
     nots = [n.group("y") for n in _NOT_A_RE.finditer(text)]
     head = _IS_NOT_RE.match(text)
     if nots and (head_values or head):
