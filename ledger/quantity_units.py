@@ -144,6 +144,7 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
     "gpu": frozenset({"gpu", "accelerator", "card", "device", "chip", "h100", "h200", "a100",
                       "b200", "gb200", "gb300", "mi300x", "l40", "l40s", "tpu"}),
     "node": frozenset({"node", "server", "machine", "host", "box"}),
+    "rack": frozenset({"rack", "cabinet"}),
     "instance": frozenset({"instance", "replica", "worker", "engine", "pod"}),
     "person": frozenset({"engineer", "employee", "people", "person", "staff", "researcher",
                          "developer", "customer", "user", "maintainer", "member",

@@ -65,7 +65,6 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-l", "clean"): "set L, held out: 1.83 false errors per clean article on 0ad246b",
     ("set-l", "benign"): "set L on 0ad246b: 1 benign edit raises a new error",
     ("set-m", "recall"): "set M, held out: recall 0.72 on 0ad246b, 0.73 on 87211cd",
-    ("set-n", "precision"): "set N on 87211cd: mislabeled-figure 0.00, guardrail 0.45",
     ("set-n", "recall"): "set N, held out: recall 0.68 on 0ad246b and on 87211cd",
     ("set-p", "precision"): "set P on 87211cd: conflated-experiments and mislabeled-figure find "
                             "none of their 2 and 3",

@@ -9,7 +9,9 @@ metrics and values written for these tests:
   statistic; a question mark ends the clause a statistic is read in;
 * a speedup of no one family ("decoding speedup") may be called a latency or a throughput
   result: the bare family word is no mislabel of it, unless another metric of the scope is of
-  that family (then the word names that one).
+  that family (then the word names that one);
+* a count given for one level of hardware (GPUs, nodes, racks) and written for another ("six
+  nodes" for six accelerators) is a count moved, even where the sources count no nodes.
 """
 
 from __future__ import annotations
@@ -111,3 +113,25 @@ def test_a_speedup_called_a_named_latency_is_still_checked(tmp_path: Path) -> No
     doc, result = verify_with(tmp_path, _decoding, adding(
         "The 2.6x is a time to first token result for a single request stream."))
     assert rules_at(result, doc, "2.6x").get("mislabeled-figure") == "error", result.findings
+
+
+def _six_accelerators(doc: Doc) -> None:
+    add_fact(doc, "The vendor ran the sweep on six accelerators and its cache tier serves up "
+                  "to four servers.")
+
+
+@pytest.mark.parametrize(("sentence", "figure"), [
+    ("The vendor ran the sweep on six nodes.", "six nodes"),
+    ("Its cache tier serves up to four racks.", "four racks"),
+])
+def test_a_count_moved_to_another_level_of_hardware_is_a_mislabel(
+        tmp_path: Path, sentence: str, figure: str) -> None:
+    doc, result = verify_with(tmp_path, _six_accelerators, adding(sentence))
+    assert rules_at(result, doc, figure).get("mislabeled-figure") == "error", result.findings
+
+
+def test_the_same_level_of_hardware_traces(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, _six_accelerators, adding(
+        "The vendor ran the sweep on six GPUs; the tier serves up to four machines."))
+    assert "mislabeled-figure" not in rules_at(result, doc, "six GPUs"), result.findings
+    assert "mislabeled-figure" not in rules_at(result, doc, "four machines"), result.findings

@@ -90,6 +90,18 @@ def _class_counted(q: Quantity, index: EvidenceIndex) -> bool:
         for ev in index.numbers)  # "ran five times" repeats, it does not count a thing
 
 
+#: Classes of hardware a deployment counts at different levels (GPUs in nodes in racks).
+_HARDWARE_LEVELS = frozenset({"gpu", "node", "rack"})
+
+
+def _hardware_swapped(q: Quantity, evidence_class: str | None) -> bool:
+    """The figure counts one level of hardware and the evidence gives its number as a count of
+    another ("eight nodes" where the sources count eight GPUs): the count moved onto another
+    level, not a coincidence, even where the evidence counts no nodes at all."""
+    return (q.noun_class in _HARDWARE_LEVELS and evidence_class in _HARDWARE_LEVELS
+            and q.noun_class != evidence_class)
+
+
 def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding:
     f, q = t.figure, t.quantity
     by_verdict = {m.verdict: m for m in reversed(t.misses)}
@@ -136,7 +148,8 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         by_verdict[Verdict.modifier] = moved_miss  # "64 GPUs" for a batch of 64
     people = {"person", "author"}
     miss_class = noun_miss.quantity.noun_class if noun_miss and noun_miss.quantity else None
-    if noun_miss is not None and q is not None and _class_counted(q, index) and (
+    if noun_miss is not None and q is not None and (
+            _class_counted(q, index) or _hardware_swapped(q, miss_class)) and (
             q.noun_class not in people) and not (miss_class in people and q.spelled):
         # people are never the hardware count they coincide with; a spelled-out small count
         # ("five runs") that shares only a count of people is a coincidence, while "150 pods"
