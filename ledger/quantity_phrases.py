@@ -48,11 +48,15 @@ _INCREASE = re.compile(r"\s*(?:faster|higher|more|greater|larger|better|bigger|q
                        r"|improvement|increase|gain|speed-?up|boost|uplift|rise)\b", re.I)
 _DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper|reduction"
                        r"|decrease|cut|drop|saving|savings|decline|fall)\b", re.I)
-_BEFORE_INCREASE = re.compile(r"\b(?:rose|rises|rise|increased?|increases|improved?|improves"
-                              r"|grew|grows|gains?|boosts?|up)\s+(?:by\s+)?$", re.I)
-_BEFORE_DECREASE = re.compile(r"\b(?:fell|falls|fall|dropped|drops|drop|cuts?|reduced?"
+_BEFORE_INCREASE = re.compile(r"\b(?:(?:rose|rises|rise|increased?|increases|improved?|improves"
+                              r"|grew|grows|gains?|boosts?|up)\s+(?:by\s+)?|(?:increase|gain"
+                              r"|improvement|rise|boost|uplift)\s+of\s+(?:about\s+|some\s+"
+                              r"|roughly\s+|nearly\s+|around\s+)?)$", re.I)
+_BEFORE_DECREASE = re.compile(r"\b(?:(?:fell|falls|fall|dropped|drops|drop|cuts?|reduced?"
                               r"|reduces|declined?|declines|down|shrank|shrinks|lowered"
-                              r"|lowers)\s+(?:by\s+)?$", re.I)
+                              r"|lowers)\s+(?:by\s+)?|(?:cut|reduction|drop|decrease|saving"
+                              r"|savings|decline|fall)\s+of\s+(?:about\s+|some\s+|roughly\s+"
+                              r"|nearly\s+|around\s+)?)$", re.I)
 
 
 def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:

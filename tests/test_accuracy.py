@@ -66,7 +66,6 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-l", "benign"): "set L on 0ad246b: 1 benign edit raises a new error",
     ("set-m", "clean"): "set M, held out: 1.17 false errors per clean article on 0ad246b "
                         "and in its blind run on 87211cd",
-    ("set-m", "precision"): "set M on 87211cd: unattributed-figure 0.30",
     ("set-m", "recall"): "set M, held out: recall 0.72 on 0ad246b, 0.73 on 87211cd",
     ("set-n", "clean"): "set N, held out: 0.83 false errors per clean article on 0ad246b and "
                         "on 87211cd",

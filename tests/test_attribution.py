@@ -205,3 +205,86 @@ def test_desk_claims_negated_by_nobody(text: str) -> None:
 ])
 def test_desk_claims_by_attesting_on_its_hardware(text: str, claims: bool) -> None:
     assert bool(desk_claims(text, DESK)) is claims
+
+
+@pytest.mark.parametrize("text", [
+    # where the figures come from, or where they are set out
+    "The strongest figures come from a partner's test bench, eight nodes at 40 GB/s each.",
+    "Those numbers came from a Contoso lab rig: 12 drives at 3 GB/s.",
+    "The throughput results, tabulated in a community wiki, reach 9 GB/s.",
+    "Each value is summarised in the vendor's sizing sheet: 64 lanes and 4 ports.",
+])
+def test_origin_and_compilation_attribute(text: str) -> None:
+    assert attributes(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a cause is no origin
+    "The speedup comes from skipping the host copy, so 9 GB/s becomes 12 GB/s.",
+    "Most of the gain came from larger batches: 40 requests instead of 8.",
+])
+def test_a_cause_is_no_origin(text: str) -> None:
+    assert not attributes(text)
+
+
+@pytest.mark.parametrize("text", [
+    # the desk's depiction or worked case is not its measurement
+    "PCT's illustration shows why the ceiling matters more than the median.",
+    "The desk's worked example gives 40 seconds for a cold reload.",
+    "Our diagram shows four tiers between the GPU and the array.",
+    "PCT's scenario puts the saving at a third of the bill.",
+])
+def test_desk_depictions_are_no_claims(text: str) -> None:
+    assert desk_claims(text, DESK) is None
+
+
+def test_an_origin_without_an_owner_is_no_attribution() -> None:
+    # how a figure was made names nobody
+    assert not attributes("The largest number comes from a synthetic stress test: 4 TB/s.")
+
+
+@pytest.mark.parametrize("text, claims", [
+    # two verbs of the desk's work joined
+    ("The rig, which PCT assembled and timed in March, moved 9 GB/s.", True),
+    ("We rebuilt, then benchmarked the array.", True),
+    ("PCT read and summarised the two posts.", False),
+    # a decimal figure inside the clause does not end it
+    ("PCT verified the 2.5x and 7.25x gains in its own testing.", True),
+    # a bench or rig of the desk's own
+    ("The desk validated the speedup on its own A6000 bench.", True),
+    ("PCT confirmed the gains on a borrowed test rig.", True),
+])
+def test_desk_claims_joined_verbs_and_benches(text: str, claims: bool) -> None:
+    assert bool(desk_claims(text, DESK)) is claims
+
+
+def test_a_short_versioned_product_acting_is_no_report() -> None:
+    # "V3" is the product's own name, however short
+    assert not attributes("Against the old release, V3 reaches 1.3x the peak.", product="Widget V3")
+
+
+def test_a_products_version_after_a_possessive_is_no_figure_of_the_party() -> None:
+    assert not attributes("Initech's Widget-X 3.1 reaches 1TB and 72GB/s.", names=("Initech",))
+    assert attributes("Initech's hit rate rose by 40 points.", names=("Initech",))
+
+
+def test_a_unit_after_a_number_is_no_agent() -> None:
+    assert not attributes("A 1 GB read runs at 6.8 GB/s, and 4 KB transfers reach 0.8 GB/s.")
+    assert attributes("Later, Initech reported 6.8 GB/s.")
+
+
+@pytest.mark.parametrize("text, attributed", [
+    ("A wiki entry on the chip lists 96 GB of HBM and 900 TFLOPS.", True),
+    ("An industry datasheet for the module states 72 GB/s.", True),
+    ("A quick test on the node reaches 72 GB/s.", False),
+])
+def test_an_indefinite_source_that_says(text: str, attributed: bool) -> None:
+    assert attributes(text) is attributed
+
+
+@pytest.mark.parametrize("text", [
+    "A 4 KB read ran at 0.8 GB/s, the release notes say.",
+    "Those slides show 12 GB/s per port.",
+])
+def test_plural_documents_say(text: str) -> None:
+    assert attributes(text)

@@ -307,3 +307,45 @@ def test_owners_as_tellers(tmp_path: Path, sentence: str, owner: str,
                            expected: list[str]) -> None:
     doc, result = verify_with(tmp_path, replacing(S3_OPEN, sentence))
     assert owner_findings(result, doc, owner) == expected, result.findings
+
+
+@pytest.mark.parametrize("sentence, owner, construction", [
+    # who put the document out, after a participle
+    ("Tuning notes compiled by Contoso Labs give the queue depth as 64.", "Contoso Labs", "doc"),
+    ("The later abstract, as archived by Paperlist, adds a third model.", "Paperlist", "doc"),
+    # where its code lives
+    ("Pagewise, a KV store in Initech's GitHub organisation, caches pages.", "Initech", "doc"),
+    # a possessive with a bare apostrophe after a final s
+    ("Globex Systems' release notes list four tiers.", "Globex Systems", "doc"),
+    # the name's own outlet, not a topic it shares with a title
+    ("In a Contoso engineering-blog tutorial, the cache hits 40% of prompts.", "Contoso", "doc"),
+])
+def test_more_owner_constructions(sentence: str, owner: str, construction: str) -> None:
+    from ledger.verify.owners import owners_in
+    assert (owner, construction) in [(n, c) for _, _, n, c, _ in owners_in(sentence)]
+
+
+def test_a_person_after_by_is_left_to_authorships() -> None:
+    from ledger.verify.owners import owners_in
+    assert not owners_in("The notes, published by Jane Roe, list four tiers.")
+
+
+def test_put_out_by_people_is_an_authorship() -> None:
+    [au] = authorships("Pagewise, posted to arXiv on March 3, 2026 by Ana Ruiz and Tom Berg, "
+                       "moves the cache.")
+    assert [n for _, _, n in au.names] == ["Ana Ruiz", "Tom Berg"]
+
+
+def test_a_shared_generic_word_is_no_match() -> None:
+    from ledger.verify.sourcenames import matches
+    assert not matches("Initech Research", ["Globex Research"])
+    assert not matches("Contoso AI Lab", ["Fabrikam AI Lab"])
+    assert matches("Initech", ["Initech Research"])
+    assert matches("Initech Research", ["Initech"])
+
+
+def test_names_after_an_opening_document_phrase_are_its_authors() -> None:
+    [au] = authorships("In a Contoso tutorial published May 2, 2026, Ana Ruiz and Tom Berg "
+                       "cache the prompts.")
+    assert [n for _, _, n in au.names] == ["Ana Ruiz", "Tom Berg"]
+    assert not authorships("In a post on caching, Red Hat Summit attendees heard it.")

@@ -89,10 +89,12 @@ _SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|pa
                 r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
                 r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
                 r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|note|"
-                r"document)")
+                r"document|entry|listing|wiki|encyclopa?edia|datasheet|spec\s+sheet|fact\s+sheet)")
 _NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
               r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"
-              r"There|Here|Across|After|Before|Without|Under|Over|From|By|Unlike|Like)\b)")
+              r"There|Here|Across|After|Before|Without|Under|Over|From|By|Unlike|Like)\b)"
+              # units after a number ("a 1 GB read runs at ..."): not a party
+              r"(?![KMGTPE]i?[Bb](?:/s|ps)?\b|[KMGT]Hz\b|[kKMG]W\b|[TPG]FLOPS?\b|IOPS\b)")
 _NAME = rf"{_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+{_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
 _PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colleagues|" \
           r"co-?authors|company|firm|employer))"
@@ -100,7 +102,11 @@ _GROUP = (r"(?:authors|maintainers|developers|engineers|researchers|operators|co
           r"contributors)")
 #: "They", "the authors", "the paper's authors", "Splitwise's own researchers".
 _PLURAL_AGENT = (rf"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+(?:'s|’s)?\s+){{0,2}}"
-                 rf"{_GROUP}|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?(?:{_GROUP}|team|group|lab))")
+                 rf"{_GROUP}|"
+                 # plural documents: "the notes say", "those slides show"
+                 rf"(?:the|The|its|Its|their|Their|those|Those|these|These)\s+(?:[\w-]+\s+){{0,2}}"
+                 rf"(?:notes|docs|slides|papers|posts|pages|documents|tables|charts|READMEs|"
+                 rf"minutes|proceedings|guides|reports|sources)|{_NAME}(?:'s|’s)\s+(?:own\s+|[\w-]+\s+)?(?:{_GROUP}|team|group|lab))")
 #: Verbs that only a communicator does: "it reports" has a source for its subject, while "it
 #: reaches" may be the product.
 _SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wrote|notes|noted|"
@@ -151,11 +157,18 @@ _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                rf"{_DOCUMENT}{_GAP}\s+{_CONTENT_VERB}\b"
                # a parenthetical between the agent and its verb: "A summary on X, dated May
                # 3, says", "The authors, citing a trace, report"
+               # an indefinite source with a verb of saying: "An encyclopedia entry on the
+               # part lists", "a vendor datasheet states"
+               # (a named one, "A vLLM report lists", is a claim unless the name is an agent)
+               rf"|\b(?:[Aa]n?)\s+(?:[a-z][a-z-]*\s+){{0,2}}{_SOURCE_NOUN}(?:\s+(?:on|about|of|for)\s+"
+               rf"(?:the|its|their|this|that|an?)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+)?{_GAP}\s+{_SAYS}\b"
                rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
                rf"|\b(?:{_AGENT}|(?:[Aa]n?)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}"
                rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")
 _PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|described|quoted|"
-            r"documented|announced|presented|cited|run|benchmarked|tested)\s+(?:by|in)\b"
+            r"documented|announced|presented|cited|run|benchmarked|tested|summari[sz]ed|detailed|"
+            r"listed|compiled|collected|tabulated|set\s+out|laid\s+out|recounted|"
+            r"recapped)\s+(?:by|in)\b"
             r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)"
             # a document framing the sentence: "In the paper, throughput rises 3x"
             rf"|\b[Ii]n\s+(?:the|its|their|that|this)\s+(?:[\w-]+\s+){{0,2}}{_DOCUMENT},")
@@ -183,10 +196,20 @@ _WORDS = (r"(?i:\bauthor-reported\b|\bself-reported\b|\bvendor-reported\b|\bthe\
           # "vendor figures", "the claimed speedup": someone else's numbers
           r"|\b(?:vendor|supplier|author|authors'|company|marketing)\s+(?:figures|numbers|claims|"
           r"results|data|benchmarks)\b"
+
           r"|\bthe\s+(?:claimed|reported|advertised|quoted|published|stated)\s+(?!by\b)\w+)")
 
+#: Where the figures come from, when that names a party or a document: "the numbers come from a
+#: Contoso validation setup", "the figures came from a partner's bench"; not "the number comes
+#: from a stress test", which says how it was made, not whose it is.
+_ORIGIN = (r"\b(?i:figures?|numbers?|results?|data|measurements?|benchmarks?|estimates?|claims?|"
+           r"counts?|readings?)\s+(?:all\s+|here\s+|used\s+here\s+)?(?i:come|comes|came|coming|"
+           r"derive|derives|derived|originate|originates|originated)\s+from\s+"
+           rf"(?=(?:[\w'’-]+\s+){{0,4}}?(?:[A-Z][\w&.+-]*|[\w-]+(?:'s|’s|s'|s’)(?!\w)|"
+           rf"(?i:{_DOCUMENT})s?\b))")
+
 _ATTRIBUTION_RE = re.compile(
-    "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS,
+    "|".join(f"(?:{p})" for p in (_AGENT_VERB, _PASSIVE, _POSSESSIVE, _WORDS, _ORIGIN,
                                   _PERSON_DOCUMENT, _TEST_USED)))
 _NEGATION = r"(?:not|never|no|nor|did\s+not|does\s+not|didn't|doesn't|has\s+not|have\s+not)"
 #: What the desk did that produces a figure of its own: verbs, and nouns after its possessive
@@ -201,13 +224,20 @@ _DESK_WORK = (r"(?:measured|measures|tested|tests|ran|runs|reran|reruns|benchmar
 _HARDWARE = (r"(?:systems?|machines?|servers?|nodes?|GPUs?|cards?|boxe?s?|instances?|"
              r"[A-Z]+\d+[\w-]*)(?![\w-])")
 _DESK_SETTING = (r"(?:tests?|testing|runs?|reruns?|replays?|measurements?|benchmarks?|lab|experiments?|"
+                 r"bench|test-?bed|test\s+bed|rigs?|setup|"
                  r"reproductions?|replications?|trials?|cluster|hardware|evaluations?)(?![\w-])")
 #: The desk's own work as the agent of a finding: "PCT's own count of the dataset finds that
 #: 73%", "our survey of the logs showed 40%". Not its reading of others' work or its arithmetic
 #: ("PCT's reading of the paper finds", "our arithmetic gives 44%"), which restate sources.
 _DESK_INTERPRETS = (r"(?:reading|readings|analysis|arithmetic|maths?|calculations?|sums?|"
                     r"estimates?|view|take|summary|reckoning|interpretation|understanding|"
-                    r"conclusion|guess|reading)")
+                    r"conclusion|guess|reading|"
+                    # a depiction or a worked case, not a measurement: "PCT's illustration
+                    # shows", "our example gives", "the desk's sketch of the costs puts"
+                    r"illustrations?|examples?|sketch(?:es)?|diagrams?|charts?|graphics?|"
+                    r"scenarios?|hypotheticals?|comparisons?|tables?|walk-?throughs?|"
+                    r"explanations?|explainers?|models?|framing|picture|projections?|"
+                    r"thought\s+experiments?)")
 _FINDS = (r"(?:finds|found|shows|showed|gives|gave|yields|yielded|puts|reached|reaches|"
           r"returns|returned|produces|produced|records|recorded|comes\s+to|came\s+to)")
 _DESK_WORK_FINDS = (rf"(?:own\s+)?(?!{_DESK_INTERPRETS}\b)[a-z][\w-]*"
@@ -215,7 +245,9 @@ _DESK_WORK_FINDS = (rf"(?:own\s+)?(?!{_DESK_INTERPRETS}\b)[a-z][\w-]*"
                     rf"{_DOCUMENT}s?\b)(?:[\w'’-]+\s+){{0,2}}[\w-]+)?\s+{_FINDS}\b")
 #: The rest of one clause (no subordinate clause that could bring another subject: "We noted
 #: that the vendor ran it in its own lab").
-_OWN_CLAUSE = r"(?:(?!\b(?:that|which|who|whether|how|when|while|after|because)\b)[^.;,])*?"
+_OWN_CLAUSE = (r"(?:(?!\b(?:that|which|who|whether|how|when|while|after|because)\b)"
+               # a decimal point or a thousands comma is inside a number, not a clause's end
+               r"(?:[^.;,]|(?<=\d)[.,](?=\d)))*?")
 #: The desk's generic names; its own name comes from the article's publisher (desk_names).
 _DESK_GENERIC = (r"We", r"we", r"Our", r"our", r"The\s+desk", r"the\s+desk", r"This\s+desk",
                  r"this\s+desk")
@@ -238,6 +270,8 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
     claim = re.compile(
         rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
+        # two verbs of its work joined: "PCT rebuilt and measured it", "we set up, then ran"
+        rf"|\b{d}{_GAP}\s+[a-z][\w-]*,?\s+(?:and|then|and\s+then)\s+{_DESK_WORK}"
         rf"|\b(?:{d}(?:'s|’s)|[Oo]ur)\s+{_DESK_WORK_FINDS}"
         rf"|\b(?i:in|by|from|on)\s+(?:{d}(?:'s|’s)?)\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_SETTING}"
         rf"|^\s*{d}\s+[a-z]+(?:ed|ew|ot|an)\s+{_OWN_CLAUSE}\bin\s+(?:its|our)\s+own\s+"
@@ -306,7 +340,8 @@ def _extra_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
         rf"|\b(?:{alternation})(?:'s|’s|s'|s’)\s+(?:[\w-]+\s+){{0,3}}?{_PRODUCT}\b"
         rf"|\b(?:by|to|from|per)\s+(?:the\s+)?(?:{alternation})\b"
         # a reporting party's possessive before its figure: "Acme's hit rate rose by 40 points"
-        rf"|\b(?:{alternation})(?:'s|’s)\s+(?:[a-zA-Z][\w-]*\s+){{0,4}}?"
+        # (not a product's name with its version: "Acme's Widget-X 3.1 reaches")
+        rf"|\b(?:{alternation})(?:'s|’s)\s+(?:(?:[A-Z][\w.-]*\s+){{0,2}}(?:[a-z][\w-]*\s+){{1,4}}?)?"
         rf"(?:by\s+|to\s+|of\s+|at\s+|from\s+)?(?:about\s+|up\s+to\s+|nearly\s+)?\d")
 
 
@@ -319,7 +354,8 @@ _ACTION_FORMS = frozenset(f for v in ACTION_VERBS for f in _forms(v, REPORTING_V
 
 def _stems(text: str) -> set[str]:
     """Words of ``text`` cut to five letters, without short words."""
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower())
+            if len(w) > 2 or (len(w) == 2 and re.search(r"\d", w))}  # "V2", "H2"
 
 
 def _product_acts(match: str, stems: set[str], names: tuple[str, ...] = ()) -> bool:

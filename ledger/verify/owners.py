@@ -87,7 +87,12 @@ _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|p
 _PRODUCT = (r"(?:package|library|framework|toolkit|tool|implementation|codebase|plugin|"
             r"extension|fork|port|SDK|CLI|connector|integration)")
 #: After a possessive only: "AWS's design document" has an owner, "the EFA document" a topic.
-_OWNED_DOC = rf"(?:{_DOC}|document|preprint|examples?|recipes?|notebooks?|samples?)"
+_OWNED_DOC = (rf"(?:{_DOC}|document|preprint|examples?|recipes?|notebooks?|samples?|"
+              # where its code lives: "Acme's GitHub organisation" (not "by Acme's account",
+              # which is whose claim a source reports)
+              rf"organi[sz]ation|org|namespace)")
+#: A possessive, also with a bare apostrophe after a final s ("Fireworks' post").
+_POSS = r"(?:'s|’s|(?<=s)'(?!\w)|(?<=s)’(?!\w))"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
            r"count|tally|reckoning|estimates?|calculations?|"
            r"report|study|analysis|evaluations?|experiments?|comparisons?|trials?)")
@@ -106,31 +111,35 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
     # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
-    ("product", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}(?:'s|’s)\s+"
+    ("product", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}{_POSS}\s+"
                            rf"(?P<product>(?:[\w.+-]+\s+){{0,2}}?){_PRODUCT}s?\b")),
     # the words between the possessive and its document stay in one clause; a comma only
     # inside a date ("NVIDIA's May 6, 2026 post")
-    ("doc", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
+    ("doc", re.compile(rf"\b{NAME}{_POSS}\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
                        rf"{_OWNED_DOC}\b")),
     ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                          rf"{_DOC}\b")),
-    ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{NAME}(?:'s|’s)?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
+    ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{NAME}{_POSS}?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
-    ("person", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
+    ("person", re.compile(rf"\b{NAME}{_POSS}\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
                           rf"\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
                           rf"described|explained|showed|benchmarked|published)\b")),
-    ("result", re.compile(rf"\b{NAME}(?:'s|’s)\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
+    ("result", re.compile(rf"\b{NAME}{_POSS}\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
     # a publication named with its "The" ("The Register reported"), or after an opening
     # date ("On 3 March 2026 Intel published")
     ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*(?:The\s+)?{NAME}\s+"
                           rf"(?:{'|'.join(_INFLECTED)})\b")),
     ("result", re.compile(rf"^\s*(?:On|In|By|Since)\s+[^,;.\[]{{0,30}}?\b\d{{4}},?\s+"
                           rf"{NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
+    # who put the document out: "notes published by Acme", "as recorded by Acme"
+    ("by", re.compile(rf"\b(?:published|posted|recorded|hosted|maintained|compiled|archived|"
+                      rf"mirrored|indexed|released|issued|kept|curated|uploaded)\s+by\s+"
+                      rf"(?:the\s+)?{NAME}")),
     # whom a source's words were told to: "a maintainer told Intel that"
     ("doc", re.compile(rf"\btold\s+(?:The\s+)?{NAME}(?=\s+(?:that|about|in|on|the|it)\b|,)")),
     # a possessive heading the subject of a verb of saying, whatever its noun: "Intel's spec
     # sheet for the connector lists"
-    ("doc", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}(?:'s|’s)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+"
+    ("doc", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*{NAME}{_POSS}\s+(?:[\w-]+\s+){{0,2}}?[\w-]+"
                        rf"(?:\s+(?:of|on|about|for)\s+(?:the|its|their|this|that|an?)\s+"
                        rf"(?:[\w-]+\s+){{0,2}}?[\w-]+)?\s+(?:says|said|states|stated|lists|"
                        rf"listed|describes|described|gives|gave|reports|reported|counts|"
@@ -146,6 +155,10 @@ _PATTERNS = [
 #: where a thing comes from ("the Widget tutorial's kernel"), not whose citation this is.
 _MODIFIER_RE = re.compile(rf"(?:'s|’s)\s+(?!(?:[\w.-]+\s+){{0,2}}?(?:{_RESULT}|{_OWNED_DOC})\b)")
 _OWNED_DOC_RE = re.compile(_OWNED_DOC, re.IGNORECASE)
+#: Words that make "a NAME ... post" the name's own outlet: "a Redis engineering-blog
+#: tutorial", "an Acme company blog post", "the official Acme docs".
+_HOUSE_RE = re.compile(r"\b(?:engineering|company|corporate|official|in-house|house|newsroom|"
+                       r"(?:engineering|company|corporate|developer|tech)-blog)\b")
 _CITE_RE = re.compile(r"\[(S\d+)\]")
 #: A group of markers cites together: "[S3] [S4]", "[S3][S4]", "[S3], [S4]".
 _RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
@@ -166,6 +179,14 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             end = m.end("name")
             if sentence[end:end + 2] in ("'s", "’s"):
                 end += 2
+            elif sentence[end:end + 1] in ("'", "’") and name.endswith("s"):
+                end += 1
+            if construction == "by":
+                if re.match(r"(?:'s|’s|\s+(?:of|for)\s+(?:the\s+)?[A-Z])", sentence[m.end("name"):]):
+                    continue  # "by the University of Toronto's group": read whole elsewhere
+                if is_person_name(name):
+                    continue  # "published by Jane Roe": an authorship (persons)
+                construction = "doc"
             taken.add(m.start("name"))
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
@@ -175,6 +196,10 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
                 continue  # "the README's example": a document's own part, not an owner
             if construction == "named" and _MODIFIER_RE.match(sentence, m.end()):
                 continue  # "the Widget tutorial's kernel ran": a thing the source discusses
+            if construction == "named" and _HOUSE_RE.search(m.group(), m.end("name") - m.start()):
+                # "a Redis engineering-blog tutorial": the name's own outlet, an owner (not a
+                # topic that a title may share)
+                construction = "doc"
             if construction in ("doc", "named") and re.search(
                     r"\b(?:team|authors|engineers|group|lab|colleagues|researchers)$",
                     m.group()):

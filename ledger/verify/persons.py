@@ -60,6 +60,10 @@ _PATTERNS = [
     re.compile(rf"(?:\b(?P<work>{_NAMED}),\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,3}}?)?"
                rf"\b(?P<noun>{_DOCS}|written|authored|co-?authored|edited|compiled)\s+by\s+"
                rf"{_LIST}"),
+    # put out by its authors, with where and when between: "posted to arXiv on May 2, 2026
+    # by Jane Roe and Ian Poe"
+    re.compile(rf"\b(?P<noun>posted|published|released|uploaded|submitted)\s+"
+               rf"(?:(?:to|on|in|at)\s+[^.;:\[]{{1,50}}?\s+)?by\s+{_LIST}"),
     re.compile(rf"(?:\b(?P<work>{_NAMED}))?,\s+(?:by|from)\s+{_LIST}"
                rf"(?=\s*[,(]|,?\s+and\s+{_COLLEAGUES})"),
     re.compile(rf"\b{_LIST},?\s+and\s+{_COLLEAGUES}"),
@@ -70,6 +74,12 @@ _PATTERNS = [
     # the names open the sentence and say what the cited work says: "Jane Roe and Ian Poe
     # treat X as Y and report that ..."
     re.compile(rf"^\s*{_LIST}(?<!'s)(?<!’s)\s+(?=[a-z])(?=[^.;\[]*\b{_SAYING}\b)"),
+    # the same after an opening phrase naming their document: "In a tutorial published May 2,
+    # 2026, Jane Roe and Ian Poe cache the prompts", "In their paper, Jane Roe shows"
+    re.compile(rf"^\s*(?:In|On)\s+(?:a|an|the|their|his|her)\s+(?:[\w-]+\s+){{0,3}}?"
+               rf"(?P<noun>{_DOCS})\b[^;:\[]{{0,50}}?,\s+{_LIST}(?<!'s)(?<!’s)\s+(?=[a-z])"
+               # a verb next, not a noun the names modify ("Red Hat Summit attendees")
+               rf"(?![a-z]+(?:ees|ers|ors|ists|ians|ants|ents|ies)\b)"),
 ]
 _SPLIT_LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 #: Words that make a capitalised name an organisation, not a person.

@@ -97,6 +97,8 @@ def _inference_values(inf: Inference) -> dict[object, list[Decimal]]:
         for f, q in typed_figures(text):
             if f.kind is not FigureKind.date:
                 values.setdefault(value_key(q), []).extend(f.values)
+            if q.kind is Kind.percent:  # a share ("55.6% of the baseline") or a change
+                values.setdefault((_WAY, q.direction), []).extend(f.values)
     if inf.computation is not None:
         values.setdefault(None, []).extend(
             Decimal(repr(float(s.result))) for s in inf.computation.steps)
@@ -107,9 +109,33 @@ def _inference_values(inf: Inference) -> dict[object, list[Decimal]]:
     return values
 
 
+#: Key of a claim's percents by what they are: a share (direction None) or a change.
+_WAY = "percent-way"
+
+
+def _other_way(values: dict[object, list[Decimal]], figure: Figure, quantity: Quantity) -> bool:
+    """A percent that the claim states as the other of a share and a change, while it states
+    another value as this one: "a cut of 55.6%" restating "55.6% of the baseline, a 44.4%
+    reduction" gives the share as the cut."""
+    if quantity.kind is not Kind.percent:
+        return False
+    way = values.get((_WAY, quantity.direction), [])
+    other = [v for d in (None, "increase", "decrease") if d != quantity.direction
+             for v in values.get((_WAY, d), [])]
+
+    def among(pool: list[Decimal]) -> bool:
+        return all(any(quantize(v, figure.decimals) == value for v in pool)
+                   for value in figure.values)
+
+    return bool(way) and not among(way) and among(other)
+
+
 def _states(values: dict[object, list[Decimal]], figure: Figure, quantity: Quantity) -> bool:
     """The inference states or computes the figure's value as its kind, at the figure's printed
-    precision (a percent also as a fraction: 45% = 0.45)."""
+    precision (a percent also as a fraction: 45% = 0.45); not a percent it states only as the
+    other of a share and a change (:func:`_other_way`)."""
+    if _other_way(values, figure, quantity):
+        return False
     scales = (Decimal(1), Decimal(100)) if quantity.kind in (Kind.percent, Kind.points) else (
         Decimal(1),)
     candidates = [*values.get(value_key(quantity), []), *values.get(None, [])]
@@ -169,8 +195,12 @@ def _aligned(fig: Figure, quantity: Quantity, sentence: list[tuple[Figure, Quant
         before = k > 0 and n > 0 and _same_value(sentence[k - 1][0], claim[n - 1][0])
         after = k + 1 < len(sentence) and n + 1 < len(claim) and _same_value(
             sentence[k + 1][0], claim[n + 1][0])
-        if any(shared) or (before and after):
-            scored.append((sum(shared) + 2 * before + 2 * after, n, exact))
+        # a change of the same way is a word shared: "a cut of 60%" stands where "a 60%
+        # reduction" does
+        way = quantity.kind is Kind.percent and quantity.direction is not None and (
+            quantity.direction == r.direction)
+        if any(shared) or (before and after) or way:
+            scored.append((sum(shared) + 2 * before + 2 * after + way, n, exact))
     scored.sort(reverse=True)
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
@@ -291,8 +321,10 @@ def restatements(article: Article, sourced: frozenset[int] = frozenset()
 
 def _given(fig: Figure, quantity: Quantity, given: Sequence[tuple[Figure, Quantity]]) -> bool:
     """An inference's claim or assumption states the figure: the same quantity (kind, unit,
-    counted noun), printed at least as precisely, equal at the figure's precision."""
+    counted noun; for a percent, a share or a change alike), printed at least as precisely,
+    equal at the figure's precision."""
     return any(_same_quantity(quantity, q) and g.decimals >= fig.decimals
+               and (quantity.direction is None) == (q.direction is None)
                and len(g.values) == len(fig.values)
                and all(quantize(w, fig.decimals) == v
                        for v, w in zip(fig.values, g.values, strict=True))

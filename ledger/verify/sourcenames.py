@@ -22,7 +22,7 @@ __all__ = ["NAME", "PLACE_RE", "SKIP", "accepted", "initials", "matches", "norm"
 #: "Monday's post", "January's release" name when, not whose).
 SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those",
                   "It", "Its", "A", "An", "In", "On", "Her", "His", "Their", "Our", "Both", "Each",
-                  "Some", "Current", "According", "Before", "After", "For", "With", "But", "And",
+                  "Some", "Current", "According", "Before", "After", "For", "With", "But", "And", "By",
                   "One", "Two", "Today", "Yesterday", "Tomorrow", "Tonight", "Now", "Last",
                   "Next", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                   "Sunday", "January", "February", "March", "April", "May", "June", "July",
@@ -65,6 +65,19 @@ def site_words(src: Source) -> set[str]:
     return words
 
 
+#: Words many organisations' names share: "Google Research" and "Yandex Research" are two
+#: owners, though one word of their names is the same.
+GENERIC = frozenset({
+    "research", "labs", "lab", "ai", "inc", "ltd", "llc", "corp", "corporation", "company",
+    "group", "team", "university", "institute", "college", "school", "foundation", "center",
+    "centre", "systems", "technologies", "technology", "tech", "computing", "cloud", "data",
+    "software", "networks", "network", "engineering", "blog", "notes", "news", "press",
+    "media", "project", "community", "official", "the", "of", "and", "for", "global",
+    "international", "digital", "analytics", "solutions", "services", "hub", "io", "dev",
+    "developers", "docs", "github", "open", "science", "sciences", "intelligence",
+})
+
+
 def matches(name: str, candidates: list[str]) -> bool:
     key = norm(name)
     if not key:
@@ -75,7 +88,7 @@ def matches(name: str, candidates: list[str]) -> bool:
         c = norm(cand)
         if not c:
             continue
-        if key in c or c in key or tokens & {t for t in c.split() if len(t) > 2}:
+        if key in c or c in key or (tokens - GENERIC) & {t for t in c.split() if len(t) > 2}:
             return True
         if short & set(c.split()) or tokens & initials(cand):
             return True  # "University of Washington" and "UW SAMPL"; "MIT" and its name
