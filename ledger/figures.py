@@ -475,6 +475,15 @@ def word_value(words: str) -> Decimal:
 _COMPOUND_RE = re.compile(r"-[A-Za-z]|\s+precision\b", re.I)
 
 
+#: Before "half", what makes it a noun naming a part rather than a fraction of a quantity: a
+#: determiner with or without an ordinal or adjective ("the other half", "its second half",
+#: "the latter half"); not "by half", "in half", "one and a half", "only half the".
+_HALF_NOUN_RE = re.compile(
+    r"\b(?:the|its|their|our|his|her|this|that|each|either|every)\s+"
+    r"(?:(?:other|first|second|third|last|latter|former|lower|upper|top|bottom|back|front"
+    r"|better|larger|bigger|smaller|remaining)\s+)?$", re.IGNORECASE)
+
+
 def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
     for m in _WORD_RE.finditer(text):
         if not claimed.free(*m.span()):
@@ -482,6 +491,9 @@ def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
         if m.group("mw"):
             if _COMPOUND_RE.match(text, m.end()):
                 continue  # "half-precision", "double-digit", "double precision": no figure
+            if m.group("mw").lower() == "half" and _HALF_NOUN_RE.search(
+                    text, max(0, m.start() - 40), m.start()):
+                continue  # "the other half of the story", "the first half": a part, no figure
             value = Decimal(_MULTIPLIER_WORDS[m.group("mw").lower()])
             kind = FigureKind.multiplier
         elif m.group("fw"):  # twofold, tenfold, hundredfold

@@ -134,7 +134,14 @@ def _refers_to_result(text: str, fig: Figure) -> bool:
         return False
     if noun_class(lemma(m.group("w"))) is not None:
         return False
-    return _DETERMINER_BEFORE_RE.search(text[max(0, fig.start - 12):fig.start]) is not None
+    start = fig.start
+    if (lead := _RANGE_LEAD_RE.search(text, max(0, start - 24), start)) is not None:
+        start = lead.start()  # "the 3 to 4x figures": the determiner is before the range
+    return _DETERMINER_BEFORE_RE.search(text[max(0, start - 12):start]) is not None
+
+
+#: The first end of a range written before an ``Nx`` ("3 to 4x", "2-4x" read apart).
+_RANGE_LEAD_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:to|or|-|–|—)\s*$")
 
 
 def _is_frequency(text: str, fig: Figure) -> bool:

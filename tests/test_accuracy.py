@@ -64,11 +64,7 @@ UNMET: dict[tuple[str, str], str] = {
                          "mislabeled 3/6, arithmetic 11/15)",
     ("set-l", "clean"): "set L, held out: 1.83 false errors per clean article on 0ad246b",
     ("set-l", "benign"): "set L on 0ad246b: 1 benign edit raises a new error",
-    ("set-m", "clean"): "set M, held out: 1.17 false errors per clean article on 0ad246b "
-                        "and in its blind run on 87211cd",
     ("set-m", "recall"): "set M, held out: recall 0.72 on 0ad246b, 0.73 on 87211cd",
-    ("set-n", "clean"): "set N, held out: 0.83 false errors per clean article on 0ad246b and "
-                        "on 87211cd",
     ("set-n", "precision"): "set N on 87211cd: mislabeled-figure 0.00, guardrail 0.45",
     ("set-n", "recall"): "set N, held out: recall 0.68 on 0ad246b and on 87211cd",
     ("set-p", "precision"): "set P on 87211cd: conflated-experiments and mislabeled-figure find "

@@ -15,7 +15,7 @@ from ..quantities import lemma, parse_unit
 from ..report import Finding, Severity
 from .baselines import RESPECTIVELY_RE
 from .prose import clauses, enclosing
-from .text import body_span
+from .text import body_span, with_label
 from .tracing import TracedFigure, tried
 from .vocabulary import STAT_RE, metric_statistics, metric_words, named_statistics, surely_traced
 
@@ -40,7 +40,7 @@ def check_statistics(article: Article, traced: list[TracedFigure]) -> list[Findi
         if not t.metrics:
             continue
         before = article.body[start_of_window:t.figure.start]
-        clause_start = max(before.rfind(c) for c in ",;:.") + 1
+        clause_start = max(before.rfind(c) for c in ",;:.?!") + 1
         # "6.4x at the mean and 12.1x at P99": a statistic after "at" is the figure's own, and
         # one that way before the figure belongs to the figure before it
         own_after = _AT_STAT_RE.match(article.body, t.figure.end)
@@ -50,8 +50,16 @@ def check_statistics(article: Article, traced: list[TracedFigure]) -> list[Findi
             continue
         stats = set().union(*(metric_statistics(article, m) for m in t.metrics))
         if stats and not said & stats:
+            if own_after is not None:
+                word = STAT_RE.search(article.body, t.figure.end, own_after.end())
+            else:
+                words = list(STAT_RE.finditer(article.body, start_of_window + clause_start,
+                                              t.figure.start))
+                word = words[-1] if words else None
+            start, end = with_label(article.body, t.figure.start, t.figure.end, (
+                word.start(), word.end(), word.group()) if word is not None else None)
             findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error, "mislabeled-figure",
+                article, start, end, Severity.error, "mislabeled-figure",
                 f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
                 f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure",
                 trace=tried(t)))

@@ -9,7 +9,7 @@ from ..models import Article
 from ..report import Finding, Severity
 from .prose import enclosing, sentences
 
-__all__ = ["body_span", "line_col", "sentence_at"]
+__all__ = ["body_span", "line_col", "sentence_at", "with_label"]
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -35,3 +35,14 @@ def body_span(
     return Finding(severity, rule, message, "/body", line, column, column + (end - start),
                    sentence=sentence_at(article.body, start, end), hint=hint,
                    trace=tuple(trace) if trace is not None else None)
+
+
+def with_label(body: str, start: int, end: int, label: tuple[int, int, str] | None
+               ) -> tuple[int, int]:
+    """The span of a figure widened to the words a clause calls it by ("a time to first token
+    of 3.25 s"), so that a finding shows both the figure and the label it contradicts; the
+    figure alone when the label is on another line."""
+    if label is None:
+        return start, end
+    lo, hi = min(start, label[0]), max(end, label[1])
+    return (lo, hi) if "\n" not in body[lo:hi] else (start, end)

@@ -215,9 +215,18 @@ def fits_own(article: Article, term: str, t: TracedFigure) -> bool:
     return bool(words) and any(words <= metric_words(article, m) for m in t.metrics)
 
 
+#: Before "mean", what makes it the verb ("would mean", "does not mean", "to mean", "2.4x mean
+#: on a fleet"), not the statistic ("the mean", "a mean of", "mean latency").
+_MEAN_VERB_RE = re.compile(
+    r"(?:\b(?:would|could|might|may|can|will|shall|should|must|does|do|did|not|to|"
+    r"which|they|we|you|I)|n't|\d[x×%]?)\s+$", re.IGNORECASE)
+
+
 def named_statistics(text: str) -> set[str]:
     return {name for m in STAT_RE.finditer(text) for name, words in STATISTICS.items()
-            if m.group().lower() in words}
+            if m.group().lower() in words
+            and not (m.group().lower() == "mean"
+                     and _MEAN_VERB_RE.search(text, max(0, m.start() - 12), m.start()))}
 
 
 def metric_statistics(article: Article, metric: str) -> set[str]:

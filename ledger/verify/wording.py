@@ -20,15 +20,18 @@ from ..report import Finding, Severity
 from .ownlabel import own_label
 from .prose import clauses, enclosing, find_terms, group_in
 from .ranges import range_spans
-from .text import body_span
+from .text import body_span, with_label
 from .tracing import TracedFigure, tried
 from .vocabulary import (
     BROADER,
+    DEFAULT_VOCABULARY,
     GENERIC_WORDS,
     fits_other_kind,
     fits_own,
     known_family,
     metric_families,
+    metric_family,
+    metric_words,
     names_another_kind,
     speed_like,
     surely_traced,
@@ -155,6 +158,21 @@ def _families(vocab: dict[str, list[str]], term: str) -> set[str]:
     return {f for f, words in vocab.items() if term in words}
 
 
+#: The words that name a family of speed metric without saying which time or rate.
+_BARE_SPEED_FAMILIES = frozenset({"latency", "throughput"})
+#: A metric's own words that say which of them it is.
+_NAMED_SPEED = frozenset({"latency", "throughput", "ttft", "tpot", "itl", "goodput", "e2e",
+                          "time", "qps", "rps", "request", "token"})
+
+
+def _names_other_metric(article: Article, t: TracedFigure, word: str) -> bool:
+    """Another metric of the scope is of the family ``word`` names, or has it among its words
+    ("6.5x the decode throughput" where a decode throughput gain is reported too)."""
+    scope = article.benchmark_scope
+    others = set(scope.reported_metrics or {}) - set(t.metrics) if scope else set()
+    return any(metric_family(m) == word or word in metric_words(article, m) for m in others)
+
+
 def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     vocab = vocabularies(article)
     all_terms = [w for words in vocab.values() for w in words]
@@ -183,23 +201,36 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
         head = _head_label(article.body, ranges[t.figure.start], hits)
         # the figure's own unit takes part in which word is nearest to which figure, but it
         # labels nothing: "36 tokens per second" says a rate, not which metric
-        labels = [(term, {f for f, words in vocab.items() if term in words})
-                  for start, end, term in ([head] if head is not None else _labels_of(
+        chosen = [h for h in ([head] if head is not None else _labels_of(
                       t.figure, hits, neighbours, ranges[t.figure.start], article.body))
-                  if not _own_unit(article.body, t.figure, (start, end, term))]
+                  if not _own_unit(article.body, t.figure, h)]
+        labels = [(term, {f for f, words in vocab.items() if term in words})
+                  for _, _, term in chosen]
         if not labels:
             continue
         if any(named & own or fits_own(article, term, t)
                or BROADER.get(term.lower(), frozenset()) & own for term, named in labels):
             continue
         if speed_like(article, t):  # "2.2 times faster" for a latency reduction
+            # a speedup of no one family ("decoding speedup") is a ratio of times and of
+            # rates alike: the bare "latency" or "throughput" classing it ("the 2x is a
+            # latency result") names it as well as the other
+            # (a word right after the figure, "3.7x lower latency", still says which)
+            generic = (GENERIC_WORDS | _BARE_SPEED_FAMILIES
+                       if head is None and not own & set(DEFAULT_VOCABULARY) and not any(
+                           metric_words(article, m) & _NAMED_SPEED for m in t.metrics)
+                       else GENERIC_WORDS)
             labels = [(term, named) for term, named in labels
-                      if term.lower() not in GENERIC_WORDS]
+                      if term.lower() not in generic or (
+                          term.lower() in _BARE_SPEED_FAMILIES
+                          and _names_other_metric(article, t, term.lower()))]
         if not labels or fits_other_kind(article, t, labels) or not known_family(article, t):
             continue
         term, named = labels[0]
         message = (f"{t.figure.text!r} traces to {', '.join(sorted(t.metrics))} but its clause "
                    f"calls it {term!r} ({', '.join(sorted(named))})")
-        findings.append(body_span(article, t.figure.start, t.figure.end, Severity.error,
+        where = next((h for h in chosen if h[2] == term), None)
+        start, end = with_label(article.body, t.figure.start, t.figure.end, where)
+        findings.append(body_span(article, start, end, Severity.error,
                                   "mislabeled-figure", message, trace=tried(t)))
     return findings
