@@ -288,3 +288,11 @@ def test_an_indefinite_source_that_says(text: str, attributed: bool) -> None:
 ])
 def test_plural_documents_say(text: str) -> None:
     assert attributes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "By its reading, the hot rows are about 2% of the table.",
+    "By the survey's own count, 40% of sites run the old kernel.",
+])
+def test_a_sources_reading_frames_the_sentence(text: str) -> None:
+    assert attributes(text)

@@ -449,3 +449,14 @@ def test_a_time_unit_does_not_name_what_took_that_long(tmp_path: Path, sentence:
     rule = "Do not label the 2.4 s as first token or TTFT; it is a decode time."
     doc_steps = (lambda doc: add_fact(doc, "Decoding took 2.4 s per batch on the card."),)
     assert bool(_found(tmp_path, rule, sentence, *doc_steps)) is broken
+
+
+@pytest.mark.parametrize("sentence, broken", [
+    ("A wiki puts the single-node gain at 8.6-fold, and says the 3.8 times used four nodes.",
+     False),
+    ("The wiki says the 3.8 times is a single-node gain.", True),
+])
+def test_a_word_in_another_results_clause_labels_that_result(tmp_path: Path, sentence: str,
+                                                             broken: bool) -> None:
+    rule = "Do not describe the 3.8 times as a single-node result."
+    assert bool(_found(tmp_path, rule, sentence)) is broken

@@ -374,3 +374,19 @@ def test_a_number_in_the_products_name(tmp_path: Path) -> None:
                      "boundaries.")
     doc, result = verify_mutant(tmp_path, mutate)
     assert unattributed(result, doc, "46", 1) == [], result.findings
+
+
+@pytest.mark.parametrize(("text", "product", "claimed"), [
+    # a model name with a point in the object, a cost verb, a particle verb, "as much as"
+    ("Widget serves Mixtral-8x7B-v0.1 at 3.1x the rate of the baseline.", "Widget serving",
+     True),
+    ("Widget-2 trains for 38% less than its predecessor.", "Widget-2 training", True),
+    ("Widget speeds decoding up by as much as 2.7x.", "Widget decoding", True),
+    ("The baseline trains for 38% less than Widget.", "Widget training", False),
+])
+def test_claims_with_cost_and_particle_verbs(text: str, product: str, claimed: bool) -> None:
+    from ledger.figures import extract_figures
+    from ledger.verify.credits import _claimed_as_result
+
+    figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
+    assert _claimed_as_result(text, figure, product) is claimed

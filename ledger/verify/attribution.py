@@ -169,7 +169,10 @@ _PASSIVE = (r"(?i:\b(?:reported|measured|published|stated|claimed|given|found|de
             r"documented|announced|presented|cited|run|benchmarked|tested|summari[sz]ed|detailed|"
             r"listed|compiled|collected|tabulated|set\s+out|laid\s+out|recounted|"
             r"recapped)\s+(?:by|in)\b"
-            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b)"
+            r"|\baccording\s+to\b|\bas\s+reported\b|\bper\s+the\b|\bin\s+the\s+words\s+of\b"
+            # a source's reading framing the sentence: "By its reading, ...", "by their count"
+            r"|\bby\s+(?:its|their|his|her|the\s+[\w-]+(?:'s|’s|s'|s’))\s+(?:own\s+)?"
+            r"(?:reading|account|count|estimate|reckoning|telling|figures|numbers|measure))"
             # a document framing the sentence: "In the paper, throughput rises 3x"
             rf"|\b[Ii]n\s+(?:the|its|their|that|this)\s+(?:[\w-]+\s+){{0,2}}{_DOCUMENT},")
 #: "Her write-up", "their paper": a person's document (not "their experiment", which may be
