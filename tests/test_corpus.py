@@ -67,9 +67,10 @@ def _apply(text: str, edit: dict[str, Any]) -> tuple[str, str] | None:
     return text[:pos] + edit["replace"] + text[pos + len(edit["find"]) :], edit["replace"]
 
 
-#: Sets whose blind editor froze them half-written at the deadline (3 articles, every rule at
-#: least twice); kept because they were measured blind like the others.
-PARTIAL = {"set-p"}
+#: Sets of three articles (their blind editors had under an hour: P was frozen half-written at
+#: its deadline, Q and R were commissioned at three), each rule planted at least this often;
+#: kept because they were measured blind like the others.
+PARTIAL = {"set-p": 2, "set-q": 1, "set-r": 3}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -81,7 +82,7 @@ def test_manifest_shape_and_counts(name: str) -> None:
     assert len({a["system"] for a in manifest["articles"]}) == len(manifest["articles"])
     rules = Counter(m["rule"] for m in manifest["mutations"])
     assert set(rules) == RULES, set(rules) ^ RULES
-    assert min(rules.values()) >= (2 if partial else 3)
+    assert min(rules.values()) >= (PARTIAL[name] if partial else 3)
     assert len(manifest["mutations"]) >= (40 if partial else 60)
     assert len(manifest["benign"]) >= (9 if partial else 13)
     ids = [m["id"] for m in manifest["mutations"]] + [b["id"] for b in manifest["benign"]]
