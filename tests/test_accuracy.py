@@ -51,7 +51,8 @@ pytestmark = pytest.mark.slow
 UNMET: dict[tuple[str, str], str] = {
     ("set-q", "clean"): "set Q, held out: 9.33 false errors per clean article on d62d861 and "
                         "in its blind run on 4fd1e3d",
-    ("set-q", "precision"): "set Q on 4fd1e3d: unattributed-figure 0.05, guardrail 0.43",
+    ("set-q", "precision"): "set Q on 4fd1e3d: unattributed-figure 0.05, guardrail 0.43 "
+                            "(unattributed 0.20 once a list took its lead-in's credit)",
     ("set-q", "recall"): "set Q, held out: recall 0.59 on d62d861 and on 4fd1e3d",
     ("set-q", "warnings"): "set Q, held out: 2.00 warnings per clean article on d62d861, 1.67 "
                            "on 4fd1e3d",

@@ -390,3 +390,20 @@ def test_claims_with_cost_and_particle_verbs(text: str, product: str, claimed: b
 
     figure = next(f for f in extract_figures(text) if f.text[0].isdigit())
     assert _claimed_as_result(text, figure, product) is claimed
+
+
+@pytest.mark.parametrize(("lead", "expected"), [
+    # a list is one unit with the line that introduces it: that line's credit covers its items
+    ("The vLLM post lists two results (the figures are the post's, not PCT's):", []),
+    ("According to the May 6 post, two workloads stand out:", []),
+    # a lead-in that credits no one, or a line that introduces nothing, gives no credit
+    ("Two workloads stand out:", ["error"]),
+    ("Two workloads stand out, and the gain is not PCT's to claim.", ["error"]),
+])
+def test_a_list_takes_the_credit_of_the_line_that_introduces_it(
+        tmp_path: Path, lead: str, expected: list[str]) -> None:
+    items = ("- Agent traffic: the store reaches up to 3.8 times the throughput.\n"
+             "- Chat traffic: the gain is smaller.")
+    doc, result = verify_mutant(tmp_path, lambda d: replace_body(
+        d, S4_CLOSE, S4_CLOSE + "\n\n" + lead + "\n" + items))
+    assert unattributed(result, doc, "3.8 times", 1) == expected, result.findings

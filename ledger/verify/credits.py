@@ -122,6 +122,10 @@ def _quoted_parties(reported_by: str) -> list[str]:
     return parties
 
 
+#: A line of a list: "- ...", "* ...", "• ...", "1. ..." or "2) ...".
+_LIST_ITEM = re.compile(r"\s*(?:[-*•]|[0-9]{1,2}[.)])\s")
+
+
 class _CreditedParagraphs:
     """Which paragraphs attribute their figures: a paragraph that credits someone itself, or
     one that refers back ("Two of those figures ...") to a credited paragraph right before it.
@@ -136,6 +140,26 @@ class _CreditedParagraphs:
         self._credits = credits
         self._known: dict[int, bool] = {}
 
+    def _lead_in(self, i: int) -> int | None:
+        """The line that introduces the list item ``i`` ("Its announcement listed three use
+        cases:" above "- Chatting with a book: ..."): the nearest line before the item's list,
+        when it ends with a colon; None for a line that is no list item, or a list that no such
+        line introduces."""
+        if not _LIST_ITEM.match(self._paras[i].text):
+            return None
+        j = i - 1
+        while j >= 0 and _LIST_ITEM.match(self._paras[j].text):
+            j -= 1
+        return j if j >= 0 and self._paras[j].text.rstrip().endswith(":") else None
+
+    def listed(self, start: int) -> bool:
+        """Whether the paragraph at ``start`` is an item of a list whose introducing line
+        credits: the item states what that line says someone reports."""
+        i = self._index[start]
+        lead = self._lead_in(i)
+        return lead is not None and not self._credits(self._paras[i].text) and self.at(
+            self._paras[lead].start)
+
     def at(self, start: int) -> bool:
         """Whether the paragraph starting at ``start`` attributes its figures."""
         i = self._index[start]
@@ -143,6 +167,9 @@ class _CreditedParagraphs:
         while i not in self._known:
             if self._credits(self._paras[i].text):
                 self._known[i] = True
+            elif (lead := self._lead_in(i)) is not None:
+                chain.append(i)  # a list item: the line that introduces its list decides
+                i = lead
             elif i == 0 or not _REFERS_BACK.search(self._paras[i].text):
                 self._known[i] = False
             else:
@@ -171,7 +198,8 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
         if credited.at(para.start):
             seen.add(key)
             tense = _claim_tense(article.body, t.figure, product)
-            if _sources_author_reported(t, article) and tense is not None:
+            if (_sources_author_reported(t, article) and tense is not None
+                    and not credited.listed(para.start)):
                 spans = sentences(article.body)
                 sentence = enclosing(spans, t.figure.start, t.figure.end)
                 if sentence is not None and not attributes(
