@@ -27,8 +27,9 @@ def test_unrelated_words_do_not_match() -> None:
 
 def test_prose_rules_are_read() -> None:
     rule = prose_rule("Do not credit the paper's 6.4x to RadixAttention alone: it adds more.")
+    # "alone": credit to RadixAttention as the sole cause is what the rule forbids
     assert rule is not None and rule.kind == "credit_to" and rule.forbidden == [
-        "RadixAttention alone"]
+        "RadixAttention"] and rule.sole
     rule = prose_rule("The README's 3-10x range is a summary claim; do not present it as a "
                       "measured benchmark.")
     assert rule is not None and rule.kind == "present_as" and len(rule.values[0]) == 2

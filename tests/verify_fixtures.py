@@ -140,13 +140,14 @@ def at(result: FileResult, rule: str, where: tuple[int, int, int] | str) -> list
     if isinstance(where, str):
         return [f for f in result.findings if f.rule == rule and f.pointer == where]
     line, column, end = where
-    # a guardrail finding spans the protected figure and the word that breaks it, a conflation
-    # the stretch from one experiment's figure to the other's: each holds the figure's span;
-    # every other finding sits exactly on it
+    # a guardrail or mislabel finding spans the figure and the word that breaks it or that it
+    # contradicts, a conflation the stretch from one experiment's figure to the other's: each
+    # holds the figure's span; every other finding sits exactly on it
     return [f for f in result.findings if f.rule == rule and f.pointer == "/body"
             and f.line == line and f.column is not None and f.end_column is not None
             and ((f.column, f.end_column) == (column, end) or (
-                rule in ("guardrail", "conflated-experiments") and f.column <= column
+                rule in ("guardrail", "conflated-experiments", "mislabeled-figure")
+                and f.column <= column
                 and end <= f.end_column))]
 
 
