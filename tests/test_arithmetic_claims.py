@@ -5,33 +5,12 @@ error. Sentences and numbers written here."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from verify_fixtures import load
-
-from ledger.models import Article
-from ledger.verify.arithmetic import check_arithmetic
-
-
-def _article(claim: str, inputs: dict[str, float],
-             steps: list[tuple[str, str, float]]) -> Article:
-    doc: dict[str, Any] = copy.deepcopy(load())
-    doc["inferences"] = [{
-        "id": "I1", "claim": claim, "basis_fact_ids": [], "label": "PCT analysis",
-        "computation": {"inputs": inputs, "steps": [
-            {"name": n, "expression": e, "result": r} for n, e, r in steps],
-            "tolerance": 0.01}}]
-    return Article.model_validate_json(json.dumps(doc))
-
-
-def _claim_errors(article: Article) -> list[str]:
-    return [f.message for f in check_arithmetic(article) if f.pointer.endswith("/claim")]
-
+from verify_fixtures import claim_errors, inference_article
 
 CASES = [  # (claim, inputs, steps, the claim's result written wrongly)
     ("At the vendor's rule of one output token per 40 prompt tokens, a 480-token prompt "
@@ -50,14 +29,14 @@ CASES = [  # (claim, inputs, steps, the claim's result written wrongly)
 def test_a_claim_that_states_its_result_rightly_is_no_error(
         claim: str, inputs: dict[str, float], steps: list[tuple[str, str, float]],
         wrong: tuple[str, str]) -> None:
-    assert _claim_errors(_article(claim, inputs, steps)) == []
+    assert claim_errors(inference_article(claim, inputs, steps)) == []
 
 
 @pytest.mark.parametrize(("claim", "inputs", "steps", "wrong"), CASES)
 def test_a_claim_that_states_a_result_nothing_gives_is_an_error(
         claim: str, inputs: dict[str, float], steps: list[tuple[str, str, float]],
         wrong: tuple[str, str]) -> None:
-    found = _claim_errors(_article(claim.replace(*wrong), inputs, steps))
+    found = claim_errors(inference_article(claim.replace(*wrong), inputs, steps))
     number = re.search(r"[0-9]+", wrong[1])
     assert number is not None
     assert len(found) == 1 and repr(number.group()) in found[0], found
@@ -66,22 +45,22 @@ def test_a_claim_that_states_a_result_nothing_gives_is_an_error(
 def test_a_claim_figure_from_the_articles_evidence_is_no_error() -> None:
     # 64 is no value of the arithmetic, but the seed's facts and scope state figures the
     # claim may name as context; a figure of the article's own evidence is explained
-    article = _article("Each of the 3 nodes serves 64 sessions, so the cluster serves 192.",
+    article = inference_article("Each of the 3 nodes serves 64 sessions, so the cluster serves 192.",
                        {"nodes": 3, "sessions": 64}, [("total", "nodes * sessions", 192)])
-    assert _claim_errors(article) == []
-    article = _article("On the May 6, 2026 setup, 2 replicas give 2 copies of each block.",
+    assert claim_errors(article) == []
+    article = inference_article("On the May 6, 2026 setup, 2 replicas give 2 copies of each block.",
                        {"replicas": 2}, [("copies", "replicas * 1", 2)])
-    assert _claim_errors(article) == []
+    assert claim_errors(article) == []
 
 
 def test_a_count_of_whole_things_may_round_a_fraction_up() -> None:
     for claim in ("Weights of 170 GB fill 2.1 cards of 80 GB, so they need 3 cards.",
                   "Weights of 170 GB fill 2.1 cards of 80 GB: 3 cards become 2 at INT8."):
-        article = _article(claim, {"gb": 170, "card": 80}, [("cards", "gb / card", 2.125)])
-        assert _claim_errors(article) == [], claim
-    article = _article("Weights of 170 GB fill 2.1 cards of 80 GB, so they need 4 cards.",
+        article = inference_article(claim, {"gb": 170, "card": 80}, [("cards", "gb / card", 2.125)])
+        assert claim_errors(article) == [], claim
+    article = inference_article("Weights of 170 GB fill 2.1 cards of 80 GB, so they need 4 cards.",
                        {"gb": 170, "card": 80}, [("cards", "gb / card", 2.125)])
-    assert len(_claim_errors(article)) == 1
+    assert len(claim_errors(article)) == 1
 
 
 def _restated(tmp_path: Path, sentence: str, phrase: str) -> dict[str, str]:

@@ -4,30 +4,10 @@ a percent none of it gives is still an error. Sentences and numbers written here
 
 from __future__ import annotations
 
-import copy
 import json
-from typing import Any
 
 import pytest
-from verify_fixtures import load
-
-from ledger.models import Article
-from ledger.verify.arithmetic import check_arithmetic
-
-
-def _article(claim: str, inputs: dict[str, float],
-             steps: list[tuple[str, str, float]]) -> Article:
-    doc: dict[str, Any] = copy.deepcopy(load())
-    doc["inferences"] = [{
-        "id": "I1", "claim": claim, "basis_fact_ids": [], "label": "PCT analysis",
-        "computation": {"inputs": inputs, "steps": [
-            {"name": n, "expression": e, "result": r} for n, e, r in steps],
-            "tolerance": 0.01}}]
-    return Article.model_validate_json(json.dumps(doc))
-
-
-def _claim_errors(article: Article) -> list[str]:
-    return [f.message for f in check_arithmetic(article) if f.pointer.endswith("/claim")]
+from verify_fixtures import claim_errors, inference_article
 
 
 @pytest.mark.parametrize(("claim", "inputs", "steps"), [
@@ -42,7 +22,7 @@ def _claim_errors(article: Article) -> list[str]:
 ])
 def test_a_percent_applied_as_a_factor_is_explained(claim: str, inputs: dict[str, float],
                                                     steps: list[tuple[str, str, float]]) -> None:
-    assert _claim_errors(_article(claim, inputs, steps)) == []
+    assert claim_errors(inference_article(claim, inputs, steps)) == []
 
 
 @pytest.mark.parametrize(("claim", "inputs", "steps"), [
@@ -54,7 +34,7 @@ def test_a_percent_applied_as_a_factor_is_explained(claim: str, inputs: dict[str
 ])
 def test_a_percent_no_factor_gives_is_still_an_error(claim: str, inputs: dict[str, float],
                                                      steps: list[tuple[str, str, float]]) -> None:
-    assert len(_claim_errors(_article(claim, inputs, steps))) == 1
+    assert len(claim_errors(inference_article(claim, inputs, steps))) == 1
 
 
 @pytest.mark.parametrize(("claim", "inputs", "steps"), [
@@ -72,7 +52,7 @@ def test_a_percent_no_factor_gives_is_still_an_error(claim: str, inputs: dict[st
 ])
 def test_a_percent_of_two_of_the_claims_own_figures_is_explained(
         claim: str, inputs: dict[str, float], steps: list[tuple[str, str, float]]) -> None:
-    assert _claim_errors(_article(claim, inputs, steps)) == []
+    assert claim_errors(inference_article(claim, inputs, steps)) == []
 
 
 @pytest.mark.parametrize(("claim", "inputs", "steps"), [
@@ -86,4 +66,4 @@ def test_a_percent_of_two_of_the_claims_own_figures_is_explained(
 ])
 def test_a_percent_neither_gives_is_still_an_error(
         claim: str, inputs: dict[str, float], steps: list[tuple[str, str, float]]) -> None:
-    assert len(_claim_errors(_article(claim, inputs, steps))) == 1
+    assert len(claim_errors(inference_article(claim, inputs, steps))) == 1

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ledger.models import Article
 from ledger.report import FileResult, Finding
 from ledger.verify import verify_file
 from ledger.verify.consistency import word_count
@@ -153,3 +154,23 @@ def at(result: FileResult, rule: str, where: tuple[int, int, int] | str) -> list
 
 def errors(result: FileResult) -> list[Finding]:
     return [f for f in result.findings if f.severity.value == "error"]
+
+
+def inference_article(claim: str, inputs: dict[str, float],
+                      steps: list[tuple[str, str, float]]) -> Article:
+    """The desk's article with one inference in place of its own: ``claim`` over a computation
+    of ``inputs`` and ``steps`` (name, expression, result), tolerance 0.01."""
+    doc: dict[str, Any] = copy.deepcopy(load())
+    doc["inferences"] = [{
+        "id": "I1", "claim": claim, "basis_fact_ids": [], "label": "PCT analysis",
+        "computation": {"inputs": inputs, "steps": [
+            {"name": n, "expression": e, "result": r} for n, e, r in steps],
+            "tolerance": 0.01}}]
+    return Article.model_validate_json(json.dumps(doc))
+
+
+def claim_errors(article: Article) -> list[str]:
+    """Messages of the arithmetic findings on the inferences' claims."""
+    from ledger.verify.arithmetic import check_arithmetic
+
+    return [f.message for f in check_arithmetic(article) if f.pointer.endswith("/claim")]
