@@ -281,11 +281,9 @@ def _stated_results(claim: str) -> list[tuple[Figure, Quantity]]:
     format"), and is of a kind a computation gives (percents are read by
     :func:`_claim_percents`)."""
     out = []
-    start = 0
     for clause in claim.split(";"):
         figures = [(f, q) for f, q in typed_figures(clause) if q.kind is not Kind.date
                    and q.kind is not Kind.year]
-        start += len(clause) + 1
         if not figures:
             continue
         fig, q = figures[-1]
@@ -297,7 +295,7 @@ def _stated_results(claim: str) -> list[tuple[Figure, Quantity]]:
     return out
 
 
-def _claim_figures(article: Article, i: int, inf: Inference, values: list[float],
+def _claim_figures(article: Article, inf: Inference, values: list[float],
                    base: str) -> list[Finding]:
     """A figure of the claim that no value of its arithmetic gives (at the claim's precision)
     and no other evidence of the article states as the same kind of quantity: a result
@@ -341,5 +339,5 @@ def check_arithmetic(article: Article) -> list[Finding]:
         if inf.computation is not None or any(equations(a) for a in inf.assumptions or []):
             findings += _claim_percents(inf, values, base)
         if inf.computation is not None:
-            findings += _claim_figures(article, i, inf, values, base)
+            findings += _claim_figures(article, inf, values, base)
     return findings
