@@ -61,6 +61,7 @@ class Result:
     benign: int = 0
     benign_errors: list[str] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    warned: list[str] = field(default_factory=list)  # planted errors found only as warnings
 
     @property
     def detected(self) -> int:
@@ -94,6 +95,7 @@ class Result:
             "recall": self.recall, "planted": sum(self.planted.values()),
             "detected": self.detected, "per_rule": self.per_rule(),
             "benign": self.benign, "benign_errors": self.benign_errors, "misses": self.misses,
+            "warned": self.warned,
         }
 
 
@@ -196,6 +198,7 @@ def evaluate(sets: list[str], workdir: Path) -> Result:
                 result.as_error[m["rule"]] += 1
             elif hits:
                 result.as_warning[m["rule"]] += 1
+                result.warned.append(f"{name} {m['id']} [{m['rule']}] {m['span']!r}")
             else:
                 near = [f for f in found if _key(f) not in clean[m["article"]]]
                 result.misses.append(

@@ -31,6 +31,7 @@ from .attribution import attributes, desk_claims, desk_names, reported_clause
 from .experiments import arithmetic_spans
 from .persons import is_person_name
 from .prose import Span, enclosing, group_in, paragraphs, sentences
+from .sourcenames import GENERIC
 from .text import body_span
 from .tracing import TracedFigure, tried
 
@@ -228,16 +229,45 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
         if _continues_credited(paras, para, sources, credited):
             continue  # "A week later, the pool held 64%. [S4]" after S4's credited account
-        spelled = t.figure.spelled
+        doubt = ("; a spelled-out number may be prose that only shares the value, so this is "
+                 "not certain" if t.figure.spelled else
+                 "" if claimed else _doubt(article, para, sources))
         findings.append(body_span(
             article, t.figure.start, t.figure.end,
-            Severity.warning if spelled else Severity.error, "unattributed-figure",
+            Severity.warning if doubt else Severity.error, "unattributed-figure",
             f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
             ", not independently reproduced) but its paragraph does not attribute it "
-            "(e.g. 'the authors reported')" + (
-                "; a spelled-out number may be prose that only shares the value, so this is "
-                "not certain" if spelled else ""), trace=tried(t)))
+            "(e.g. 'the authors reported')" + doubt, trace=tried(t)))
     return findings
+
+
+#: Words by which a paragraph names whose account it gives, whatever its grammar: "the
+#: authors", "the company", "the post", "the vendor's page".
+_OWNER_WORDS_RE = re.compile(
+    r"(?:authors?|researchers|team|company|vendor|maintainers|developers|paper|preprint|"
+    r"post|blog|announcement|documentation|docs|guide|README|page|study|whitepaper|"
+    r"press\s+release|launch|keynote|talk|slides|changelog|release\s+notes)\b", re.IGNORECASE)
+
+
+def _doubt(article: Article, para: Span, sources: list[str]) -> str:
+    """Why the checker cannot be sure that a figure the attribution grammar found no credit for
+    is unattributed ("" when it is sure): the paragraph names the owner of the figure's source
+    or an account ("Google's May 8 post says ...", "as quoted by a developer on Google's
+    forum"), in words the grammar did not read as a credit. Only a paragraph that names no one
+    blocks, or a figure stated as what the product does ("JetStream delivers a 3x gain"), which
+    the caller does not ask about."""
+    owners = [src for src in article.sources if src.id in sources]
+    words = {first for src in owners if (first := src.publisher.split()[0]).lower() not in GENERIC
+             and len(first) > 2}
+    words |= {a.split()[-1] for src in owners for a in src.authors or [] if a.split()}
+    named = next((w for w in sorted(words) if re.search(rf"\b{re.escape(w)}\b", para.text)),
+                 None)
+    if named is None and (m := _OWNER_WORDS_RE.search(para.text)) is not None:
+        named = m.group()
+    if named is None:
+        return ""
+    return (f"; the paragraph names {named!r}, but the checker could not read it as crediting "
+            "this figure, so it cannot be sure")
 
 
 #: A paragraph that opens by going on in time from what came before: "A week later", "Two

@@ -108,6 +108,9 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     trace = tried(t)
 
     def at(severity: Severity, rule: str, message: str, hint: str | None = None) -> Finding:
+        if severity is Severity.error and rule != "untraced-figure" and _prose_word(t):
+            severity = Severity.warning  # "ten calls", "half the bandwidth": prose may only
+            message += _SPELLED_DOUBT    # share the evidence's number
         return body_span(article, f.start, f.end, severity, rule, message, hint=hint,
                          trace=trace)
 
@@ -176,6 +179,7 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
         ratio, a, b = t.stated_ratio
         message += (f"; it is stated as the ratio of {a!r} and {b!r}, which is "
                     f"{format(quantize(ratio, 2).normalize(), 'f')}")
+    severity = Severity.error
     if (miss := by_verdict.get(Verdict.kind) or by_verdict.get(Verdict.noun)) is not None:
         kind = (f"a {miss.quantity.describe()}" if miss.quantity
                 else "a value of unknown kind whose name does not say what it counts")
@@ -183,12 +187,33 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                     "which is not the same quantity")
     small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
-    severity = Severity.error
     if small:
         message += " (a spelled-out small number: it may be prose rather than a claim)"
         severity = Severity.note if _ordinary(q) else Severity.warning
+    elif severity is Severity.error and _prose_word(t):
+        message += _SPELLED_DOUBT
+        severity = Severity.warning
     return at(severity, "untraced-figure", message,
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
+
+
+#: What a finding on a spelled-out figure adds: the checker is not sure it is a claim.
+_SPELLED_DOUBT = (" (a figure in words, such as 'ten' or 'half', may be prose that only "
+                  "shares the number, so the checker cannot be sure)")
+def _prose_word(t: TracedFigure) -> bool:
+    """A figure in words that everyday prose uses without stating a result: a small count or
+    duration ("ten calls", "every ten minutes") that does not count hardware ("eight GPUs",
+    "two nodes" state a deployment), or a fraction ("half the laptop's bandwidth", "a third").
+    Not a multiplier or percent in words ("threefold", "nine percent"): those state a result."""
+    f, q = t.figure, t.quantity
+    if not f.spelled or q is None:
+        return False
+    if q.kind is Kind.multiplier:
+        return all(v < 1 for v in f.values)
+    if q.kind not in (Kind.count, Kind.number, Kind.duration) or any(
+            v > _SMALL_SPELLED for v in f.values):
+        return False
+    return q.noun_class not in _HARDWARE_LEVELS  # "two GPUs per node" states a deployment
 
 
 def _unit_words(q: Quantity) -> str:
@@ -291,11 +316,14 @@ def _denied_reading(body: str, t: TracedFigure, traced: list[TracedFigure]) -> b
 
 
 def _restated_finding(article: Article, r: Restatement, t: TracedFigure) -> Finding:
+    spelled = _prose_word(t)  # "a little over half": words may only approximate it
     return body_span(
-        article, r.figure.start, r.figure.end, Severity.error, "arithmetic",
+        article, r.figure.start, r.figure.end, Severity.warning if spelled else Severity.error,
+        "arithmetic",
         f"{r.figure.text!r} restates the result {r.claim_figure.text!r} of inference "
         f"{r.inference.id} (\"{r.inference.claim.strip()[:90]}\") with another value that none "
-        "of its arithmetic gives; recompute it", trace=tried(t))
+        "of its arithmetic gives; recompute it" + (_SPELLED_DOUBT if spelled else ""),
+        trace=tried(t))
 
 #: What puts a figure as the result of a sum: "... is 57.3", "leaves 71%", "400 Gb/s, or 50 GB/s".
 _RESULT_BEFORE_RE = re.compile(
