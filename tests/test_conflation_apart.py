@@ -71,3 +71,31 @@ def test_a_clause_that_ties_back_to_the_other_experiment_still_joins() -> None:
         "It gained 320% on the lab rig, with the same 35% more orders in the stores.",
     ):
         assert _joins(body) == ["error"], body
+
+
+def test_each_figure_the_subject_of_its_own_clause_keeps_experiments_apart() -> None:
+    """"The X figure is A and the Y figure is B": each figure gets its own experiment, in a
+    clause with its own subject and verb, however the clauses are joined."""
+    for body in (
+        "The 4.2x figure is the bench result and the 35% figure is the field pilot's.",
+        "The 4.2x is bench speed while the 35% is the field pilot alone.",
+        "One figure is the lab rig's 4.2x and the other is the stores' 35%.",
+        "The 4.2x figure is the bench result; the 35% figure is the field pilot's.",
+    ):
+        assert _joins(body) == [], body
+    # a clause of its own that ties back to the run before it still joins
+    assert _joins("The 4.2x is the bench result and the 35% is its gain in that same run."
+                  ) == ["error"]
+
+
+def test_a_prohibition_in_the_body_joins_nothing() -> None:
+    for body in (
+        "Do not call the 4.2x a field pilot result.",
+        "Nor should the 35% be presented as a bench figure.",
+        "The 4.2 times should not be read as a field pilot result.",
+        "Second, never describe the 35% as a lab rig number.",
+    ):
+        assert _joins(body) == [], body
+    # the part after the prohibition is the sentence's own claim again
+    assert _joins("Do not call the 4.2x a field pilot result; on the bench it came with 35% "
+                  "more orders in that same run.") == ["error"]

@@ -135,3 +135,37 @@ def test_the_same_level_of_hardware_traces(tmp_path: Path) -> None:
         "The vendor ran the sweep on six GPUs; the tier serves up to four machines."))
     assert "mislabeled-figure" not in rules_at(result, doc, "six GPUs"), result.findings
     assert "mislabeled-figure" not in rules_at(result, doc, "four machines"), result.findings
+
+
+def _hitchhiker_memory(doc: Doc) -> None:
+    # a metric whose system name holds another family's key ("hit"): its own words still say
+    # what it measures
+    doc["benchmark_scope"]["reported_metrics"]["hitchhiker_memory_saving_pct"] = 35
+    add_fact(doc, "The authors report that Hitchhiker needs 35% less memory on a single card.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "On a single card, Hitchhiker reports about 35% lower memory use than its baseline.",
+    "Hitchhiker trims the memory footprint by 35% on one card, the authors say.",
+])
+def test_a_label_whose_quantity_is_the_metrics_own_is_no_mislabel(
+        tmp_path: Path, sentence: str) -> None:
+    doc, result = verify_with(tmp_path, _hitchhiker_memory, adding(sentence))
+    assert "mislabeled-figure" not in rules_at(result, doc, "35%"), result.findings
+
+
+def test_a_label_of_another_quantity_is_still_a_mislabel(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, _decoding_beside_a_latency, adding(
+        "The authors say the 2.6x is lower energy per token on a chat benchmark."))
+    assert rules_at(result, doc, "2.6x").get("mislabeled-figure") == "error", result.findings
+
+
+@pytest.mark.parametrize("sentence", [
+    "Do not call the 2.6x a latency cut; it is a decoding speedup.",
+    "Nor should the 2.6x be presented as a latency result.",
+    "The 2.6x should not be read as a latency figure for many users.",
+    "Never describe the 2.6x as end-to-end latency.",
+])
+def test_a_prohibition_in_the_body_asserts_no_label(tmp_path: Path, sentence: str) -> None:
+    doc, result = verify_with(tmp_path, _decoding_beside_a_latency, adding(sentence))
+    assert "mislabeled-figure" not in rules_at(result, doc, "2.6x"), result.findings

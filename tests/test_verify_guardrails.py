@@ -423,6 +423,37 @@ def test_a_date_without_its_documents_name_is_read_against_the_one_named_before(
     assert not _guardrail(right, guard)
 
 
+_PREVIEW_AND_LAUNCH = {
+    "text": "The preview and the launch post are distinct dates.",
+    "rule": {"kind": "distinct_dates",
+             "dates": {"preview": "2025-03-02", "launch post": "2025-05-20"},
+             "terms": {"preview": ["preview"], "launch post": ["launch post", "launch"]}}}
+
+
+def test_a_document_named_as_the_reference_of_an_interval_is_not_the_one_dated() -> None:
+    """"N weeks after X, on D, Y happened": X is the point the interval counts from; D is the
+    date of the main clause's event."""
+    for body in ("Eleven weeks after the preview, on May 20, 2025, Acme put out its launch "
+                 "post.\n",
+                 "Ten weeks before the launch, on March 2, 2025, Acme opened a preview to "
+                 "testers.\n",
+                 "A month since the preview, on May 20, 2025, Acme told its customers.\n"):
+        assert not _errors(_guardrail(body, _PREVIEW_AND_LAUNCH)), body
+    # the main clause's own document still takes the date
+    wrong = "Acme opened the preview on May 20, 2025, a week before the launch post.\n"
+    found = _guardrail(wrong, _PREVIEW_AND_LAUNCH)
+    assert found and found[0].severity is Severity.error, found
+
+
+def test_a_date_whose_document_the_prose_leaves_open_is_a_warning() -> None:
+    # two documents in the date's clause: which one "on May 20" dates is a reading, not a fact
+    body = "The launch post quoted early testers of the preview on May 20, 2025.\n"
+    found = _guardrail(body, _PREVIEW_AND_LAUNCH)
+    assert found and all(f.severity is Severity.warning for f in found), found
+    assert "cannot be sure" in found[0].message
+    assert _errors(_guardrail("The preview went out on May 20, 2025.\n", _PREVIEW_AND_LAUNCH))
+
+
 def test_a_prose_violation_spans_the_clause_that_breaks_it() -> None:
     guard = {"text": "Sizes of 16KB and 32KB need a patched kernel; do not present 16KB or 32KB "
                      "pages as working with the stock kernel."}

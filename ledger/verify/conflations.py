@@ -4,7 +4,8 @@ spec, see :mod:`.experiments`) without words that keep them apart ("a separate s
 experiment", "a different deployment", "whereas", "unlike", "cannot be compared", "do not
 agree", ...). Two figures are no join when one fact states them as one result (the source's
 own combination: "with 20% of tokens kept, up to 29x"), and a range is an experiment's only when
-both its ends are.
+both its ends are. A figure or word inside a prohibition ("Do not call the 50x an end-to-end
+gain", :mod:`.prohibitions`) joins nothing: the sentence forbids the join it names.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .experiments import (
     sentence_owners,
     term_marks,
 )
+from .prohibitions import in_prohibition, prohibited_parts
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations
 from .text import body_span
@@ -117,7 +119,11 @@ def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experime
 _ITEM_SEP_RE = re.compile(
     r"[;:]\s*|,\s+(?!\d{4}\b)"
     r"|\s+(?:and|or)\s+(?=(?:that|by|against|compared|versus|over)\b)"
-    r"|\s+(?:and|or)\s+(?=(?:up\s+to\s+|about\s+|roughly\s+|nearly\s+|some\s+)?\d)")
+    r"|\s+(?:and|or)\s+(?=(?:up\s+to\s+|about\s+|roughly\s+|nearly\s+|some\s+)?\d)"
+    # "... and the 50x figure is the kernel alone": a clause whose subject is its own, kept
+    # with its conjunction so that :data:`_OWN_FIGURE_SUBJECT_RE` reads it
+    r"|\s+(?=(?:and|but|while|whereas)\s+(?:the|its|their|this|that)\s+(?:[\w.%'’-]+\s+){1,3}?"
+    r"(?:is|are|was|were)\b)")
 
 
 _OWN_SUBJECT_RE = re.compile(
@@ -254,18 +260,21 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     if len(experiments) < 2:
         return out
     facts = _facts_figures(article)
+    forbidding = prohibited_parts(article.body)  # "Do not call the 50x end-to-end": no join
     for sentence in sentences(article.body):
         if SEPARATION_RE.search(sentence.text):
             continue
-        placed = sentence_owners(article, sentence, experiments, False)
+        placed = [m for m in sentence_owners(article, sentence, experiments, False)
+                  if not in_prohibition(forbidding, m[0], m[1])]
         if computed and sentence.start in computed:  # the desk's own arithmetic combines
             # its inputs on purpose: only a figure it does not compute from can be joined
             placed = [m for m in placed
                       if not _computed(computed[sentence.start], article.body, m)]
         if not placed:
             continue  # at least one side of a join is a figure
-        marks = sorted(placed + term_marks(article, sentence, experiments), key=lambda m: m[0]
-                       ) if use_terms else placed
+        marks = sorted(placed + [m for m in term_marks(article, sentence, experiments)
+                                 if not in_prohibition(forbidding, m[0], m[1])],
+                       key=lambda m: m[0]) if use_terms else placed
         if len({id(m[2]) for m in marks}) < 2:
             continue
         figures = {(s, e) for s, e, _ in placed}

@@ -8,7 +8,9 @@ read for the common phrasings (:func:`rule_from_prose`):
 * "Do not repeat X as current ...; D documentation describes S" -> dated status (X and D must
   contain dates, S names the subject);
 * "A, B and C are distinct dates" -> distinct dates (each item must hold a date, or say
-  "today's", which is the observation date).
+  "today's", which is the observation date). A document named as an interval's reference
+  ("two months after the arXiv posting, on D") is not the one D dates; a date the prose could
+  give to more than one of the documents is a warning, not an error.
 
 A violation is an error with rule id ``guardrail``, except a join of the experiments a
 separate-experiments guardrail keeps apart: that mistake is ``conflated-experiments``, whoever
@@ -506,32 +508,76 @@ def _dated(rule: DatedStatusRule, article: Article, index: int) -> list[Finding]
     return findings
 
 
+#: "after the arXiv posting", "two months before the launch", "since Acme's first preview": the
+#: document named after it is the point an interval counts from, not the event a date labels
+_REFERENCE_BEFORE = re.compile(
+    r"\b(?:after|before|since|following|preceding|ahead\s+of|prior\s+to|until|till)\s+"
+    r"(?:(?:the|a|an|its|their|his|her|this|that|[\w-]+['’]s)\s+)?(?:[\w'’.-]+\s+){0,2}$",
+    re.IGNORECASE)
+
+
+def _reference(body: str, hit: tuple[int, int, str], fig: Figure, clause: Span | None) -> bool:
+    """The document of ``hit`` is named as an interval's reference point ("two months after the
+    arXiv posting, on March 17"), unless the date is written inside that reference phrase
+    ("after the arXiv posting on January 18"): then it is that document's date."""
+    if not _REFERENCE_BEFORE.search(body, max(0, hit[0] - 60), hit[0]):
+        return False
+    return not (clause is not None and clause.contains(hit[0], hit[1]) and hit[1] <= fig.start)
+
+
+def _one_reading(all_terms: list[tuple[str, str]], hits: list[tuple[int, int, str]],
+                 nearest: tuple[int, int, str], owners: set[str], clause: Span | None) -> bool:
+    """The prose gives the date to ``owners`` alone: no other of the guardrail's documents is
+    named in the sentence, or none other in the date's clause, which names ``nearest``."""
+    def named(where: list[tuple[int, int, str]]) -> set[str]:
+        return {label for label, t in all_terms for h in where if t == h[2]}
+    in_clause = [h for h in hits if clause is not None and clause.contains(h[0], h[1])]
+    return named(hits) == owners or (nearest in in_clause and named(in_clause) == owners)
+
+
 def _distinct(rule: DistinctDatesRule, article: Article, index: int) -> list[Finding]:
+    """A date of one document given to another of the guardrail's documents.
+
+    The date goes to the document named nearest to it in its sentence; a document named as an
+    interval's reference point ("after X") is not the one it dates. Sure (an error) only when
+    the prose leaves no other reading: the sentence names no other of the guardrail's
+    documents, or the date's clause names that one alone; otherwise a warning that says the
+    checker cannot be sure."""
     findings = []
-    spans = sentences(article.body)
+    body = article.body
+    spans, parts = sentences(body), clauses(body)
     all_terms = [(label, t) for label, terms in rule.terms.items() for t in terms]
-    for fig in extract_figures(article.body):
+    for fig in extract_figures(body):
         labels = [label for label, d in rule.dates.items() if _same_date(fig, d)]
         sentence = enclosing(spans, fig.start, fig.end)
         if len(labels) != 1 or sentence is None:
             continue
-        hits = find_terms(sentence.text, [t for _, t in all_terms], sentence.start)
+        clause = enclosing(parts, fig.start, fig.end)
+        said = find_terms(sentence.text, [t for _, t in all_terms], sentence.start)
+        hits = [h for h in said if not _reference(body, h, fig, clause)]
+        if said and not hits:
+            continue  # only reference points are named: the date is the main clause's event
         context = ""
         if not hits:  # "The release post, dated ...": the last one named before it
             window = max(0, sentence.start - _CONTEXT_CHARS)
-            hits = find_terms(article.body[window:sentence.start], [t for _, t in all_terms],
+            hits = find_terms(body[window:sentence.start], [t for _, t in all_terms],
                               window)[-1:]
             context = " (named in the text before this sentence; the checker cannot be sure)"
         if not hits:
             continue
-        term = min(hits, key=lambda h: max(h[0] - fig.end, fig.start - h[1], 0))[2]
-        owners = {label for label, t in all_terms if t == term}
-        if labels[0] not in owners:
-            findings.append(_violation(
-                article, fig.start, fig.end, index,
-                f"{fig.text!r} is the date of the {labels[0]!r} but is given to the "
-                f"{' / '.join(sorted(owners))!r}{context}",
-                Severity.warning if context else Severity.error))
+        nearest = min(hits, key=lambda h: max(h[0] - fig.end, fig.start - h[1], 0))
+        owners = {label for label, t in all_terms if t == nearest[2]}
+        if labels[0] in owners:
+            continue
+        sure = not context and _one_reading(all_terms, hits, nearest, owners, clause)
+        if not sure and not context:
+            context = (" (the sentence names more than one of these documents; the checker "
+                       "cannot be sure which one the date is given to)")
+        findings.append(_violation(
+            article, fig.start, fig.end, index,
+            f"{fig.text!r} is the date of the {labels[0]!r} but is given to the "
+            f"{' / '.join(sorted(owners))!r}{context}",
+            Severity.error if sure else Severity.warning))
     return findings
 
 

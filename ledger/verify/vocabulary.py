@@ -206,13 +206,23 @@ def metric_words(article: Article, metric: str) -> set[str]:
     return {lemma(w) for w in _WORD_RE.findall(text.lower())}
 
 
+#: Words that say which aspect of a quantity a label takes, not which quantity: "memory use",
+#: "memory footprint" and "memory saving" all name memory.
+_ASPECT_WORDS = frozenset({"use", "usage", "consumption", "footprint", "saving", "reduction",
+                           "cut", "requirement", "need", "demand", "overhead", "amount",
+                           "total", "level"})
+
+
 def fits_own(article: Article, term: str, t: TracedFigure) -> bool:
     """The word also names the figure's own metric: every word of it is in that metric's name,
     label or vocabulary ("Llama-2's 4,096-token window" for a metric labelled "Llama-2
-    pre-training context window", though "window" is another metric's vocabulary word too).
-    A label that fits the traced evidence as well as another is no mislabel."""
+    pre-training context window", though "window" is another metric's vocabulary word too),
+    the words for an aspect of a quantity aside ("memory use" for a memory-reduction metric,
+    whatever family its system's name suggests). A label that fits the traced evidence as well
+    as another is no mislabel."""
     words = {lemma(w) for w in _WORD_RE.findall(term.lower())}
-    return bool(words) and any(words <= metric_words(article, m) for m in t.metrics)
+    quantity = words - _ASPECT_WORDS or words
+    return bool(words) and any(quantity <= metric_words(article, m) for m in t.metrics)
 
 
 #: Before "mean", what makes it the verb ("would mean", "does not mean", "to mean", "2.4x mean

@@ -18,6 +18,7 @@ from ..models import Article
 from ..quantities import Kind, parse_unit
 from ..report import Finding, Severity
 from .ownlabel import own_label
+from .prohibitions import in_prohibition, prohibited_parts
 from .prose import clauses, enclosing, find_terms, group_in
 from .ranges import range_spans
 from .text import body_span, with_label
@@ -181,6 +182,7 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
                          lambda f: (f.start, f.end))
     findings = []
     per_clause: dict[int, tuple[list[Hit], dict[int, tuple[int, int]]]] = {}
+    forbidding = prohibited_parts(article.body)  # "Do not call the 90% a latency cut"
     for t in traced:
         own = metric_families(t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
@@ -192,7 +194,8 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
                                         range_spans(article.body, neighbours))
         terms, ranges = per_clause[clause.start]
         hits = [h for h in terms
-                if not _noun_of_another(h, t.figure, neighbours, article.body)
+                if not in_prohibition(forbidding, h[0], h[1])
+                and not _noun_of_another(h, t.figure, neighbours, article.body)
                 and article.body[h[0]:h[1]].lower() != "means"  # "a 36% saving means ..."
                 and not _qualifies_constraint(article.body, h)
                 and not names_another_kind(article, t, _families(vocab, h[2]))]
