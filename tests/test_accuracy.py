@@ -49,15 +49,11 @@ pytestmark = pytest.mark.slow
 
 #: (set, target) -> the measured figure, for targets not met yet.
 UNMET: dict[tuple[str, str], str] = {
-    ("set-q", "clean"): "set Q, held out: 9.33 false errors per clean article on d62d861 and "
-                        "in its blind run on 4fd1e3d",
     ("set-q", "precision"): "set Q on 4fd1e3d: unattributed-figure 0.05, guardrail 0.43 "
                             "(unattributed 0.20 once a list took its lead-in's credit)",
     ("set-q", "recall"): "set Q, held out: recall 0.59 on d62d861 and on 4fd1e3d",
     ("set-q", "warnings"): "set Q, held out: 2.00 warnings per clean article on d62d861, 1.67 "
                            "on 4fd1e3d",
-    ("set-r", "clean"): "set R, held out: 2.67 false errors per clean article on d62d861, "
-                        "3.67 on 4fd1e3d",
     ("set-r", "precision"): "set R on 4fd1e3d: unattributed-figure 0.22, guardrail 0.40",
     ("set-r", "recall"): "set R, held out: recall 0.69 on d62d861, 0.71 on 4fd1e3d",
     ("set-r", "warnings"): "set R, held out: 2.33 warnings per clean article on d62d861 and "
@@ -74,7 +70,6 @@ UNMET: dict[tuple[str, str], str] = {
                         "0.67 in its one blind run on 4620a9b",
     ("set-j", "recall"): "set J, held out: recall 0.56 on ab092bb, 0.60 on 4620a9b "
                          "(unsupported-conclusion 0/6, mislabeled 1/6)",
-    ("set-k", "clean"): "set K, held out: 2.17 false errors per clean article on 0ad246b",
     ("set-k", "benign"): "set K on 0ad246b: 4 benign edits raise a new error",
     ("set-k", "recall"): "set K, held out: recall 0.81 on 0ad246b (unattributed 2/6, "
                          "mislabeled 3/6, arithmetic 11/15)",

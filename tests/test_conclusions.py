@@ -71,3 +71,17 @@ def test_a_conclusion_span_starts_at_the_verb_that_draws_it() -> None:
         "this demonstrates the scheduler suits any mixed fleet"]
     assert _claims("The newer trace shows the vendor exaggerated its latency gain.") == [
         "shows the vendor exaggerated its latency gain"]
+
+
+def test_a_superlative_over_the_market_or_an_equal_footing_is_a_conclusion() -> None:
+    assert _claims("In short, the tiering layer makes Acme the fastest storage vendor for any "
+                   "inference cluster.") == [
+        "In short, the tiering layer makes Acme the fastest storage vendor for any inference "
+        "cluster"]
+    assert _claims("Our view: the appliance is the best value KV-cache tier on the market.") == [
+        "the appliance is the best value KV-cache tier on the market"]
+    assert _claims("Disaggregation makes a mixed fleet as efficient as a uniform one.") == [
+        "Disaggregation makes a mixed fleet as efficient as a uniform one"]
+    # what a vendor markets, and a market named as a place, are no verdict of the desk's
+    assert _claims("Acme markets the appliance as the best value tier on the market.") == []
+    assert _claims("The card went on the market in May at $1,200.") == []

@@ -113,19 +113,29 @@ _UNIVERSAL_RE = re.compile(
 _VERDICT_RE = re.compile(
     r"\b(?:(?:cheaper|faster|better|slower|safer)\s+than|(?:is|are|be|runs?|becomes?)\s+"
     r"(?:\w+\s+)?(?:cheaper|faster|better|slower|safer)|irrelevant|unusable|useless|will\s+\w+|"
-    r"can\s+expect|beats?|outperforms?|no\s+longer|obsolete|unnecessary)\b", re.IGNORECASE)
+    r"can\s+expect|beats?|outperforms?|no\s+longer|obsolete|unnecessary|"
+    # "the cheapest API for any long-context workload"
+    r"the\s+(?:cheapest|fastest|best|quickest|most\s+(?:efficient|cost-effective|economical)))\b",
+    re.IGNORECASE)
 #: "the cheapest way to serve", "the fastest engine": a verdict over every alternative.
 _SUPERLATIVE_RE = re.compile(
     r"\bthe\s+(?:cheapest|fastest|best|quickest|most\s+(?:efficient|cost-effective|economical|"
     r"accurate))\s+(?:[\w-]+\s+)?(?:way|option|choice|engine|system|platform|solution|chip|GPU|"
-    r"path|server|accelerator|hardware|runtime|stack)\b", re.IGNORECASE)
-#: "no longer costs any accuracy", "makes context limits irrelevant": an absolute.
-_ABSOLUTE_RE = re.compile(r"\bno\s+longer\b[^.;]*?\bany\b|\birrelevant\b", re.IGNORECASE)
+    r"path|server|accelerator|hardware|runtime|stack)\b"
+    # over the whole market: "the cheapest long-context provider on the market"
+    r"|\bthe\s+(?:cheapest|fastest|best|quickest)\b[^.;]{0,60}?\b(?:on|in)\s+the\s+"
+    r"(?:market|industry|world)\b", re.IGNORECASE)
+#: "no longer costs any accuracy", "makes context limits irrelevant", "makes A as cheap as
+#: B": an absolute.
+_ABSOLUTE_RE = re.compile(r"\bno\s+longer\b[^.;]*?\bany\b|\birrelevant\b"
+                          # "makes long-context serving as cheap as short-context serving"
+                          r"|\bmakes?\s+[^.;]{1,60}?\bas\s+(?:cheap|fast|efficient|good)\s+as\b",
+                          re.IGNORECASE)
 #: A clause that reports someone's claim, hedges, advises or negates draws no conclusion.
 _REPORTED_RE = re.compile(
     r"\b(?:says?|said|claims?|claimed|reports?|reported|writes?|wrote|according|states?|stated|"
     r"lists?|listed|describes?|described|calls?|called|argues?|argued|promises?|promised|"
-    r"advertises?|markets?|quotes?|estimates?|estimated|projects?|projected|expects|expected|"
+    r"advertises?|(?<!the\s)markets?|quotes?|estimates?|estimated|projects?|projected|expects|expected|"
     r"should|must|ask|measure|test|check|compare|verify|if|whether|may|might|could|would|not|"
     r"no(?!\s+longer)|none|nothing|neither|nor|cannot|unless|until)\b|[\"“”?]", re.IGNORECASE)
 #: Where a sentence turns to its own claim: "PCT has not measured V1, but V1 will halve ...".

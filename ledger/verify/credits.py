@@ -14,7 +14,9 @@
   ("the post says the gateway lifts ..."). In the desk's analysis paragraph, a figure credited
   earlier in the article is the desk's input, not a new claim.
 * ``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it as
-  the desk's own measurement ("PCT measured", "we tested").
+  the desk's own measurement ("PCT measured", "we tested"); in an article that records no
+  measurement of its own, also a sentence that claims figures stated elsewhere ("PCT confirmed
+  them in its own tests", "PCT measured the figures above").
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from .tracing import TracedFigure, tried
 __all__ = ["agent_names", "check_desk_claims", "check_unattributed"]
 
 
-_REFERS_BACK = re.compile(r"\b(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?(?:figures|"
-                          r"numbers|results|claims|benchmarks|measurements|reports)\b",
-                          re.IGNORECASE)
+_REFERS_BACK = re.compile(r"\b(?:(?:these|those|both|such|the\s+same)\s+(?:\w+\s+)?(?:figures|"
+                          r"numbers|results|claims|benchmarks|measurements|reports)"
+                          # "Two cautions follow from how that sentence is built"
+                          r"|(?:that|this|the\s+same)\s+(?:\w+\s+)?(?:sentence|passage|"
+                          r"statement|quote|quotation|wording|headline))\b(?!-)", re.IGNORECASE)
 
 
 def _desk_words(article: Article) -> re.Pattern[str]:
@@ -255,7 +259,10 @@ def _doubt(article: Article, para: Span, sources: list[str]) -> str:
     or an account ("Google's May 8 post says ...", "as quoted by a developer on Google's
     forum"), in words the grammar did not read as a credit. Only a paragraph that names no one
     blocks, or a figure stated as what the product does ("JetStream delivers a 3x gain"), which
-    the caller does not ask about."""
+    the caller does not ask about, or one in a paragraph where the desk claims the work."""
+    desk = desk_names(article.publisher)
+    if any(desk_claims(s.text, desk) for s in sentences(para.text)):
+        return ""  # "In a vLLM report, PCT tested ...": the desk takes the work as its own
     owners = [src for src in article.sources if src.id in sources]
     words = {first for src in owners if (first := src.publisher.split()[0]).lower() not in GENERIC
              and len(first) > 2}
@@ -474,23 +481,43 @@ def check_desk_claims(article: Article, traced: list[TracedFigure]) -> list[Find
     paras = paragraphs(article.body)
     by_para = group_in(paras, [t for t in traced if _sourced(t)],
                        lambda t: (t.figure.start, t.figure.end))
+    measured = _measures_anything(article)
     findings = []
     for para in paras:
         figures = by_para.get(para.start, [])
-        if not figures or any(tr.origin == "measurement" for t in traced
-                              if para.contains(t.figure.start, t.figure.end)
-                              for tr in t.traces):
+        if any(tr.origin == "measurement" for t in traced
+               if para.contains(t.figure.start, t.figure.end) for tr in t.traces):
             continue  # the desk's own measurements are in this paragraph
+        if not figures and measured:
+            continue
         sources = sorted({s for t in figures for tr in t.traces for s in tr.source_ids})
         for sentence in sentences(para.text):
             claim = desk_claims(sentence.text, desk_names(article.publisher))
-            if claim is None:
+            if claim is None or not (figures or _FIGURES_MEANT_RE.search(sentence.text)):
                 continue
             start = para.start + sentence.start + claim.start()
+            what = (f"this paragraph's figures (e.g. {figures[0].figure.text!r})" if figures
+                    else "the figures it refers to")
             findings.append(body_span(
                 article, start, start + len(claim.group()), Severity.error,
                 "desk-claims-authors-figure",
-                f"{claim.group()!r} presents this paragraph's figures (e.g. "
-                f"{figures[0].figure.text!r}) as the desk's own measurement, but they come from "
-                f"{', '.join(sources) or 'the sources'}, not from a ledger measurement"))
+                f"{claim.group()!r} presents {what} as the desk's own measurement, but they "
+                f"come from {', '.join(sources) or 'the sources'}, not from a ledger measurement"
+                + ("" if figures else " (the article records none)")))
     return findings
+
+
+#: A sentence that speaks of figures without stating one: "PCT confirmed them in its own
+#: tests", "PCT measured the figures above".
+_FIGURES_MEANT_RE = re.compile(
+    r"\b(?:them|these|those|figures?|numbers?|results?|measurements?|speed-?ups?|gains?|"
+    r"savings?|reductions?|latenc(?:y|ies)|throughput|claims?)\b", re.IGNORECASE)
+
+
+def _measures_anything(article: Article) -> bool:
+    """Whether the article records any measurement of its own (ledger measurements, or facts
+    of an independent evidence type): without one, the desk measured nothing it reports."""
+    independent = {EvidenceType.ledger_measurement,
+                   EvidenceType.independently_reproduced_benchmark}
+    return bool(article.measurements) or any(
+        f.evidence_type in independent or f.measurement_ids for f in article.facts)

@@ -135,6 +135,15 @@ _PATTERNS = [
     ("by", re.compile(rf"\b(?:published|posted|recorded|hosted|maintained|compiled|archived|"
                       rf"mirrored|indexed|released|issued|kept|curated|uploaded)\s+by\s+"
                       rf"(?:the\s+)?{NAME}")),
+    # who put the cited document out, in a clause of time: "a day after Acme published it",
+    # "when Acme posted its notes"
+    ("doc", re.compile(rf"\b(?:after|before|when|since|once|until|as)\s+(?:the\s+)?{NAME}\s+"
+                       rf"(?:published|posted|released|announced|unveiled|put\s+out|wrote)\s+"
+                       rf"(?:it|them|its|their|the|a|an|this|that)\b")),
+    # the group a work's authors belong to, in brackets: "the authors' lab (Acme Lab)"
+    ("team", re.compile(rf"\b(?:authors|paper|post|team)(?:'|’|'s|’s)\s+(?:own\s+)?"
+                        rf"(?:lab|group|team|institution|university|employer|company)\s+"
+                        rf"\(\s*(?:the\s+)?{NAME}")),
     # whom a source's words were told to: "a maintainer told Intel that"
     ("doc", re.compile(rf"\btold\s+(?:The\s+)?{NAME}(?=\s+(?:that|about|in|on|the|it)\b|,)")),
     # a possessive heading the subject of a verb of saying, whatever its noun: "Intel's spec
@@ -374,6 +383,14 @@ def _own_part(sentence: Span) -> Span:
     return Span(sentence.start + m.end(), sentence.end, sentence.text[m.end():])
 
 
+def _common_word(body: str, sentence: str, start: int, name: str) -> bool:
+    """``name`` opens its sentence, is one word, and the body writes it in lower case
+    elsewhere ("Throughput counts requests ..." beside "raw throughput"): a common word
+    capitalised because it starts the sentence, not a name."""
+    return (not sentence[:start].strip(" \t\"'(*-") and name.isalpha() and name[1:].islower()
+            and re.search(rf"\b{re.escape(name.lower())}\b", body) is not None)
+
+
 def check_owners(article: Article) -> list[Finding]:
     """``misattributed-source`` for each owner that is not the cited source's."""
     findings = []
@@ -391,6 +408,8 @@ def check_owners(article: Article) -> list[Finding]:
             for s, e, name, construction, detail in owners_in(sentence.text):
                 if s >= subject or norm(name) in desk_keys:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
+                if _common_word(body, sentence.text, s, name):
+                    continue  # "Throughput counts requests ...": a word, capitalised to open
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):

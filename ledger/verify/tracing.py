@@ -59,7 +59,8 @@ from .matching import (
 from .points import Gap
 from .prose import enclosing, sentences
 from .restated import Restatement, restatements
-from .text import body_span
+from .text import body_span, line_col
+from .worked import WorkedSum, worked_sums, wrong_sum_finding
 
 __all__ = [
     "EvidenceDate",
@@ -200,20 +201,26 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
 #: What a finding on a spelled-out figure adds: the checker is not sure it is a claim.
 _SPELLED_DOUBT = (" (a figure in words, such as 'ten' or 'half', may be prose that only "
                   "shares the number, so the checker cannot be sure)")
-def _prose_word(t: TracedFigure) -> bool:
+#: Classes of things a deployment is built from: a count of them in words states a set-up
+#: ("eight GPUs", "six SSDs per server"), not everyday prose.
+_DEPLOYMENT = frozenset({"gpu", "node", "rack", "instance", "ssd", "nic", "core"})
+
+
+def _prose_word(t: TracedFigure, counts: bool = True) -> bool:
     """A figure in words that everyday prose uses without stating a result: a small count or
     duration ("ten calls", "every ten minutes") that does not count hardware ("eight GPUs",
     "two nodes" state a deployment), or a fraction ("half the laptop's bandwidth", "a third").
-    Not a multiplier or percent in words ("threefold", "nine percent"): those state a result."""
+    Not a multiplier or percent in words ("threefold", "nine percent"): those state a result.
+    With ``counts`` False only a fraction is (a count restating a sum's result is a result)."""
     f, q = t.figure, t.quantity
     if not f.spelled or q is None:
         return False
     if q.kind is Kind.multiplier:
         return all(v < 1 for v in f.values)
-    if q.kind not in (Kind.count, Kind.number, Kind.duration) or any(
+    if not counts or q.kind not in (Kind.count, Kind.number, Kind.duration) or any(
             v > _SMALL_SPELLED for v in f.values):
         return False
-    return q.noun_class not in _HARDWARE_LEVELS  # "two GPUs per node" states a deployment
+    return q.noun_class not in _DEPLOYMENT
 
 
 def _unit_words(q: Quantity) -> str:
@@ -272,6 +279,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     sourced = frozenset(t.figure.start for t in traced
                         if any(tr.origin not in _DESK_ORIGINS for tr in t.traces))
     restated = {r.figure.start: r for r in restatements(article, sourced)}
+    sums = worked_sums(article.body)
+    working = _working(sums, traced)
     findings = []
     for t in traced:
         if t.traced:
@@ -280,6 +289,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
             continue
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
+        if t.figure.start in working:
+            continue  # "47,520 tokens (13.20 × 3,600)": a sum the body works and gets right
         finding = _finding_for(article, t, index)
         if finding.rule in _READINGS and _denied_reading(article.body, t, traced):
             continue  # "4.3 percentage points, not a 4.3% difference": the wrong reading denied
@@ -292,7 +303,22 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
                 article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
                 f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
                 "computation nor any evidence gives it; recompute it", trace=tried(t)))
+    flagged = {(f.line, f.column) for f in findings if f.rule == "arithmetic"}
+    findings += [wrong_sum_finding(article, w) for w in sums
+                 if not w.agrees and line_col(article.body, w.result_start) not in flagged]
     return findings
+
+
+def _working(sums: list[WorkedSum], traced: list[TracedFigure]) -> set[int]:
+    """Starts of the figures of worked sums that come to their stated result and hold a figure
+    whose number the evidence states (as any kind: "0.2 ×" in the sum is the evidence's
+    0.2 GB per second): the sum explains its other figures (see :mod:`.worked`)."""
+    out: set[int] = set()
+    for w in sums:
+        held = [t for t in traced if w.holds(t.figure.start)]
+        if w.agrees and any(t.traced or t.misses for t in held):
+            out.update(t.figure.start for t in held)
+    return out
 
 
 #: Findings about how a figure is read (its unit, percent or points), which a sentence can
@@ -316,7 +342,7 @@ def _denied_reading(body: str, t: TracedFigure, traced: list[TracedFigure]) -> b
 
 
 def _restated_finding(article: Article, r: Restatement, t: TracedFigure) -> Finding:
-    spelled = _prose_word(t)  # "a little over half": words may only approximate it
+    spelled = _prose_word(t, counts=False)  # "a little over half" may only approximate it
     return body_span(
         article, r.figure.start, r.figure.end, Severity.warning if spelled else Severity.error,
         "arithmetic",
