@@ -369,7 +369,9 @@ class Article(Model):
     as_of_date: dt.date
     status: ArticleStatus
     subject: NonEmpty
-    editorial_word_count: int = Field(ge=0)
+    editorial_word_count: int = Field(ge=0, description=(
+        "Words of the body: white-space tokens, not counting tokens made only of [S#] "
+        "citation markers."))
     facts: list[Fact]
     inferences: list[Inference] = Field(default_factory=list)
     unknowns: list[NonEmpty] = Field(default_factory=list)

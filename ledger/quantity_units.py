@@ -298,7 +298,9 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
     """The quantity a reported metric's *name* (or its spec's ``kind``) states, or None.
 
     ``peak_read_tib_s`` -> rate in TiB/s; ``ttft_reduction_pct`` -> percent (decrease);
-    ``median_ttft_speedup`` -> multiplier; ``storage_nodes`` -> count of nodes.
+    ``median_ttft_speedup`` -> multiplier; ``storage_nodes`` -> count of nodes;
+    ``input_tokens_per_s_per_node`` -> rate in tokens/s; ``cost_per_node`` -> None (a figure
+    normalised per node counts no nodes).
     """
     parts = name.lower().split("_")
     direction = ("decrease" if any(p in parts for p in _DECREASE_NAMES) else
@@ -323,6 +325,13 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
                 return Quantity(_DIMENSION_KIND.get(unit.dimension, Kind.number), unit=unit)
     if kind == "money":
         return Quantity(Kind.money)
+    for i, a in enumerate(parts[:-2]):  # "input_tokens_per_s_per_node": a rate in tokens/s
+        if a in ("tokens", "tok") and parts[i + 1] == "per" and parts[i + 2] in _TIME_TOKENS:
+            unit = UNITS.get(f"tokens/{_TIME_TOKENS[parts[i + 2]]}")
+            if unit is not None:
+                return Quantity(Kind.rate, unit=unit)
+    if len(parts) > 1 and parts[-2] == "per":
+        return None  # "..._per_node": a figure normalised per node, not a count of nodes
     head = lemma(parts[-1])
     if kind == "count" or noun_class(head):
         return Quantity(Kind.count, noun=head, modifiers=tuple(lemma(p) for p in parts[-2:-1]))

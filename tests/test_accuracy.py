@@ -40,10 +40,12 @@ from bench_accuracy import Result, available_sets, evaluate  # noqa: E402
 #: Q and R (frozen 23:35 and 23:26 UTC, three articles each) were the next session's final
 #: held-out sets: measured on its starting checker d62d861 and once, blind, on main at 23:56
 #: (4fd1e3d), then added.
+#: S and T (frozen 02:55 and 02:54 UTC on 2026-12-02, three articles each) were measured on
+#: that session's starting checker 668d9d3 and once, blind, on 1f9c452, then used to develop.
 #: tests/corpus/README.md keeps each set's history.
 SETS = [s for s in ("set-a", "set-b", "set-c", "set-d", "set-e", "set-f", "set-g", "set-h",
                                 "set-i", "set-j", "set-k", "set-l", "set-m", "set-n",
-                                "set-p", "set-q", "set-r")
+                                "set-p", "set-q", "set-r", "set-s", "set-t")
         if s in available_sets()]
 pytestmark = pytest.mark.slow
 
@@ -58,6 +60,13 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-r", "recall"): "set R, held out: recall 0.69 on d62d861, 0.71 on 4fd1e3d",
     ("set-r", "warnings"): "set R, held out: 2.33 warnings per clean article on d62d861 and "
                            "on 4fd1e3d",
+    ("set-s", "precision"): "set S on 1f9c452 and after: mislabeled-figure finds none of its 6",
+    ("set-s", "recall"): "set S, held out: recall 0.62 on 668d9d3, 0.65 on 1f9c452",
+    ("set-t", "precision"): "set T: mislabeled-figure finds none of its 6; conflated-experiments "
+                            "and unattributed-figure fire only on correct text",
+    ("set-t", "recall"): "set T, held out: recall 0.62 on 668d9d3, 0.64 on 1f9c452",
+    ("set-t", "warnings"): "set T: 2.67 warnings per clean article on 668d9d3 and on 1f9c452, "
+                           "4.00 once its false errors became warnings",
     ("set-g", "recall"): "set G, held out: recall 0.67 on ab092bb, 0.71 on main at 06:42 "
                          "(date-order 0.00, mislabeled 0.38, guardrail 0.50)",
     ("set-h", "recall"): "set H, held out: recall 0.61 on ab092bb, 0.64 on main at 06:42 "

@@ -22,6 +22,10 @@ CASES = [  # (claim, inputs, steps, the claim's result written wrongly)
      [("seconds", "gb / rate", 4)], ("4 seconds", "6 seconds")),
     ("A 2.5x speed-up turns a 10 ms step into about 4 ms.", {"speedup": 2.5, "step_ms": 10},
      [("after_ms", "step_ms / speedup", 4)], ("about 4 ms", "about 7 ms")),
+    # a step that works in millions, a result written with the suffix
+    ("At 14.5k tokens/s a node emits about 52.2M tokens an hour.",
+     {"tps": 14500, "seconds": 3600}, [("millions", "tps * seconds / 1000000", 52.2)],
+     ("52.2M", "55.2M")),
 ]
 
 
@@ -37,7 +41,7 @@ def test_a_claim_that_states_a_result_nothing_gives_is_an_error(
         claim: str, inputs: dict[str, float], steps: list[tuple[str, str, float]],
         wrong: tuple[str, str]) -> None:
     found = claim_errors(inference_article(claim.replace(*wrong), inputs, steps))
-    number = re.search(r"[0-9]+", wrong[1])
+    number = re.search(r"[0-9][0-9.]*[kMB]?", wrong[1])
     assert number is not None
     assert len(found) == 1 and repr(number.group()) in found[0], found
 

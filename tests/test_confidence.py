@@ -174,3 +174,74 @@ def test_who_published_the_cited_work_in_a_clause_of_time_or_brackets_is_an_owne
         assert rules_at(result, doc, name).get("misattributed-source") == "error", text
         doc, result = verify_with(tmp_path, paragraph(text.replace(name, "vLLM")))
         assert "misattributed-source" not in rules_at(result, doc, "vLLM"), text
+
+
+# --- word count -----------------------------------------------------------------------------
+
+def test_a_word_count_that_counts_the_markers_is_a_note_and_a_wrong_one_an_error(
+        tmp_path: Path) -> None:
+    def count(n_extra: int):  # type: ignore[no-untyped-def]
+        def step(doc: Doc) -> None:
+            doc["editorial_word_count"] = len(doc["body"].split()) + n_extra
+        return step
+    _, result = verify_with(tmp_path, count(0), recount=False)
+    (finding,) = [f for f in result.findings if f.rule == "word-count"]
+    assert finding.severity.value == "note" and "markers" in finding.message
+    _, result = verify_with(tmp_path, count(3), recount=False)
+    (finding,) = [f for f in result.findings if f.rule == "word-count"]
+    assert finding.severity.value == "error"
+
+
+def test_a_paragraph_right_after_the_credited_account_of_its_source_is_a_warning(
+        tmp_path: Path) -> None:
+    account = ("In their May write-up the authors describe two replays of agent traffic on "
+               "the shared store. [S4]")
+    follow = ("The replays differ in length:\n- The short replay cut prefill compute by 38%.\n"
+              "- The long one ran for six hours. [S4]")
+    doc, result = verify_with(tmp_path, fact(REPORT), paragraph(account + "\n\n" + follow))
+    assert rules_at(result, doc, "38%").get("unattributed-figure") == "warning"
+    # with no credited account right before it, the same list blocks
+    doc, result = verify_with(tmp_path, fact(REPORT), paragraph(
+        "Agent traffic is bursty.\n\n" + follow))
+    assert rules_at(result, doc, "38%").get("unattributed-figure") == "error"
+
+
+# --- readings that decide a trace -----------------------------------------------------------
+
+def test_a_number_a_table_states_under_the_figures_unit_is_no_sure_mismatch(
+        tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("Spec table (old / new): cache GiB 24/48; the new node is listed with "
+                       "48 GB of cache in the launch post."),
+        paragraph("The authors' spec table gives 48 GiB of cache per node on the new part. [S4]"))
+    assert rules_at(result, doc, "48").get("unit-mismatch") == "warning"
+
+
+def test_a_figure_normalised_per_node_in_a_metric_name_counts_no_nodes() -> None:
+    from ledger.quantities import Kind, metric_quantity
+    q = metric_quantity("decode_tokens_per_s_per_node")
+    assert q is not None and q.kind is Kind.rate and q.unit is not None
+    assert metric_quantity("cost_per_node") is None
+
+
+def test_the_words_after_another_figures_for_name_that_figure(tmp_path: Path) -> None:
+    from verify_fixtures import add_metric
+    def metrics(doc: Doc) -> None:
+        add_metric(doc, "small_prompt_speedup", 2.0, "speedup on short prompts",
+                   ["short prompts"], "multiplier")
+        add_metric(doc, "max_engine_speedup", 9.0, "largest engine speedup",
+                   ["engine speedup"], "multiplier")
+    doc, result = verify_with(tmp_path, metrics, paragraph(
+        "Against the local cache the authors report gains of 2x for short prompts and more "
+        "than 9x for structured output. [S4]"))
+    assert "mislabeled-figure" not in rules_at(result, doc, "9x")
+
+
+def test_a_paragraph_of_unattributed_figures_is_one_finding(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("The authors' replay moved 410 GB, 520 GB and 610 GB per hour."),
+        paragraph("Replay volumes rose with context: 410 GB, 520 GB and 610 GB an hour. [S4]"))
+    found = [f for f in result.findings if f.rule == "unattributed-figure"]
+    assert len(found) == 1 and "3 figures" in found[0].message
+    for figure in ("410 GB", "610 GB"):  # the one finding spans each of them
+        assert rules_at(result, doc, figure).get("unattributed-figure") == "error", figure

@@ -99,3 +99,26 @@ def test_a_prohibition_in_the_body_joins_nothing() -> None:
     # the part after the prohibition is the sentence's own claim again
     assert _joins("Do not call the 4.2x a field pilot result; on the bench it came with 35% "
                   "more orders in that same run.") == ["error"]
+
+
+def test_a_sentence_that_works_one_experiments_figure_out_of_the_other_is_a_warning() -> None:
+    worked = {"status": "prepublication_guardrail",
+              "text": "Per-node and per-rack figures are separate.",
+              "rule": {"kind": "separate_experiments", "experiments": [
+                  {"name": "per node", "values": [12.5], "terms": ["per node"]},
+                  {"name": "per rack", "values": [400], "terms": ["per rack"]}]}}
+
+    def joins(body: str) -> list[str]:
+        doc: dict[str, Any] = copy.deepcopy(load())
+        doc["body"] = body + "\n"
+        doc["editorial_word_count"] = word_count(doc["body"])
+        doc["corrections"] = [worked]
+        article = Article.model_validate_json(json.dumps(doc))
+        return [f.severity.value for f in check_guardrails(article, trace_figures(article))
+                if f.rule == "conflated-experiments"]
+
+    assert joins("PCT's check: 400 TB/s per rack over 32 nodes is 12.5 TB/s per node.") == [
+        "warning"]
+    # the same two figures joined with no working stay an error
+    assert joins("In one run the system moved 400 TB/s per rack with 12.5 TB/s per node.") == [
+        "error"]

@@ -295,6 +295,16 @@ def _stated_results(claim: str) -> list[tuple[Figure, Quantity]]:
     return out
 
 
+def _suffix_scale(fig: Figure) -> Decimal:
+    """What a magnitude word or suffix multiplies the printed number by: 10**6 for "80.3M" and
+    "1.2 million", 1 for a plain number."""
+    m = re.search(r"\d[\d,]*(?:\.\d+)?", fig.text)
+    if m is None or fig.value is None:
+        return Decimal(1)
+    printed = Decimal(m.group().replace(",", ""))
+    return fig.value / printed if printed and fig.value != printed else Decimal(1)
+
+
 def _claim_figures(article: Article, inf: Inference, values: list[float],
                    base: str) -> list[Finding]:
     """A figure of the claim that no value of its arithmetic gives (at the claim's precision)
@@ -308,9 +318,11 @@ def _claim_figures(article: Article, inf: Inference, values: list[float],
         # a count of whole things may round a fraction up or down ("at least 5 GPUs become 3"
         # for 2.19 GPUs' worth)
         whole = q.kind in (Kind.count, Kind.number) and fig.decimals == 0
-        if any(quantize(Decimal(repr(v)), fig.decimals) == stated
+        # "80.3M" where the step works in millions (80.28): the suffix's scale applies
+        scales = {Decimal(1), _suffix_scale(fig)}
+        if any(quantize(Decimal(repr(v)) * scale, fig.decimals) == stated
                or (whole and stated in (math.floor(v), math.ceil(v)))
-               for v in values if math.isfinite(v)):
+               for v in values if math.isfinite(v) for scale in scales):
             continue
         if any(ev.value == stated and ev.trace.pointer != own and (
                 ev.quantity is None or ev.quantity.kind in (q.kind, Kind.number)

@@ -32,7 +32,7 @@ from .ranges import enumerations
 from .text import body_span
 from .tracing import TracedFigure
 
-__all__ = ["SEPARATION_RE", "check_conflations", "conflations"]
+__all__ = ["SEPARATION_RE", "WORKED_DOUBT", "check_conflations", "conflations", "worked_relation"]
 
 
 SEPARATION_RE = re.compile(
@@ -312,11 +312,55 @@ def _computed(values: frozenset[Decimal], body: str, mark: Mark) -> bool:
     return figure is not None and computed_from(values, figure)
 
 
+def worked_relation(body: str, start: int, end: int) -> bool:
+    """Whether the sentence around ``[start, end)`` works one of its figures out of two others
+    ("1,536 GiB over 16 chips is 96 GiB each, and 16 chips at 1,299 TFLOPS make 20.8
+    PFLOPS"): a product of two figures of at least 2 (a quotient is a product read the other
+    way), within 0.25%, at a scale of 1 or 1,000, in a sentence that says it works it out
+    ("divided by", "is ... each", "make", "PCT's check"). Such a
+    sentence relates two experiments' figures by arithmetic; whether it also presents them as
+    one result the checker cannot tell, so a join there is a warning."""
+    span = enclosing(sentences(body), start, end)
+    if span is None or not _WORKING_RE.search(span.text):
+        return False
+    values = sorted({float(f.values[0]) for f in extract_figures(span.text)
+                     if not f.spelled and f.values and f.values[0] >= 2})[:12]
+    for i, a in enumerate(values):
+        for j, b in enumerate(values):
+            if i == j:
+                continue
+            for k, c in enumerate(values):
+                if k in (i, j):
+                    continue
+                for scale in (1.0, 1000.0, 0.001):
+                    if abs(a * b * scale - c) <= _WORKED_TOLERANCE * c:
+                        return True
+    return False
+
+
+#: Words by which a sentence says it works a figure out: "divided by 16", "1,536 GiB over 16
+#: chips is 96 GiB each", "16 chips at 1,299 TFLOPS make 20.8 PFLOPS", "PCT's check".
+_WORKING_RE = re.compile(
+    r"\b(?:divided\s+by|multiplied\s+by|over\s+\d[\d,]*\s+[\w-]+\s+is|each\s+of\s+which|"
+    r"makes?|works?\s+out|comes?\s+to|(?:PCT|the\s+desk)(?:'s|’s)\s+(?:check|arithmetic|sum))"
+    r"\b|\bis\s+[^.;]{0,40}?\beach\b|\s=\s", re.IGNORECASE)
+#: How near a product must come to the figure it works out ("16 chips at 1,299 TFLOPS make
+#: 20.8 PFLOPS": 20.784, within 0.2%).
+_WORKED_TOLERANCE = 0.0025
+
+
 def check_conflations(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return [
-        body_span(article, start, end, Severity.error, "conflated-experiments",
+        body_span(article, start, end, Severity.warning if worked else Severity.error,
+                  "conflated-experiments",
                   f"this sentence joins a figure of the {second.name} experiment to the "
-                  f"{first.name} experiment as one result; keep them in separate sentences")
+                  f"{first.name} experiment as one result; keep them in separate sentences"
+                  + (WORKED_DOUBT if worked else ""))
         for start, end, first, second in conflations(
             article, experiments_of(article), computed=derived_inputs(article, traced))
+        for worked in [worked_relation(article.body, start, end)]
     ]
+
+
+WORKED_DOUBT = (" (the sentence works one of its figures out of the others, so it may "
+                 "relate the two experiments rather than join them: the checker cannot be sure)")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 
 from ..figures import Figure, FigureKind
@@ -186,6 +187,33 @@ class _CreditedParagraphs:
 
 
 def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
+    """``unattributed-figure`` findings, one per line of the body and severity: a paragraph
+    that does not credit its figures is one problem, however many figures it holds."""
+    return _one_per_line(_unattributed(article, traced))
+
+
+def _one_per_line(findings: list[Finding]) -> list[Finding]:
+    """Findings on the same line and of the same severity merged into one that spans them all
+    and names each figure; the first one's message and trace stand for the rest."""
+    groups: dict[tuple[int | None, Severity], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.line, f.severity), []).append(f)
+    out = []
+    for group in groups.values():
+        first = group[0]
+        if len(group) == 1 or first.column is None:
+            out.extend(group)
+            continue
+        figures = ", ".join(repr(f.message.split("'")[1]) for f in group)
+        out.append(replace(
+            first, column=min(f.column or 0 for f in group),
+            end_column=max(f.end_column or 0 for f in group),
+            message=f"{len(group)} figures in this paragraph ({figures}) have no credit it "
+                    f"can read; the first: {first.message}"))
+    return sorted(out, key=lambda f: (f.line or 0, f.column or 0))
+
+
+def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     names, authors = agent_names(article)
     paras = paragraphs(article.body)
     desk = desk_names(article.publisher)
@@ -235,7 +263,8 @@ def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Fin
             continue  # "A week later, the pool held 64%. [S4]" after S4's credited account
         doubt = ("; a spelled-out number may be prose that only shares the value, so this is "
                  "not certain" if t.figure.spelled else
-                 "" if claimed else _doubt(article, para, sources))
+                 "" if claimed else _doubt(article, para, sources) or
+                 _follows_credit(paras, para, sources, credited))
         findings.append(body_span(
             article, t.figure.start, t.figure.end,
             Severity.warning if doubt else Severity.error, "unattributed-figure",
@@ -251,6 +280,25 @@ _OWNER_WORDS_RE = re.compile(
     r"(?:authors?|researchers|team|company|vendor|maintainers|developers|paper|preprint|"
     r"post|blog|announcement|documentation|docs|guide|README|page|study|whitepaper|"
     r"press\s+release|launch|keynote|talk|slides|changelog|release\s+notes)\b", re.IGNORECASE)
+
+
+def _follows_credit(paras: Sequence[Span], para: Span, sources: list[str],
+                    credited: _CreditedParagraphs) -> str:
+    """Why the checker cannot be sure (or ""): the paragraph right before this one (before its
+    list and the line that introduces it, for a list item) credits its figures and cites a
+    source this figure traces to; this one may go on with that account ("According to the
+    team, ... [S1]" and then "The per-phase results come from separate runs:" with its list)."""
+    i = next(k for k, p in enumerate(paras) if p.start == para.start)
+    j = i - 1
+    while j >= 0 and (_LIST_ITEM.match(paras[j].text) or paras[j].text.rstrip().endswith(":")):
+        j -= 1
+    if j < 0 or not credited.at(paras[j].start):
+        return ""
+    cited = sorted(set(_MARKER_RE.findall(paras[j].text)) & set(sources))
+    if not cited:
+        return ""
+    return (f"; the paragraph before credits [{'], ['.join(cited)}], which this figure traces "
+            "to, and this one may go on with that account (the checker cannot be sure)")
 
 
 def _doubt(article: Article, para: Span, sources: list[str]) -> str:

@@ -39,7 +39,7 @@ from ..models import (
 )
 from ..quantities import metric_quantity, parse_unit
 from ..report import Finding, Severity
-from .conflations import conflations
+from .conflations import WORKED_DOUBT, conflations, worked_relation
 from .denials import check_denial, denials
 from .derivations import check_form, form_rule
 from .experiments import Experiment, derived_inputs
@@ -452,12 +452,14 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
     so that the report still shows that guardrail as violated."""
     experiments = [_typed_experiment(article, e) for e in rule.experiments]
     return [
-        body_span(article, start, end, Severity.error, "conflated-experiments",
+        body_span(article, start, end, Severity.warning if worked else Severity.error,
+                  "conflated-experiments",
                   f"{_guardrail_prefix(article, index)}this sentence joins the {second.name!r} "
                   f"experiment to the {first.name!r} experiment as one result; keep them in "
-                  "separate sentences")
+                  "separate sentences" + (WORKED_DOUBT if worked else ""))
         for start, end, first, second in conflations(
             article, experiments, use_terms=True, computed=derived_inputs(article, traced))
+        for worked in [worked_relation(article.body, start, end)]
     ]
 
 

@@ -117,10 +117,14 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
 
     if (miss := by_verdict.get(Verdict.unit)) is not None:
         assert q is not None and miss.quantity is not None
-        return at(Severity.error, "unit-mismatch",
+        bare = _bare_under_unit(article, index, t)
+        return at(Severity.warning if bare else Severity.error, "unit-mismatch",
                   f"{f.text!r} is written in {_unit_words(q)} but the evidence states "
                   f"{format(miss.value.normalize(), 'f')} {_unit_words(miss.quantity)} "
-                  f"({miss.trace.describe()}); the number agrees, the unit does not")
+                  f"({miss.trace.describe()}); the number agrees, the unit does not" + (
+                      f" (but {bare} gives the number bare in a claim that names "
+                      f"{_unit_words(q)}, as a table's column does: the checker cannot be "
+                      "sure)" if bare else ""))
     if (miss := by_verdict.get(Verdict.converted)) is not None:
         return _converted_finding(t, miss, at)
     if (miss := by_verdict.get(Verdict.points)) is not None:
@@ -221,6 +225,22 @@ def _prose_word(t: TracedFigure, counts: bool = True) -> bool:
             v > _SMALL_SPELLED for v in f.values):
         return False
     return q.noun_class not in _DEPLOYMENT
+
+
+def _bare_under_unit(article: Article, index: EvidenceIndex, t: TracedFigure) -> str:
+    """The fact that states the figure's number with no unit of its own in a claim that names
+    the figure's unit ("HBM GiB 95/32/192", a table's header and its row), or ""."""
+    q = t.quantity
+    if q is None or q.unit is None or len(t.figure.values) != 1:
+        return ""
+    claims = {fact.id: fact.claim for fact in article.facts}
+    symbol = re.compile(rf"(?<![\w/]){re.escape(q.unit.symbol)}(?![\w/])")
+    for ev in index.numbers:
+        if (ev.value == t.figure.values[0] and ev.trace.fact_id in claims
+                and (ev.quantity is None or ev.quantity.kind is Kind.number)
+                and symbol.search(claims[ev.trace.fact_id])):
+            return ev.trace.describe()
+    return ""
 
 
 def _unit_words(q: Quantity) -> str:

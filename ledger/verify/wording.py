@@ -110,6 +110,8 @@ def _self_labelled(t: TracedFigure) -> bool:
 #: A preposition that opens an adjunct of the quantity before it: "750 TOPS at INT8".
 _ONE_WORD_RE = re.compile(r"(?:\s*[A-Za-z][\w/-]*)?")
 _ADJUNCT_RE = re.compile(r"\s+(?:at|in|on|for|with|under)\s+(?:(?:the|a|an)\s+)?")
+#: What a figure is for, right after it: "3x for JSON grammar and 100x for JSON schema".
+_FOR_RE = re.compile(r"\s+for\s+(?:(?:the|a|an)\s+)?")
 
 
 def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str) -> bool:
@@ -130,8 +132,8 @@ def _noun_of_another(hit: Hit, figure: Figure, figures: list[Figure], body: str)
             return True  # "45 s cold": that figure's own word
         word = _ONE_WORD_RE.match(body, o.end)
         head = unit[1] if unit is not None else word.end() if word is not None else o.end
-        if _ADJUNCT_RE.fullmatch(body, head, hit[0]):
-            return True  # "750 TOPS at INT8": an adjunct of that figure's quantity
+        if _ADJUNCT_RE.fullmatch(body, head, hit[0]) or _FOR_RE.fullmatch(body, o.end, hit[0]):
+            return True  # "750 TOPS at INT8", "3x for JSON grammar": that figure's adjunct
     return False
 
 
