@@ -245,3 +245,20 @@ def test_a_paragraph_of_unattributed_figures_is_one_finding(tmp_path: Path) -> N
     assert len(found) == 1 and "3 figures" in found[0].message
     for figure in ("410 GB", "610 GB"):  # the one finding spans each of them
         assert rules_at(result, doc, figure).get("unattributed-figure") == "error", figure
+
+
+def test_sums_in_words_are_read_too() -> None:
+    text = ("Per-user rates convert: 1,000 ms divided by 250 is about 4 ms a token. Nine "
+            "racks times twelve is 108 trays. Divided by 8, 36 GB/s is 4.5 GB/s a lane. Two "
+            "hundred thousand divided by four is 50,000 tokens a second.")
+    found = [(text[w.result_start:w.result_end], w.agrees) for w in worked_sums(text)]
+    assert found == [("4", True), ("108", True), ("4.5", True), ("50,000", True)]
+    assert [w.agrees for w in worked_sums("Nine racks times twelve is 118 trays.")] == [False]
+
+
+def test_an_account_named_in_the_paragraph_makes_an_unread_credit_a_warning(
+        tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, fact(REPORT), paragraph(
+        "Replay numbers come next. Judging by the study that came with the code, prefill "
+        "compute fell 38% on the long traces. [S4]"))
+    assert rules_at(result, doc, "38%").get("unattributed-figure") == "warning"

@@ -142,12 +142,14 @@ def at(result: FileResult, rule: str, where: tuple[int, int, int] | str) -> list
         return [f for f in result.findings if f.rule == rule and f.pointer == where]
     line, column, end = where
     # a guardrail or mislabel finding spans the figure and the word that breaks it or that it
-    # contradicts, a conflation the stretch from one experiment's figure to the other's: each
-    # holds the figure's span; every other finding sits exactly on it
+    # contradicts, a conflation the stretch from one experiment's figure to the other's, an
+    # unattributed paragraph's finding every figure of its line: each holds the figure's span;
+    # every other finding sits exactly on it
     return [f for f in result.findings if f.rule == rule and f.pointer == "/body"
             and f.line == line and f.column is not None and f.end_column is not None
             and ((f.column, f.end_column) == (column, end) or (
-                rule in ("guardrail", "conflated-experiments", "mislabeled-figure")
+                rule in ("guardrail", "conflated-experiments", "mislabeled-figure",
+                         "unattributed-figure")
                 and f.column <= column
                 and end <= f.end_column))]
 

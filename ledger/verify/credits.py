@@ -263,8 +263,8 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
             continue  # "A week later, the pool held 64%. [S4]" after S4's credited account
         doubt = ("; a spelled-out number may be prose that only shares the value, so this is "
                  "not certain" if t.figure.spelled else
-                 "" if claimed else _doubt(article, para, sources) or
-                 _follows_credit(paras, para, sources, credited))
+                 "" if claimed or _desk_claimed(article, para) else
+                 _doubt(article, para, sources) or _follows_credit(paras, para, sources, credited))
         findings.append(body_span(
             article, t.figure.start, t.figure.end,
             Severity.warning if doubt else Severity.error, "unattributed-figure",
@@ -277,7 +277,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
 #: Words by which a paragraph names whose account it gives, whatever its grammar: "the
 #: authors", "the company", "the post", "the vendor's page".
 _OWNER_WORDS_RE = re.compile(
-    r"(?:authors?|researchers|team|company|vendor|maintainers|developers|paper|preprint|"
+    r"\b(?:authors?|researchers|team|company|vendor|maintainers|developers|paper|preprint|"
     r"post|blog|announcement|documentation|docs|guide|README|page|study|whitepaper|"
     r"press\s+release|launch|keynote|talk|slides|changelog|release\s+notes)\b", re.IGNORECASE)
 
@@ -286,7 +286,8 @@ def _follows_credit(paras: Sequence[Span], para: Span, sources: list[str],
                     credited: _CreditedParagraphs) -> str:
     """Why the checker cannot be sure (or ""): the paragraph right before this one (before its
     list and the line that introduces it, for a list item) credits its figures and cites a
-    source this figure traces to; this one may go on with that account ("According to the
+    source this figure traces to, which this one cites too (a list, in its items or the line
+    that closes it); this one may go on with that account ("According to the
     team, ... [S1]" and then "The per-phase results come from separate runs:" with its list)."""
     i = next(k for k, p in enumerate(paras) if p.start == para.start)
     j = i - 1
@@ -294,11 +295,25 @@ def _follows_credit(paras: Sequence[Span], para: Span, sources: list[str],
         j -= 1
     if j < 0 or not credited.at(paras[j].start):
         return ""
-    cited = sorted(set(_MARKER_RE.findall(paras[j].text)) & set(sources))
+    # what this paragraph cites; for a list item, its list and the line that closes it
+    end = i + 1
+    if _LIST_ITEM.match(para.text):
+        while end < len(paras) and _LIST_ITEM.match(paras[end].text):
+            end += 1
+        end = min(end + 1, len(paras))
+    own = {m for p in paras[i:end] for m in _MARKER_RE.findall(p.text)}
+    cited = sorted(set(_MARKER_RE.findall(paras[j].text)) & set(sources) & own)
     if not cited:
         return ""
     return (f"; the paragraph before credits [{'], ['.join(cited)}], which this figure traces "
             "to, and this one may go on with that account (the checker cannot be sure)")
+
+
+def _desk_claimed(article: Article, para: Span) -> bool:
+    """Whether a sentence of the paragraph presents the work as the desk's ("In a vLLM report,
+    PCT tested ..."): whoever else it names, no one is credited for it."""
+    desk = desk_names(article.publisher)
+    return any(desk_claims(s.text, desk) for s in sentences(para.text))
 
 
 def _doubt(article: Article, para: Span, sources: list[str]) -> str:
@@ -307,10 +322,7 @@ def _doubt(article: Article, para: Span, sources: list[str]) -> str:
     or an account ("Google's May 8 post says ...", "as quoted by a developer on Google's
     forum"), in words the grammar did not read as a credit. Only a paragraph that names no one
     blocks, or a figure stated as what the product does ("JetStream delivers a 3x gain"), which
-    the caller does not ask about, or one in a paragraph where the desk claims the work."""
-    desk = desk_names(article.publisher)
-    if any(desk_claims(s.text, desk) for s in sentences(para.text)):
-        return ""  # "In a vLLM report, PCT tested ...": the desk takes the work as its own
+    the caller does not ask about, nor one in a paragraph where the desk claims the work."""
     owners = [src for src in article.sources if src.id in sources]
     words = {first for src in owners if (first := src.publisher.split()[0]).lower() not in GENERIC
              and len(first) > 2}
@@ -543,6 +555,9 @@ def check_desk_claims(article: Article, traced: list[TracedFigure]) -> list[Find
             claim = desk_claims(sentence.text, desk_names(article.publisher))
             if claim is None or not (figures or _FIGURES_MEANT_RE.search(sentence.text)):
                 continue
+            shown = _SHOWN_RE.match(sentence.text, claim.end())
+            if shown and _RECOMPUTED_RE.search(sentence.text, shown.end()):
+                continue  # "The desk reproduces both: the token counts give about $562,100"
             start = para.start + sentence.start + claim.start()
             what = (f"this paragraph's figures (e.g. {figures[0].figure.text!r})" if figures
                     else "the figures it refers to")
@@ -555,6 +570,15 @@ def check_desk_claims(article: Article, traced: list[TracedFigure]) -> list[Find
     return findings
 
 
+#: The desk redoing a sum, after its claim word and a colon: "reproduces both: the counts give
+#: about $562,100", "verified it: 16 x 1,299 comes to 20.8 PFLOPS". Arithmetic, not a
+#: measurement.
+_RECOMPUTED_RE = re.compile(
+    r"\b(?:arithmetic|recompute[sd]?|gives?\s+(?:about|roughly|exactly|around)|comes?\s+to|"
+    r"divided\s+by|multiplied\s+by|works?\s+out)\b|\d\s*[×/*÷=]\s*\(?\d|\)\s*/\s*\d",
+    re.IGNORECASE)
+#: The claim word's object, then a colon that opens what the desk did: "reproduces both:".
+_SHOWN_RE = re.compile(r"(?:\s+[\w-]+){0,2}\s*:")
 #: A sentence that speaks of figures without stating one: "PCT confirmed them in its own
 #: tests", "PCT measured the figures above".
 _FIGURES_MEANT_RE = re.compile(

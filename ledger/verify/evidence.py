@@ -15,6 +15,7 @@ Each value carries a :class:`Trace` (where it was found) and, when known, its
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -120,6 +121,8 @@ class EvidenceIndex:
         for fig in context_lengths(text):  # "a 1M context": a million tokens
             for value in fig.values:
                 self.add_number(value, trace, quantity=Quantity(Kind.count, noun="token"))
+        for m in _PARALLEL_RE.finditer(text):  # "EP32": experts spread over 32 GPUs
+            self.add_number(Decimal(m.group(1)), trace, quantity=Quantity(Kind.count, noun="gpu"))
 
     def add_number(self, value: float | Decimal, trace: Trace, *, percent: bool = False,
                    quantity: Quantity | None = None) -> None:
@@ -135,6 +138,10 @@ class EvidenceIndex:
 
 def _is_percent_metric(name: str) -> bool:
     return name.endswith(("_pct", "_percent", "_percentage")) or "pct" in name.split("_")
+
+
+#: A degree of parallelism, a name with digits that counts GPUs: "EP32", "TP8", "DP16".
+_PARALLEL_RE = re.compile(r"\b(?:EP|TP|DP|PP|SP|CP)(\d{1,4})\b")
 
 
 def _add_facts(index: EvidenceIndex, article: Article) -> None:

@@ -383,6 +383,14 @@ def _own_part(sentence: Span) -> Span:
     return Span(sentence.start + m.end(), sentence.end, sentence.text[m.end():])
 
 
+#: A document of the cited source about another's work, right before a name: "Cryptoflexs'
+#: write-up of NVIDIA's post", "a summary of Acme's paper": the name owns the work reported
+#: on, not the cited document.
+_REPORTED_WORK_RE = re.compile(
+    r"\b(?:write-?up|summary|coverage|review|report|account|recap|translation|digest|"
+    r"critique|analysis|reading|retelling|version)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+
+
 def _common_word(body: str, sentence: str, start: int, name: str) -> bool:
     """``name`` opens its sentence, is one word, and the body writes it in lower case
     elsewhere ("Throughput counts requests ..." beside "raw throughput"): a common word
@@ -410,6 +418,8 @@ def check_owners(article: Article) -> list[Finding]:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
                 if _common_word(body, sentence.text, s, name):
                     continue  # "Throughput counts requests ...": a word, capitalised to open
+                if _REPORTED_WORK_RE.search(sentence.text[:s]):
+                    continue  # "Acme's write-up of NVIDIA's post": the work it reports on
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):

@@ -190,6 +190,11 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                 else "a value of unknown kind whose name does not say what it counts")
         message += (f"; {miss.trace.describe()} has the same number as {kind}, "
                     "which is not the same quantity")
+        if (q is not None and q.kind is Kind.count and q.noun == "time"
+                and miss.quantity is not None and miss.quantity.kind is Kind.multiplier):
+            severity = Severity.warning  # "2 to 4 times" is a count of runs or a multiple
+            message += (" (but 'times' also writes a multiple: the checker cannot be sure "
+                        "which this is)")
     small = (q is not None and q.spelled and q.kind in (Kind.count, Kind.number, Kind.duration)
              and all(v <= _SMALL_SPELLED for v in f.values))
     if small:
@@ -300,7 +305,7 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
                         if any(tr.origin not in _DESK_ORIGINS for tr in t.traces))
     restated = {r.figure.start: r for r in restatements(article, sourced)}
     sums = worked_sums(article.body)
-    working = _working(sums, traced)
+    working = _working(article.body, sums, traced)
     findings = []
     for t in traced:
         if t.traced:
@@ -329,7 +334,7 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     return findings
 
 
-def _working(sums: list[WorkedSum], traced: list[TracedFigure]) -> set[int]:
+def _working(body: str, sums: list[WorkedSum], traced: list[TracedFigure]) -> set[int]:
     """Starts of the figures of worked sums that come to their stated result and hold a figure
     whose number the evidence states (as any kind: "0.2 ×" in the sum is the evidence's
     0.2 GB per second): the sum explains its other figures (see :mod:`.worked`)."""
@@ -338,6 +343,14 @@ def _working(sums: list[WorkedSum], traced: list[TracedFigure]) -> set[int]:
         held = [t for t in traced if w.holds(t.figure.start)]
         if w.agrees and any(t.traced or t.misses for t in held):
             out.update(t.figure.start for t in held)
+            # the result said again in the same sentence ("is 1,814 GPUs, and 1,814 GPUs at
+            # $2 an hour ..."): the same worked figure
+            result = next((t for t in held if t.figure.start == w.result_start), None)
+            span = enclosing(sentences(body), w.expr_start, w.result_end)
+            if result is not None and span is not None:
+                out.update(t.figure.start for t in traced
+                           if span.start <= t.figure.start < span.end
+                           and t.figure.values == result.figure.values)
     return out
 
 

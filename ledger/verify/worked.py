@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from ..figures import quantize
+from ..figures import extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
 from .arithmetic import ArithmeticError_, evaluate
@@ -40,9 +40,9 @@ _OP = (r"(?:\s*[×*/÷+−]\s*|\s+x\s+|\s+(?:plus|minus|divided\s+by|multiplied\
 #: Two or more numbers joined by operators, not inside a name or a larger expression with
 #: letters ("f/50", "v1.2", "H100").
 _EXPR = rf"(?<![\w./$-])(?:{_NUM})(?:{_OP}(?:{_NUM}))+(?!\w|\.\d|\s*[×*/÷^(])"
-#: "47,520 tokens (13.20 × 3,600)": the result, up to five words, then the bracketed sum.
+#: "47,520 tokens (13.20 × 3,600)": the result, up to eight words, then the bracketed sum.
 _BRACKETED_RE = re.compile(
-    rf"(?<![\w.,$])(?P<result>{_NUM})(?:\s+[A-Za-z/]+){{0,5}}\s*\(\s*(?P<expr>{_EXPR})\s*\)")
+    rf"(?<![\w.,$])(?P<result>{_NUM})(?:\s+[A-Za-z/'’-]+){{0,8}}\s*\(\s*(?P<expr>{_EXPR})\s*\)")
 #: "0.875 / 0.98, or about 0.893": the sum, a word that states its result, the result.
 _HEDGE = r"(?:about|roughly|around|nearly|approximately|almost|some|just\s+(?:over|under)|~)"
 _STATED_RE = re.compile(
@@ -101,6 +101,69 @@ def _agrees(computed: float, result: str, hedged: bool) -> bool:
         str(_HEDGED_TOLERANCE))
 
 
+#: Between two figures of a sum in words: the first one's unit or noun (up to two words),
+#: then the operator ("1,000 ms divided by 268", "226.75 nodes times eight").
+_WORDED_OP_RE = re.compile(
+    r"\s*(?P<scale>thousand|million|billion)?(?:\s*[A-Za-z/%$-]+){0,2}?\s*(?P<op>×|\*|/|÷|"
+    r"\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bplus\b|\bminus\b|\+|−)\s*$",
+    re.IGNORECASE)
+#: Between the second figure and the result: its unit, then the word that states the result.
+_WORDED_IS_RE = re.compile(
+    rf"\s*(?:[A-Za-z/%$-]+\s*){{0,2}}?(?:\bis\b|\bare\b|=|\bgives?\b|\bequals\b|"
+    rf"\bcomes?\s+to\b|\bmakes?\b|,\s*or\b)\s*(?P<hedge>{_HEDGE}\s*|exactly\s*)?$",
+    re.IGNORECASE)
+_DIVIDED_FIRST_RE = re.compile(r"\b[Dd]ivided\s+by\s*$")
+_WORDED_OPS = {"×": "*", "*": "*", "/": "/", "÷": "/", "times": "*", "divided by": "/",
+               "multiplied by": "*", "plus": "+", "minus": "-", "+": "+", "−": "-"}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def _worded_sums(body: str) -> list[WorkedSum]:
+    """Sums of two figures written in words or symbols with their result: "1,000 ms divided
+    by 268 is about 3.7 ms", "226.75 nodes times eight is 1,814 GPUs", "Five hundred
+    thousand divided by eight is 62,500", "Divided by 16, 46.4 TB/s is 2.9 TB/s". The figures
+    come from the figure reader, so a
+    number in words takes part; a percent result is compared as a percent."""
+    figures = [f for f in extract_figures(body) if f.value is not None and len(f.values) == 1]
+    out = []
+    for b, a, c in zip(figures, figures[1:], figures[2:], strict=False):
+        # "Divided by 16, 46.4 TB/s is 2.9 TB/s per chip": the divisor first
+        if (_DIVIDED_FIRST_RE.search(body, max(0, b.start - 14), b.start)
+                and re.fullmatch(r"\s*,\s*", body[b.end:a.start])
+                and (is_ := _WORDED_IS_RE.fullmatch(body, a.end, c.start)) is not None
+                and b.values[0] != 0):
+            computed = float(a.values[0]) / float(b.values[0])
+            number = re.search(r"\d[\d,]*(?:\.\d+)?%?", body[c.start:c.end])
+            hedged = bool(is_.group("hedge"))
+            if number is not None:
+                out.append(WorkedSum(b.start, a.end, c.start, c.end, computed,
+                                     _agrees(computed, number.group(), hedged)))
+    for a, b, c in zip(figures, figures[1:], figures[2:], strict=False):
+        op = _WORDED_OP_RE.fullmatch(body, a.end, b.start)
+        is_ = _WORDED_IS_RE.fullmatch(body, b.end, c.start) if op else None
+        if op is None or is_ is None:
+            continue
+        x = float(a.values[0]) * _SCALES.get((op.group("scale") or "").lower(), 1.0)
+        y = float(b.values[0])
+        symbol = _WORDED_OPS[re.sub(r"\s+", " ", op.group("op").lower())]
+        try:
+            computed = {"*": x * y, "/": x / y, "+": x + y, "-": x - y}[symbol]
+        except ZeroDivisionError:
+            continue
+        result = body[c.start:c.end]
+        hedged = bool(is_.group("hedge")) and not is_.group("hedge").strip().startswith("exactly")
+        number = re.search(r"\d[\d,]*(?:\.\d+)?%?", result)
+        if number is None:  # a result in words ("is eight"): its value, at whole precision
+            agrees = abs(computed - float(c.values[0])) <= (
+                _HEDGED_TOLERANCE * abs(float(c.values[0])) if hedged else 0.5)
+        else:
+            agrees = _agrees(computed, number.group(), hedged) or _agrees(
+                computed / float(c.values[0]) * float(_value(number.group())), number.group(),
+                hedged)
+        out.append(WorkedSum(a.start, b.end, c.start, c.end, computed, agrees))
+    return out
+
+
 def worked_sums(body: str) -> list[WorkedSum]:
     """Every worked sum in ``body`` with a stated result, in order."""
     out: list[WorkedSum] = []
@@ -119,6 +182,10 @@ def worked_sums(body: str) -> list[WorkedSum]:
             out.append(WorkedSum(m.start("expr"), m.end("expr"), m.start("result"),
                                  m.end("result"), computed,
                                  _agrees(computed, m.group("result"), bool(m.group("hedge")))))
+    for w in _worded_sums(body):
+        if not any(o.expr_start <= w.expr_start < o.expr_end or
+                   o.result_start == w.result_start for o in out):
+            out.append(w)
     return sorted(out, key=lambda w: w.expr_start)
 
 
