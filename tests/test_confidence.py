@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from verify_fixtures import Doc, add_fact, replacing, rules_at, verify_with
 
 from ledger.verify.worked import worked_sums
@@ -101,28 +102,22 @@ def test_a_sum_the_body_gets_wrong_is_an_arithmetic_error(tmp_path: Path) -> Non
 REPORT = "The authors' agent replay cut prefill compute by 38% on their cluster."
 
 
-def test_a_paragraph_naming_the_owner_in_unread_words_is_a_warning(tmp_path: Path) -> None:
-    doc, result = verify_with(
-        tmp_path, fact(REPORT),
-        paragraph("Replay numbers come next. The prefill saving, as relayed from the report by "
-                  "a reader on vLLM's forum, is 38%. [S4]"))
-    assert rules_at(result, doc, "38%").get("unattributed-figure") == "warning"
-
-
-def test_a_paragraph_naming_no_one_still_blocks(tmp_path: Path) -> None:
-    doc, result = verify_with(
-        tmp_path, fact(REPORT),
-        paragraph("Replay numbers come next. Under an agent replay, prefill compute fell "
-                  "38%. [S4]"))
-    assert rules_at(result, doc, "38%").get("unattributed-figure") == "error"
-
-
-def test_the_product_stated_as_doing_it_blocks_even_beside_a_name(tmp_path: Path) -> None:
-    doc, result = verify_with(
-        tmp_path, fact(REPORT),
-        paragraph("Replay numbers come next, relayed by a reader on vLLM's forum. Mooncake "
-                  "Store cuts prefill compute by 38%. [S4]"))
-    assert rules_at(result, doc, "38%").get("unattributed-figure") == "error"
+@pytest.mark.parametrize(("text", "severity"), [
+    # the owner named, in words the grammar does not read as a credit: not sure
+    ("Replay numbers come next. The prefill saving, as relayed from the report by a reader on "
+     "vLLM's forum, is 38%. [S4]", "warning"),
+    ("Replay numbers come next. Judging by the study that came with the code, prefill compute "
+     "fell 38% on the long traces. [S4]", "warning"),
+    # no one named: sure
+    ("Replay numbers come next. Under an agent replay, prefill compute fell 38%. [S4]", "error"),
+    # the product stated as doing it, whoever else the paragraph names: sure
+    ("Replay numbers come next, relayed by a reader on vLLM's forum. Mooncake Store cuts "
+     "prefill compute by 38%. [S4]", "error"),
+])
+def test_an_unread_credit_blocks_only_where_no_owner_is_named(tmp_path: Path, text: str,
+                                                              severity: str) -> None:
+    doc, result = verify_with(tmp_path, fact(REPORT), paragraph(text))
+    assert rules_at(result, doc, "38%").get("unattributed-figure") == severity
 
 
 # --- owners ---------------------------------------------------------------------------------
@@ -254,11 +249,3 @@ def test_sums_in_words_are_read_too() -> None:
     found = [(text[w.result_start:w.result_end], w.agrees) for w in worked_sums(text)]
     assert found == [("4", True), ("108", True), ("4.5", True), ("50,000", True)]
     assert [w.agrees for w in worked_sums("Nine racks times twelve is 118 trays.")] == [False]
-
-
-def test_an_account_named_in_the_paragraph_makes_an_unread_credit_a_warning(
-        tmp_path: Path) -> None:
-    doc, result = verify_with(tmp_path, fact(REPORT), paragraph(
-        "Replay numbers come next. Judging by the study that came with the code, prefill "
-        "compute fell 38% on the long traces. [S4]"))
-    assert rules_at(result, doc, "38%").get("unattributed-figure") == "warning"

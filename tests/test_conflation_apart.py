@@ -23,11 +23,11 @@ GUARD = {"status": "prepublication_guardrail",
              {"name": "field pilot", "values": [35, 1.35], "terms": ["field pilot", "stores"]}]}}
 
 
-def _joins(body: str) -> list[str]:
+def _joins(body: str, guard: dict[str, Any] = GUARD) -> list[str]:
     doc: dict[str, Any] = copy.deepcopy(load())
     doc["body"] = body + "\n"
     doc["editorial_word_count"] = word_count(doc["body"])
-    doc["corrections"] = [GUARD]
+    doc["corrections"] = [guard]
     article = Article.model_validate_json(json.dumps(doc))
     return [f.severity.value for f in check_guardrails(article, trace_figures(article))
             if f.rule == "conflated-experiments"]
@@ -109,13 +109,7 @@ def test_a_sentence_that_works_one_experiments_figure_out_of_the_other_is_a_warn
                   {"name": "per rack", "values": [400], "terms": ["per rack"]}]}}
 
     def joins(body: str) -> list[str]:
-        doc: dict[str, Any] = copy.deepcopy(load())
-        doc["body"] = body + "\n"
-        doc["editorial_word_count"] = word_count(doc["body"])
-        doc["corrections"] = [worked]
-        article = Article.model_validate_json(json.dumps(doc))
-        return [f.severity.value for f in check_guardrails(article, trace_figures(article))
-                if f.rule == "conflated-experiments"]
+        return _joins(body, worked)
 
     assert joins("PCT's check: 400 TB/s per rack over 32 nodes is 12.5 TB/s per node.") == [
         "warning"]
