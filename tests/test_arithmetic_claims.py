@@ -62,7 +62,8 @@ def test_a_count_of_whole_things_may_round_a_fraction_up() -> None:
                   "Weights of 170 GB fill 2.1 cards of 80 GB: 3 cards become 2 at INT8."):
         article = inference_article(claim, {"gb": 170, "card": 80}, [("cards", "gb / card", 2.125)])
         assert claim_errors(article) == [], claim
-    article = inference_article("Weights of 170 GB fill 2.1 cards of 80 GB, so they need 4 cards.",
+    # (not 4 cards: the seed's "TP4" counts 4 GPUs, evidence that a claim may name)
+    article = inference_article("Weights of 170 GB fill 2.1 cards of 80 GB, so they need 5 cards.",
                        {"gb": 170, "card": 80}, [("cards", "gb / card", 2.125)])
     assert len(claim_errors(article)) == 1
 
