@@ -80,21 +80,22 @@ def test_worked_sums_are_read_with_their_results() -> None:
     assert [w.agrees for w in wrong] == [False]
 
 
-def test_a_sum_the_body_gets_right_explains_its_constant(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("day", "expected"), [
+    ("17,280", {"17,280": None, "86,400": None}),  # right: the sum explains its constant
+    ("17,820", {"17,820": "error"}),  # wrong: an arithmetic error at its result
+])
+def test_a_sum_the_body_works_is_checked(tmp_path: Path, day: str,
+                                         expected: dict[str, str | None]) -> None:
     doc, result = verify_with(
         tmp_path, fact("Each client pulled 0.2 GB per second from the store."),
-        paragraph("At that pace one client moves about 17,280 GB in a day (0.2 × 86,400), "
+        paragraph(f"At that pace one client moves about {day} GB in a day (0.2 × 86,400), "
                   "before any cache hit. [S4]"))
-    for figure in ("17,280", "86,400"):
-        assert "error" not in rules_at(result, doc, figure).values(), figure
-
-
-def test_a_sum_the_body_gets_wrong_is_an_arithmetic_error(tmp_path: Path) -> None:
-    doc, result = verify_with(
-        tmp_path, fact("Each client pulled 0.2 GB per second from the store."),
-        paragraph("At that pace one client moves about 17,820 GB in a day (0.2 × 86,400), "
-                  "before any cache hit. [S4]"))
-    assert rules_at(result, doc, "17,820").get("arithmetic") == "error"
+    for figure, severity in expected.items():
+        found = rules_at(result, doc, figure)
+        if severity is None:
+            assert "error" not in found.values(), figure
+        else:
+            assert found.get("arithmetic") == severity, figure
 
 
 # --- attribution ----------------------------------------------------------------------------

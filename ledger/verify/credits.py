@@ -189,10 +189,10 @@ class _CreditedParagraphs:
 def check_unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     """``unattributed-figure`` findings, one per line of the body and severity: a paragraph
     that does not credit its figures is one problem, however many figures it holds."""
-    return _one_per_line(_unattributed(article, traced))
+    return _one_per_line(article.body, _unattributed(article, traced))
 
 
-def _one_per_line(findings: list[Finding]) -> list[Finding]:
+def _one_per_line(body: str, findings: list[Finding]) -> list[Finding]:
     """Findings on the same line and of the same severity merged into one that spans them all
     and names each figure; the first one's message and trace stand for the rest."""
     groups: dict[tuple[int | None, Severity], list[Finding]] = {}
@@ -204,7 +204,9 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
         if len(group) == 1 or first.column is None:
             out.extend(group)
             continue
-        figures = ", ".join(repr(f.message.split("'")[1]) for f in group)
+        line = body.split("\n")[(first.line or 1) - 1]
+        figures = ", ".join(repr(line[(f.column or 1) - 1:(f.end_column or 1) - 1])
+                            for f in group)
         out.append(replace(
             first, column=min(f.column or 0 for f in group),
             end_column=max(f.end_column or 0 for f in group),

@@ -339,6 +339,7 @@ def _working(body: str, sums: list[WorkedSum], traced: list[TracedFigure]) -> se
     whose number the evidence states (as any kind: "0.2 ×" in the sum is the evidence's
     0.2 GB per second): the sum explains its other figures (see :mod:`.worked`)."""
     out: set[int] = set()
+    spans = sentences(body)
     for w in sums:
         held = [t for t in traced if w.holds(t.figure.start)]
         if w.agrees and any(t.traced or t.misses for t in held):
@@ -346,7 +347,7 @@ def _working(body: str, sums: list[WorkedSum], traced: list[TracedFigure]) -> se
             # the result said again in the same sentence ("is 1,814 GPUs, and 1,814 GPUs at
             # $2 an hour ..."): the same worked figure
             result = next((t for t in held if t.figure.start == w.result_start), None)
-            span = enclosing(sentences(body), w.expr_start, w.result_end)
+            span = enclosing(spans, w.expr_start, w.result_end)
             if result is not None and span is not None:
                 out.update(t.figure.start for t in traced
                            if span.start <= t.figure.start < span.end

@@ -26,13 +26,13 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from ..figures import extract_figures, quantize
+from ..figures import Figure, extract_figures, quantize
 from ..models import Article
 from ..report import Finding, Severity
 from .arithmetic import ArithmeticError_, evaluate
 from .text import body_span
 
-__all__ = ["WorkedSum", "worked_sums"]
+__all__ = ["WorkedSum", "worked_sums", "wrong_sum_finding"]
 
 _NUM = r"\$?\d[\d,]*(?:\.\d+)?%?"
 #: (not a hyphen: "(30 - 40)" is a range)
@@ -118,49 +118,44 @@ _WORDED_OPS = {"×": "*", "*": "*", "/": "/", "÷": "/", "times": "*", "divided 
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
+def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None) -> bool:
+    """Whether ``computed`` comes to the figure ``result`` ("exactly" is no hedge): a result in
+    digits at its printed precision, with its suffix's scale ("1.8B"); one in words ("is
+    eight") at whole precision."""
+    hedged = hedge is not None and bool(hedge) and not hedge.strip().lower().startswith("exactly")
+    value = float(result.values[0])
+    number = re.search(r"\d[\d,]*(?:\.\d+)?%?", body[result.start:result.end])
+    if number is None:
+        return abs(computed - value) <= (_HEDGED_TOLERANCE * abs(value) if hedged else 0.5)
+    printed = number.group()
+    return _agrees(computed, printed, hedged) or _agrees(
+        computed / value * float(_value(printed)), printed, hedged)
+
+
 def _worded_sums(body: str) -> list[WorkedSum]:
     """Sums of two figures written in words or symbols with their result: "1,000 ms divided
     by 268 is about 3.7 ms", "226.75 nodes times eight is 1,814 GPUs", "Five hundred
     thousand divided by eight is 62,500", "Divided by 16, 46.4 TB/s is 2.9 TB/s". The figures
-    come from the figure reader, so a
-    number in words takes part; a percent result is compared as a percent."""
+    come from the figure reader, so a number in words takes part; a percent result is
+    compared as a percent."""
     figures = [f for f in extract_figures(body) if f.value is not None and len(f.values) == 1]
     out = []
-    for b, a, c in zip(figures, figures[1:], figures[2:], strict=False):
-        # "Divided by 16, 46.4 TB/s is 2.9 TB/s per chip": the divisor first
-        if (_DIVIDED_FIRST_RE.search(body, max(0, b.start - 14), b.start)
-                and re.fullmatch(r"\s*,\s*", body[b.end:a.start])
-                and (is_ := _WORDED_IS_RE.fullmatch(body, a.end, c.start)) is not None
-                and b.values[0] != 0):
-            computed = float(a.values[0]) / float(b.values[0])
-            number = re.search(r"\d[\d,]*(?:\.\d+)?%?", body[c.start:c.end])
-            hedged = bool(is_.group("hedge"))
-            if number is not None:
-                out.append(WorkedSum(b.start, a.end, c.start, c.end, computed,
-                                     _agrees(computed, number.group(), hedged)))
     for a, b, c in zip(figures, figures[1:], figures[2:], strict=False):
-        op = _WORDED_OP_RE.fullmatch(body, a.end, b.start)
-        is_ = _WORDED_IS_RE.fullmatch(body, b.end, c.start) if op else None
-        if op is None or is_ is None:
-            continue
-        x = float(a.values[0]) * _SCALES.get((op.group("scale") or "").lower(), 1.0)
-        y = float(b.values[0])
-        symbol = _WORDED_OPS[re.sub(r"\s+", " ", op.group("op").lower())]
-        try:
-            computed = {"*": x * y, "/": x / y, "+": x + y, "-": x - y}[symbol]
-        except ZeroDivisionError:
-            continue
-        result = body[c.start:c.end]
-        hedged = bool(is_.group("hedge")) and not is_.group("hedge").strip().startswith("exactly")
-        number = re.search(r"\d[\d,]*(?:\.\d+)?%?", result)
-        if number is None:  # a result in words ("is eight"): its value, at whole precision
-            agrees = abs(computed - float(c.values[0])) <= (
-                _HEDGED_TOLERANCE * abs(float(c.values[0])) if hedged else 0.5)
+        if (_DIVIDED_FIRST_RE.search(body, max(0, a.start - 14), a.start)
+                and re.fullmatch(r"\s*,\s*", body[a.end:b.start]) and a.values[0] != 0):
+            # "Divided by 16, 46.4 TB/s is 2.9 TB/s per chip": the divisor first
+            x, y, symbol = float(b.values[0]), float(a.values[0]), "/"
+        elif (op := _WORDED_OP_RE.fullmatch(body, a.end, b.start)) is not None:
+            x = float(a.values[0]) * _SCALES.get((op.group("scale") or "").lower(), 1.0)
+            y, symbol = float(b.values[0]), _WORDED_OPS[re.sub(r"\s+", " ", op.group("op").lower())]
         else:
-            agrees = _agrees(computed, number.group(), hedged) or _agrees(
-                computed / float(c.values[0]) * float(_value(number.group())), number.group(),
-                hedged)
-        out.append(WorkedSum(a.start, b.end, c.start, c.end, computed, agrees))
+            continue
+        is_ = _WORDED_IS_RE.fullmatch(body, b.end, c.start)
+        if is_ is None or (symbol == "/" and y == 0):
+            continue
+        computed = {"*": x * y, "/": x / y if y else 0.0, "+": x + y, "-": x - y}[symbol]
+        out.append(WorkedSum(a.start, b.end, c.start, c.end, computed,
+                             _result_agrees(body, c, computed, is_.group("hedge"))))
     return out
 
 
