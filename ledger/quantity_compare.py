@@ -24,6 +24,7 @@ class Verdict(str, Enum):
     unit = "unit"  # same number under another unit (GB vs GiB, Gb/s vs GB/s, bytes vs tokens)
     converted = "converted"  # the evidence converted to a sibling unit, written in the wrong one
     points = "points"  # percent against percentage points
+    hundredfold = "hundredfold"  # "480% faster" for 4.8 times: a multiplier as a whole change
     kind = "kind"  # same number, different kind of quantity
     noun = "noun"  # a count of another class of thing
     modifier = "modifier"  # a count of the same thing, differently qualified
@@ -108,8 +109,13 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
     if fig.kind is Kind.percent and ev.kind is Kind.multiplier:
         ok = any(_close(ev_to, value, d)
                  for ev_to in _multiplier_as_percent(ev_value, fig.direction))
-        hundredfold = _eq(ev_value * 100, value, d)  # "480% faster" for 4.8 times (= 380%)
-        return Verdict.match if ok else (Verdict.kind if same or hundredfold else _DIFFERENT)
+        if ok:
+            return Verdict.match
+        if fig.direction is not None and _eq(ev_value * 100, value, d):
+            # "480% faster" for 4.8 times: the multiplier written as a change in percent
+            # without taking the whole away (4.8 times is 380% faster)
+            return Verdict.hundredfold
+        return Verdict.kind if same or _eq(ev_value * 100, value, d) else _DIFFERENT
     if fig.kind is Kind.multiplier and ev.kind is Kind.percent:
         ok = any(_close(m, value, d) for m in _percent_as_multiplier(ev_value, ev.direction))
         return Verdict.match if ok else (Verdict.kind if same else _DIFFERENT)

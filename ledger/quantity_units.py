@@ -57,7 +57,7 @@ class Unit:
 _DEC = {"": 0, "K": 3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15}
 _BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50}
 _TIME = {"ms": Decimal("0.001"), "s": Decimal(1), "sec": Decimal(1), "min": Decimal(60),
-         "h": Decimal(3600), "hr": Decimal(3600)}
+         "h": Decimal(3600), "hr": Decimal(3600), "day": Decimal(86400)}
 
 
 def _build_units() -> dict[str, Unit]:
@@ -135,8 +135,8 @@ _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.ra
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
                       rf"|\s(?:[A-Za-z]+\s+)?(?P<per>[\w]+)\s+(?:per|a|an|each)\s+"
-                      rf"(?P<t>second|minute|hour)\b")
-_PER = {"second": "s", "minute": "min", "hour": "h"}
+                      rf"(?P<t>second|minute|hour|day)\b")
+_PER = {"second": "s", "minute": "min", "hour": "h", "day": "day"}
 
 
 #: Noun classes: nouns in one class count the same kind of thing (lemmas, singular).

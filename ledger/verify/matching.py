@@ -221,7 +221,7 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         # a unit written out outranks bare numbers; a count of tokens does not: the evidence
         # often gives tokens as a bare number ("budgets 512/2048", "32k, 64k and 128k") and
         # sizes in bytes beside them ("128KB pages")
-        decisive = any(m.verdict is Verdict.points or (
+        decisive = any(m.verdict in (Verdict.points, Verdict.hundredfold) or (
             ((m.verdict is Verdict.unit and q.unit is not None) or (
                 m.verdict is Verdict.noun and q.noun_class is not None
                 and m.quantity is not None and m.quantity.noun_class is not None)

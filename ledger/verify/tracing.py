@@ -28,6 +28,7 @@ module turns what did not match into findings and re-exports the names of both.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from decimal import Decimal
@@ -56,6 +57,7 @@ from .matching import (
     trace_figures,
     tried,
 )
+from .misworked import Misworked, misworked_step
 from .points import Gap
 from .prose import enclosing, sentences
 from .restated import Restatement, restatements
@@ -207,6 +209,43 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
               hint=nearest_evidence(t, index) if f.kind is not FigureKind.date else None)
 
 
+def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Finding | None:
+    """What went wrong with a figure that traces to nothing, where the evidence settles it: a
+    multiplier written as a change of a hundred times its value ("480% faster" for 4.8 times, a
+    ``percentage-points`` error), or a date no evidence gives, said with the evidence's nearest
+    date (a ``date-order`` error). Reported beside the ``untraced-figure``."""
+    f, q = t.figure, t.quantity
+    if f.kind is FigureKind.date and f.date is not None:
+        return body_span(article, f.start, f.end, Severity.error, "date-order",
+                         f"date {f.text!r} is none of the dates of this article's sources, "
+                         "facts, scope or measurements" + _nearest_date(f.date, index),
+                         trace=tried(t))
+    miss = next((m for m in t.misses if m.verdict is Verdict.hundredfold), None)
+    if miss is None or q is None:
+        return None
+    times = miss.value.normalize()
+    change = ((miss.value - 1) * 100 if q.direction == "increase"
+              else (1 - 1 / miss.value) * 100 if miss.value > 1 else None)
+    return body_span(
+        article, f.start, f.end, Severity.error, "percentage-points",
+        f"{f.text!r} writes the evidence's {format(times, 'f')}x ({miss.trace.describe()}) as "
+        f"a change of {f.text}, but a change counts from the old value, not from zero" + (
+            f": {format(times, 'f')}x is {_pct(quantize(change, 1).normalize())} "
+            f"{'more' if q.direction == 'increase' else 'less'}" if change is not None else ""),
+        trace=tried(t))
+
+
+def _nearest_date(day: dt.date, index: EvidenceIndex) -> str:
+    """What the evidence dates nearest ``day``: the same day of another year first (a year
+    slipped), then the nearest date; "" when the evidence has no dates."""
+    if not index.dates:
+        return ""
+    same_day = [d for d in index.dates if (d.date.month, d.date.day) == (day.month, day.day)]
+    near = min(same_day or index.dates, key=lambda d: (abs((d.date - day).days), d.date))
+    how = "the same day of another year" if same_day else "the nearest"
+    return f"; {how} is {near.date.isoformat()} ({near.trace.describe()})"
+
+
 #: What a finding on a spelled-out figure adds: the checker is not sure it is a claim.
 _SPELLED_DOUBT = (" (a figure in words, such as 'ten' or 'half', may be prose that only "
                   "shares the number, so the checker cannot be sure)")
@@ -320,18 +359,44 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         if finding.rule in _READINGS and _denied_reading(article.body, t, traced):
             continue  # "4.3 percentage points, not a 4.3% difference": the wrong reading denied
         findings.append(finding)
+        if finding.rule == "untraced-figure" and (why := _diagnosis(article, t, index)):
+            findings.append(why)
         if (r := restated.get(t.figure.start)) is not None:
             findings.append(_restated_finding(article, r, t))
-        elif (finding.rule == "untraced-figure" and finding.severity is Severity.error
-              and _sentence_start(article, t) in desk and _stated_as_result(article, t)):
-            findings.append(body_span(
-                article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
-                f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither a "
-                "computation nor any evidence gives it; recompute it", trace=tried(t)))
+        elif finding.rule == "untraced-figure" and finding.severity is Severity.error:
+            if _sentence_start(article, t) in desk and _stated_as_result(article, t):
+                findings.append(body_span(
+                    article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
+                    f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither "
+                    "a computation nor any evidence gives it; recompute it", trace=tried(t)))
+            elif (step := _misworked(article, t, traced)) is not None:
+                findings.append(body_span(
+                    article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
+                    f"{t.figure.text!r} stands where {step.describe()}; recompute it",
+                    trace=tried(t)))
     flagged = {(f.line, f.column) for f in findings if f.rule == "arithmetic"}
     findings += [wrong_sum_finding(article, w) for w in sums
                  if not w.agrees and line_col(article.body, w.result_start) not in flagged]
     return findings
+
+
+def _misworked(article: Article, t: TracedFigure, traced: list[TracedFigure]
+               ) -> Misworked | None:
+    """The computation step whose result the untraced figure restates with another value, from
+    the step's operands in its sentence (see :mod:`.misworked`)."""
+    span = enclosing(sentences(article.body), t.figure.start, t.figure.end)
+    if span is None or len(t.figure.values) != 1:
+        return None
+    others = [(list(o.figure.values), o.figure.decimals) for o in traced
+              if o is not t and span.start <= o.figure.start < span.end]
+    return misworked_step(article, t.figure.values[0], t.quantity, others,
+                          as_result=_stated_as_result(article, t),
+                          desk_count=bool(_DESK_COUNT_RE.search(span.text)))
+
+
+#: A sentence that says it gives the desk's own count: "By the desk's count, ...".
+_DESK_COUNT_RE = re.compile(r"\b(?:by|on|in)\s+(?:the\s+desk's|PCT's|our)\s+"
+                            r"(?:own\s+)?(?:count|reckoning|arithmetic|calculation)\b", re.I)
 
 
 def _working(body: str, sums: list[WorkedSum], traced: list[TracedFigure]) -> set[int]:
@@ -387,7 +452,8 @@ def _restated_finding(article: Article, r: Restatement, t: TracedFigure) -> Find
 
 #: What puts a figure as the result of a sum: "... is 57.3", "leaves 71%", "400 Gb/s, or 50 GB/s".
 _RESULT_BEFORE_RE = re.compile(
-    r"(?:\bis|\bare|=|\bleaves|\bgives|\bequals|,\s*or|\bcomes\s+to|\bworks\s+out\s+to)"
+    r"(?:\bis|\bare|=|\bleaves|\bgives|\bequals|,\s*or|\bcomes?\s+to|\bworks\s+out\s+to|"
+    r"\bmakes?|\btotals?|\badds?\s+up\s+to)"
     r"\s+(?:about\s+|roughly\s+|around\s+|nearly\s+|some\s+|just\s+(?:over|under)\s+)?$")
 _ARITHMETIC_SAID_RE = re.compile(r"\b(?:arithmetic|calculation|by\s+our\s+count)\b", re.I)
 

@@ -1,0 +1,144 @@
+"""What went wrong with a figure that traces to nothing, where the evidence settles it
+(sentences written for these tests, on the desk's seed). Each is reported beside the
+``untraced-figure``, under the rule of the mistake:
+
+* a multiplier written as a change of a hundred times its value ("620% faster" for 6.2x) is a
+  ``percentage-points`` error that says what the change is;
+* a date that no evidence gives is a ``date-order`` error naming the evidence's nearest date,
+  the same day of another year first;
+* a figure standing where an inference's computation step puts its result, beside one of the
+  step's operands or in a sentence that says it is the desk's count, is an ``arithmetic`` error
+  naming the step;
+* "N requests a day" is a rate per day, so a per-hour figure restated per day is a
+  ``unit-mismatch``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from verify_fixtures import Doc, add_fact, findings_at, replacing, rules_at, verify_with
+
+from ledger.quantities import typed_figures
+
+LAST = "Before assigning monetary value to a cache hit"
+
+
+def paragraph(text: str):  # type: ignore[no-untyped-def]
+    return replacing(LAST, text + "\n\n" + LAST)
+
+
+def fact(claim: str):  # type: ignore[no-untyped-def]
+    return lambda doc: add_fact(doc, claim)
+
+
+def inference(claim: str, inputs: dict[str, float],
+              steps: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
+    def step(doc: Doc) -> None:
+        doc["inferences"].append({
+            "id": f"I{len(doc['inferences']) + 1}", "claim": claim, "basis_fact_ids": [],
+            "label": "PCT arithmetic", "computation": {"inputs": inputs, "steps": steps}})
+    return step
+
+
+# --- a multiplier as a whole change ---------------------------------------------------------
+
+@pytest.mark.parametrize(("said", "right"), [
+    ("prefill ran 620% faster", "520% more"),
+    ("prefill work was cut by 400%", "75% less"),
+])
+def test_a_multiplier_written_as_a_hundredfold_change_is_a_percentage_points_error(
+        tmp_path: Path, said: str, right: str) -> None:
+    figure = said.split()[-2] if said.endswith("faster") else said.split()[-1]
+    claim = ("With the shared store the authors' prefill ran 6.2x faster." if "620" in said
+             else "The shared store cut the authors' prefill work 4x.")
+    doc, result = verify_with(tmp_path, fact(claim), paragraph(
+        f"With the shared store, the authors report that {said}. [S4]"))
+    found = {f.rule: f for f in findings_at(result, doc, figure)}
+    assert found["percentage-points"].severity.value == "error"
+    assert right in found["percentage-points"].message
+    assert "untraced-figure" in found  # the figure still traces to nothing as written
+
+
+def test_the_change_stated_right_raises_nothing(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("With the shared store the authors' prefill ran 6.2x faster."),
+        paragraph("With the shared store, the authors report that prefill ran 520% "
+                  "faster. [S4]"))
+    assert rules_at(result, doc, "520%") == {}
+
+
+# --- a date no evidence gives ---------------------------------------------------------------
+
+def test_a_slipped_year_is_a_date_order_error_naming_the_same_day(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, paragraph(
+        "The integration benchmark that vLLM posted on May 6, 2025 ran on a single rack. [S4]"))
+    found = {f.rule: f for f in findings_at(result, doc, "May 6, 2025")}
+    assert found["date-order"].severity.value == "error"
+    assert "same day of another year is 2026-05-06" in found["date-order"].message
+
+
+def test_a_date_the_evidence_gives_raises_no_date_order(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, paragraph(
+        "The integration benchmark that vLLM posted on May 6, 2026 ran on a single rack. [S4]"))
+    assert "date-order" not in rules_at(result, doc, "May 6, 2026")
+
+
+# --- a computation step's result restated wrongly -------------------------------------------
+
+_SSDS = inference("Raw capacity comes to 92.16 TB.",
+                  {"drives": 12, "tb_each": 7.68},
+                  [{"name": "per_node", "expression": "drives * tb_each", "result": 92.16,
+                    "unit": "TB"}])
+_DRIVES = fact("Each of the authors' storage nodes holds twelve 7.68 TB drives.")
+
+
+def test_a_wrong_result_beside_the_steps_operand_is_an_arithmetic_error(
+        tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, _DRIVES, _SSDS, paragraph(
+        "The authors' storage nodes hold drives of 7.68 TB each, which comes to 96.16 TB per "
+        "node once all twelve are in. [S4]"))
+    found = {f.rule: f for f in findings_at(result, doc, "96.16")}
+    assert found["arithmetic"].severity.value == "error"
+    assert "per_node" in found["arithmetic"].message and "92.16" in found["arithmetic"].message
+
+
+def test_the_right_result_beside_the_operand_raises_nothing(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, _DRIVES, _SSDS, paragraph(
+        "The authors' storage nodes hold drives of 7.68 TB each, which comes to 92.16 TB per "
+        "node once all twelve are in. [S4]"))
+    assert rules_at(result, doc, "92.16") == {}
+
+
+def test_a_figure_of_another_unit_beside_the_operand_is_no_step_result(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, _DRIVES, _SSDS, paragraph(
+        "The authors' storage nodes hold drives of 7.68 TB each and draw 95 W at idle. [S4]"))
+    assert "arithmetic" not in rules_at(result, doc, "95 W")
+
+
+def test_a_wrong_count_in_a_sentence_that_says_it_is_the_desks_is_arithmetic(
+        tmp_path: Path) -> None:
+    days = inference("From June 24, 2024 to May 6, 2026 is 681 days.",
+                     {"y2024": 191, "y2025": 365, "y2026": 125},
+                     [{"name": "days", "expression": "y2024 + y2025 + y2026", "result": 681,
+                       "unit": "days"}])
+    doc, result = verify_with(tmp_path, days, paragraph(
+        "By the desk's count, the paper and the integration benchmark are 618 days apart."))
+    found = {f.rule: f for f in findings_at(result, doc, "618")}
+    assert "681 days" in found["arithmetic"].message
+
+
+# --- rates per day --------------------------------------------------------------------------
+
+def test_a_count_a_day_is_a_rate() -> None:
+    [(_, q)] = typed_figures("served 2.4 million requests a day")
+    assert q.unit is not None and q.unit.symbol == "requests/day"
+
+
+def test_a_per_hour_figure_restated_per_day_is_a_unit_mismatch(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("The authors' cluster served 2.4 million requests an hour at peak."),
+        paragraph("At peak the authors' cluster served 2.4 million requests a day. [S4]"))
+    assert rules_at(result, doc, "2.4 million").get("unit-mismatch") == "error"
