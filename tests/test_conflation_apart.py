@@ -116,3 +116,15 @@ def test_a_sentence_that_works_one_experiments_figure_out_of_the_other_is_a_warn
     # the same two figures joined with no working stay an error
     assert joins("In one run the system moved 400 TB/s per rack with 12.5 TB/s per node.") == [
         "error"]
+
+
+def test_a_sentence_that_makes_its_results_one_joins_the_items_that_name_their_parts() -> None:
+    # each item names its own experiment by one of its terms, which alone keeps them apart
+    # (the control); words that make the results one result join them
+    apart = "it gained 320% on the lab rig, 35% more orders in the stores."
+    assert _joins("Measured separately, " + apart) == []
+    for body in ("Together, " + apart, "Combined, " + apart,
+                 "One three-store system reached 4.2 times the old rate on the lab rig, 35% "
+                 "more orders in the stores.",
+                 "At once " + apart):
+        assert _joins(body) == ["error"], body

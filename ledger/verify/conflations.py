@@ -139,6 +139,14 @@ _OWN_FIGURE_SUBJECT_RE = re.compile(
 _TIES_RE = re.compile(r"\b(?:(?:the|that|this)\s+same|also|as\s+well|both|together|combined|"
                       r"on\s+top\s+of)\b", re.IGNORECASE)
 _PART_SEP_RE = re.compile(r"\s*;\s*")
+#: Words that make a sentence's results one result, however its list names their parts:
+#: "Together, ...", "... at once", "one 13-node deployment delivered ...".
+_AS_ONE_RE = re.compile(
+    r"^\s*(?:together|combined|in\s+total|all\s+told|between\s+them)\b"
+    r"|\bat\s+(?:once|the\s+same\s+time)\b|\bsimultaneously\b"
+    r"|\b(?:one|a\s+single)\s+(?:[\w-]+\s+){0,2}(?:deployment|cluster|machine|system)\s+"
+    r"(?:delivered|delivers|handled|handles|served|serves|ran|runs|reached|reaches|achieved|"
+    r"achieves|sustained|sustains)\b", re.IGNORECASE)
 
 
 #: Connectives that add one result to another as one: never a list.
@@ -230,6 +238,8 @@ def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
     list items each naming its own experiment ("29 to 69% lower on the serving benchmark,
     28 to 30% lower for long-context inference"), or in independent clauses ("it fits three
     times as many tokens, and on long prompts it answers 13 times faster")."""
+    if any(_AS_ONE_RE.search(it.text) for it in items):
+        return False  # "Together, one 13-node deployment delivered 54,543 prefill and ..."
     first, second = sorted((a, b), key=lambda m: m[0])
     item_a = enclosing(items, first[0], first[1])
     item_b = enclosing(items, second[0], second[1])
