@@ -17,6 +17,7 @@ from .quantity_units import (
     Quantity,
     Unit,
     lemma,
+    money_rate,
     noun_class,
     parse_unit,
 )
@@ -213,7 +214,7 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
     if fig.kind is FigureKind.date:
         return Quantity(Kind.date)
     if fig.kind is FigureKind.money:
-        return Quantity(Kind.money, **base)  # type: ignore[arg-type]
+        return Quantity(Kind.money, unit=money_rate(text, fig.end, fig.start), **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.range and fig.unit == "x":  # "3-10x"
         return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.multiplier:

@@ -256,6 +256,40 @@ def parse_unit(text: str, end: int) -> tuple[Unit, int] | None:
     return (unit, m.end()) if unit else None
 
 
+#: Time bases a price or a cost is stated per ("$2 an hour", "$10/day", "$1.85 per GPU-hour").
+_MONEY_PER_RE = re.compile(
+    r"\s*(?:/\s*|\s(?:per|an?|each)\s+)(?:(?:GPU|chip|node|instance|server)[- ])?"
+    r"(?P<t>second|sec|s|minute|min|hour|hr|h|day|week)\b", re.IGNORECASE)
+_MONEY_PER = {"second": "s", "sec": "s", "s": "s", "minute": "min", "min": "min", "hour": "h",
+              "hr": "h", "h": "h", "day": "day", "week": "week"}
+_MONEY_SECONDS = {"s": Decimal(1), "min": Decimal(60), "h": Decimal(3600),
+                  "day": Decimal(86400), "week": Decimal(604800)}
+
+
+_MONEY_ADJECTIVE = {"hourly": "h", "daily": "day", "weekly": "week"}
+#: "$87,072 daily cost": the adjective right after the amount.
+_MONEY_AFTER_RE = re.compile(r"\s+(?P<a>hourly|daily|weekly)\b", re.IGNORECASE)
+#: "total daily cost is $87,072": the adjective a few words before, with no number between.
+_MONEY_BEFORE_RE = re.compile(r"\b(?P<a>hourly|daily|weekly)\s+(?:[A-Za-z-]+\s+){0,4}$",
+                              re.IGNORECASE)
+
+
+def money_rate(text: str, end: int, start: int | None = None) -> Unit | None:
+    """The time base of an amount of money at ``text[start:end]``: "$2 an hour" and "an hourly
+    rate of $2" are $/h, so neither is the same figure as "$2 a day"; None for an amount per
+    nothing, per month (no exact seconds) or per thing ("$0.14 per million tokens")."""
+    base = None
+    if (m := _MONEY_PER_RE.match(text, end)) is not None:
+        base = _MONEY_PER[m.group("t").lower()]
+    elif (m := _MONEY_AFTER_RE.match(text, end)) is not None or (
+            start is not None
+            and (m := _MONEY_BEFORE_RE.search(text, max(0, start - 48), start)) is not None):
+        base = _MONEY_ADJECTIVE[m.group("a").lower()]
+    if base is None:
+        return None
+    return Unit(f"$/{base}", "money/s", 1 / _MONEY_SECONDS[base])
+
+
 def _unit_symbol(word: str) -> str:
     unit = UNITS.get(word)
     return unit.symbol if unit else word

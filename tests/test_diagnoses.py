@@ -142,3 +142,26 @@ def test_a_per_hour_figure_restated_per_day_is_a_unit_mismatch(tmp_path: Path) -
         tmp_path, fact("The authors' cluster served 2.4 million requests an hour at peak."),
         paragraph("At peak the authors' cluster served 2.4 million requests a day. [S4]"))
     assert rules_at(result, doc, "2.4 million").get("unit-mismatch") == "error"
+
+
+# --- prices per unit of time ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "unit"), [
+    ("a rental of $2 an hour", "$/h"), ("$1.85 per GPU-hour", "$/h"), ("$10/day", "$/day"),
+    ("the total daily cost is $87,072", "$/day"), ("the $87,072 daily cost", "$/day"),
+    ("$0.14 per million tokens", None), ("$5 per month", None),
+])
+def test_a_price_keeps_its_time_base(text: str, unit: str | None) -> None:
+    [(_, q)] = typed_figures(text)
+    assert (q.unit.symbol if q.unit else None) == unit
+
+
+def test_an_hourly_price_restated_per_day_is_a_unit_mismatch(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("The authors rented each GB200 at $6.50 per GPU-hour."),
+        paragraph("The authors' GB200s rented at $6.50 a day each. [S4]"))
+    assert rules_at(result, doc, "$6.50").get("unit-mismatch") == "error"
+    _, right = verify_with(
+        tmp_path, fact("The authors rented each GB200 at $6.50 per GPU-hour."),
+        paragraph("The authors' GB200s rented at $6.50 an hour each, or $156 a day. [S4]"))
+    assert "unit-mismatch" not in {f.rule for f in right.findings}
