@@ -165,3 +165,31 @@ def test_an_hourly_price_restated_per_day_is_a_unit_mismatch(tmp_path: Path) -> 
         tmp_path, fact("The authors rented each GB200 at $6.50 per GPU-hour."),
         paragraph("The authors' GB200s rented at $6.50 an hour each, or $156 a day. [S4]"))
     assert "unit-mismatch" not in {f.rule for f in right.findings}
+
+
+# --- readings that hid a wrong unit or a percent read as points -----------------------------
+
+def test_a_range_of_percents_written_in_points_is_not_two_gaps(tmp_path: Path) -> None:
+    # 30 - 17 = 13 and 30 - 13 = 17: each end is also a gap between the fact's percents
+    doc, result = verify_with(tmp_path, fact(
+        "The authors report 25-30% lower TTFT on chat traces and a 13-17% speed-up on agent "
+        "traces."), paragraph("On agent traces the authors report a speed-up of 13-17 "
+                              "percentage points. [S4]"))
+    assert rules_at(result, doc, "13-17").get("percentage-points") == "error"
+
+
+def test_a_rise_in_points_between_two_stated_percents_still_traces(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, fact(
+        "The authors report the hit rate rose from 40% to 80% with the shared store."),
+        paragraph("With the shared store the authors' hit rate rose by 40 percentage "
+                  "points. [S4]"))
+    assert rules_at(result, doc, "40 percentage points") == {}
+
+
+def test_a_worked_sum_does_not_excuse_a_result_in_the_wrong_unit(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("At 125 tokens per second per user the authors' decode takes 8 ms per "
+                       "token."),
+        paragraph("At the authors' 125 tokens per second per user, 1,000 divided by 125 is "
+                  "8 s per token. [S4]"))
+    assert rules_at(result, doc, "8 s").get("unit-mismatch") == "error"

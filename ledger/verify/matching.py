@@ -194,6 +194,11 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
     q = quantity or Quantity(Kind.number, figure.values, figure.decimals)
     found: list[Trace] = []
     misses: list[Miss] = []
+    # a range in points whose every end the evidence states as a percent ("13-17 percentage
+    # points" for a 13-17% speed-up) is that range misread, not two gaps between percents
+    stated_range = len(figure.values) > 1 and q.kind is Kind.points and all(
+        any(compare(q, v, ev.value, ev.quantity, ev.percent) is Verdict.points
+            for ev in index.numbers) for v in figure.values)
     for value in figure.values:
         strong: list[Trace] = []
         weak: list[Trace] = []
@@ -234,8 +239,10 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]
-        if not here and q.kind is Kind.points and (
+        if not here and q.kind is Kind.points and not stated_range and (
                 gap := index.percent_gaps().find(value, q.decimals)) is not None:
+            # a gap of two percents; not each end of a range the evidence states as percents
+            # ("13-17 percentage points" for a 13-17% speed-up: that range, not two gaps)
             here = [gap.where]  # "12 points apart": the gap between two stated percents
         if not here and not moved:
             # "three serving instances" for "three round-robin instances": the qualifier

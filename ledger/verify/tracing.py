@@ -353,8 +353,9 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
             continue
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
-        if t.figure.start in working:
-            continue  # "47,520 tokens (13.20 × 3,600)": a sum the body works and gets right
+        if t.figure.start in working and not any(m.verdict is Verdict.unit for m in t.misses):
+            continue  # "47,520 tokens (13.20 × 3,600)": a sum the body works and gets right,
+            # unless the evidence gives its number in another unit ("9.3 s" for 9.3 ms)
         finding = _finding_for(article, t, index)
         if finding.rule in _READINGS and _denied_reading(article.body, t, traced):
             continue  # "4.3 percentage points, not a 4.3% difference": the wrong reading denied
