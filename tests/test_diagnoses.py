@@ -193,3 +193,22 @@ def test_a_worked_sum_does_not_excuse_a_result_in_the_wrong_unit(tmp_path: Path)
         paragraph("At the authors' 125 tokens per second per user, 1,000 divided by 125 is "
                   "8 s per token. [S4]"))
     assert rules_at(result, doc, "8 s").get("unit-mismatch") == "error"
+
+
+# --- numbers inside names -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "token"), [
+    ("The authors' integration ran on vLLM v0.9.2 with the connector enabled. [S4]", "v0.9.2"),
+    ("The authors served a 405B model through the connector. [S4]", "405B"),
+])
+def test_a_version_or_model_size_no_evidence_writes_is_untraced(
+        tmp_path: Path, sentence: str, token: str) -> None:
+    doc, result = verify_with(tmp_path, paragraph(sentence))
+    assert rules_at(result, doc, token).get("untraced-figure") == "error"
+
+
+def test_a_version_or_model_size_the_evidence_writes_is_not(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("The authors ran vLLM v0.9.2 with a 405 billion parameter model."),
+        paragraph("The authors' integration ran on vLLM v0.9.2 and served a 405B model. [S4]"))
+    assert rules_at(result, doc, "v0.9.2") == {} and rules_at(result, doc, "405B") == {}

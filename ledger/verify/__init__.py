@@ -20,6 +20,7 @@ from .dates import check_dates
 from .grounding import check_quotes
 from .integrity import check_integrity
 from .locate import locate_findings
+from .namefigures import check_name_figures
 from .scope import article_scope
 from .units import check_inference_units, check_name_units
 
@@ -34,7 +35,7 @@ MAX_BODY_CHARS = 200_000
 
 CHECKS: list[Check] = [
     check_integrity, check_dates, check_body, check_arithmetic, check_consistency, check_quotes,
-    check_inference_units, check_name_units,
+    check_inference_units, check_name_units, check_name_figures,
 ]
 
 
