@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 
+from ..figures import FigureKind, extract_figures
 from ..models import Article
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
@@ -91,6 +92,8 @@ _OWNED_DOC = (rf"(?:{_DOC}|document|preprint|examples?|recipes?|notebooks?|sampl
               # where its code lives: "Acme's GitHub organisation" (not "by Acme's account",
               # which is whose claim a source reports)
               rf"organi[sz]ation|org|namespace)")
+#: A document's title in quotes between its owner and its noun: "Meta's "up to 3.6x" post".
+_TITLED = r"(?:[\"“][^\"”]{1,80}[\"”]\s+)?"
 #: A possessive, also with a bare apostrophe after a final s ("Fireworks' post").
 _POSS = r"(?:'s|’s|(?<=s)'(?!\w)|(?<=s)’(?!\w))"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
@@ -115,16 +118,17 @@ _PATTERNS = [
                            rf"(?P<product>(?:[\w.+-]+\s+){{0,2}}?){_PRODUCT}s?\b")),
     # the words between the possessive and its document stay in one clause; a comma only
     # inside a date ("NVIDIA's May 6, 2026 post")
-    ("doc", re.compile(rf"\b{NAME}{_POSS}\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
+    ("doc", re.compile(rf"\b{NAME}{_POSS}\s+{_TITLED}(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
                        rf"{_OWNED_DOC}\b")),
     ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                          rf"{_DOC}\b")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{NAME}{_POSS}?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
     ("person", re.compile(rf"\b{NAME}{_POSS}\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
-                          rf"\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
+                          rf"(?:\s+and\s+[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)?\s+(?:walked|wrote|ran|offloaded|tested|measured|reported|found|"
                           rf"described|explained|showed|benchmarked|published)\b")),
-    ("result", re.compile(rf"\b{NAME}{_POSS}\s+(?:[\w.-]+\s+){{0,2}}?{_RESULT}\b")),
+    ("result", re.compile(rf"\b{NAME}{_POSS}\s+(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
+                          rf"{_RESULT}\b")),
     # a publication named with its "The" ("The Register reported"), or after an opening
     # date ("On 3 March 2026 Intel published")
     ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*(?:The\s+)?{NAME}\s+"
@@ -259,6 +263,22 @@ def _citations(body: str, para_start: int, para_text: str, start: int, end: int)
         return []
     run = _RUN_RE.match(para_text, after.start())
     return _CITE_RE.findall(run.group()) if run else [after.group(1)]
+
+
+_QUOTED_RE = re.compile(r"[\"“]([^\"”]{6,120})[\"”]")
+
+
+def _named_sources(article: Article, sentence: str) -> list[str]:
+    """The one source a sentence without markers names by its date ("a post dated August 20,
+    2024", "NVIDIA's May 1, 2026 comparison") or by words of its title in quotes ("the 'up to
+    3.6x' post"); [] when it names none, or several."""
+    days = {f.date for f in extract_figures(sentence)
+            if f.kind is FigureKind.date and f.date is not None and f.date_precision == "day"}
+    quoted = [q.lower() for q in _QUOTED_RE.findall(sentence)]
+    found = [src.id for src in article.sources
+             if days & {d for d in (src.published_at, src.updated_at, src.page_date) if d}
+             or any(q in src.title.lower() for q in quoted)]
+    return found if len(found) == 1 else []
 
 
 def _words(text: str) -> set[str]:
@@ -409,6 +429,9 @@ def check_owners(article: Article) -> list[Finding]:
         for sentence in map(_own_part, sentences(para.text)):
             start, end = para.start + sentence.start, para.start + sentence.end
             cited = _citations(body, para.start, para.text, start, end)
+            if not _CITE_RE.search(body, start, end) and (
+                    named := _named_sources(article, sentence.text)):
+                cited = named  # "NVIDIA's May 1, 2026 comparison": the source of that date
             if not cited or desk_negated(sentence.text, desk):
                 continue  # "PCT did not find that figure in DigitalOcean's post" cites nothing
             findings += host_findings(article, sentence.text, start, cited)
