@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verify_fixtures import add_fact, add_metric, adding, verify_with
+from verify_fixtures import add_fact, add_metric, adding, replacing, rules_at, verify_with
 
 from ledger.verify.derivations import form_rule
 from ledger.verify.meaning import find_lemmas, prose_rule
@@ -460,3 +460,17 @@ def test_a_word_in_another_results_clause_labels_that_result(tmp_path: Path, sen
                                                              broken: bool) -> None:
     rule = "Do not describe the 3.8 times as a single-node result."
     assert bool(_found(tmp_path, rule, sentence)) is broken
+
+
+# --- a label in the sentence that points back -----------------------------------------------
+
+def test_a_forbidden_label_in_the_sentence_that_points_back_is_a_warning(tmp_path: Path) -> None:
+    last = "Before assigning monetary value to a cache hit"
+    doc, result = verify_with(tmp_path, replacing(last, (
+        "The authors' real-trace run cut median TTFT 46-fold. That is the throughput gain "
+        "a buyer would see. [S4]\n\n") + last))
+    assert rules_at(result, doc, "throughput gain").get("guardrail") == "warning"
+    doc, result = verify_with(tmp_path, replacing(last, (
+        "The authors' real-trace run cut median TTFT 46-fold. That is not a throughput "
+        "gain. [S4]\n\n") + last))
+    assert "guardrail" not in rules_at(result, doc, "throughput gain")

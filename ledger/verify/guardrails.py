@@ -221,6 +221,7 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
                        lambda f: (f.start, f.end))
     findings = []
     exact = _evidence_values(article)
+    pointed: set[tuple[int, int]] = set()
     for t in traced:
         span = (enclosing(spans, t.figure.start, t.figure.end) if _targets(rule, t, exact)
                 and not _BOUND_BEFORE.search(body, max(0, t.figure.start - 30), t.figure.start)
@@ -233,6 +234,12 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
         found = _labelled(rule, article, t, span, neighbours, labels)
         if found is None and rule.scope == "clause":
             found = _appositive(rule, body, spans, span, by_span)
+        again = False
+        if found is None and (found := _said_again(rule, body, span, by_span)) is not None:
+            if found[:2] in pointed:
+                continue  # one finding per sentence that points back
+            pointed.add(found[:2])
+            again = True
         if found is not None:
             start, end, term, sure = found
             said = body[start:end]
@@ -241,6 +248,10 @@ def _forbidden(rule: ForbiddenLabelRule, article: Article, traced: list[TracedFi
                 if s2 >= end and re.fullmatch(r"[\s\w-]{0,20}", body[end:s2]):
                     end = e2
             message = (
+                f"the sentence after {t.figure.text!r} points back at it and calls it {said!r}"
+                f"{'' if said.lower() == term.lower() else f' (read as {term!r})'}, which this "
+                "guardrail forbids (it may point at another figure: the checker cannot be sure)"
+                if again else
                 f"{t.figure.text!r} is labelled {said!r}, which this guardrail forbids"
                 if sure else
                 f"{t.figure.text!r} is described as {said!r} in the words after it, which "
@@ -286,6 +297,40 @@ def _appositive(rule: ForbiddenLabelRule, body: str, spans: tuple[Span, ...], sp
                 return start, end, term, False
         break  # only the clause right after the figure's
     return None
+
+
+#: A sentence that opens by pointing back at the figure before it: "That is ...", "This
+#: figure counts as ...", "It remains ...".
+_POINTS_BACK_RE = re.compile(
+    r"\s*(?:\[S\d+\]\s*)*(?:That|This|It|Such\s+a\s+\w+|(?:That|This|The)\s+(?:figure|number|"
+    r"rate|result|value|claim|ceiling|peak|maximum))\s+(?:is|was|remains|represents|counts\s+as|"
+    r"reflects|describes|amounts\s+to|means)\b")
+
+
+def _said_again(rule: ForbiddenLabelRule, body: str, span: Span,
+                by_span: dict[int, list[Figure]]) -> tuple[int, int, str, bool | None] | None:
+    """A forbidden label in the next sentence, when that sentence has no figure and opens by
+    pointing back ("... up to 4,000 tokens per second. That is the typical rate across
+    tasks."): it can only describe what came before. The figure it points at may be another
+    of the sentence before, so the checker cannot be sure: a warning."""
+    sentence = enclosing(sentences(body), span.start, span.end)
+    if sentence is None:
+        return None
+    after = next((s for s in sentences(body) if s.start >= sentence.end), None)
+    if after is None or by_span.get(after.start) or "\n\n" in body[sentence.end:after.start]:
+        return None
+    if any(f.kind is not FigureKind.date for f in extract_figures(after.text)):
+        return None
+    opening = _POINTS_BACK_RE.match(after.text)
+    if opening is None:
+        return None
+    for start, end, term in find_lemmas(after.text, rule.forbidden, after.start):
+        if not _NEGATED_RE.search(body, max(after.start, start - 24), start):
+            return start, end, term, False
+    return None
+
+
+_NEGATED_RE = re.compile(r"\b(?:not|never|no|nor)\s+(?:[\w'’-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def _with_heading(body: str, spans: tuple[Span, ...], span: Span,
