@@ -206,3 +206,22 @@ def test_an_interval_counted_from_a_document_that_names_no_one_source_is_left_al
     # for sure, and nothing else in the body fits: no finding
     assert _order("The vLLM post, published five months after the guide on May 6, 2026, "
                   "describes a deployment. [S4]") == []
+
+
+def test_an_interval_holds_within_thirty_percent_of_itself() -> None:
+    # June 24, 2024 to May 6, 2026 is 681 days, 1.86 years: "two years" (1.4-2.6 years)
+    # holds, "three years" (2.1-3.9) does not, as it did when half of itself was allowed
+    assert _order("The paper appeared on June 24, 2024 and the benchmark on May 6, 2026, two "
+                  "years later.") == []
+    assert _order("The paper appeared on June 24, 2024 and the benchmark on May 6, 2026, three "
+                  "years later.") == [("error", "June 24, 2024 and the benchmark on May 6, 2026, "
+                                                "three years later")]
+
+
+def test_a_reference_named_with_its_determiner_is_the_reference() -> None:
+    # "two weeks before its December 10 item": that date, not an earlier one of the sentence
+    assert _order("The index lists one post under December 3, 2024 and another under "
+                  "January 4, 2025, two weeks before its December 10, 2024 item.") == [
+        ("error", "January 4, 2025, two weeks before")]
+    assert _order("The index lists one post under December 3, 2024 and another under "
+                  "November 26, 2024, two weeks before its December 10, 2024 item.") == []

@@ -8,13 +8,14 @@ date it counts from). Which two is read from where the phrase stands:
 * the target is the date right beside the phrase ("April 16, 2024, two weeks later", "the next
   day, May 8"), else the nearest date after it in its sentence ("Nine weeks later the report,
   dated ..."), else the nearest one before it;
-* the reference is a date the phrase names ("two weeks after April 12, 2024"), else the date of
-  the earlier sentence that shares the most words with what the phrase names ("four months
-  after that first version"), else the nearest date stated before the target.
+* the reference is a date the phrase names ("two weeks after April 12, 2024", "before its
+  December 10 item"), else the date of the earlier sentence that shares the most words with
+  what the phrase names ("four months after that first version"), else the nearest date
+  stated before the target.
 
-The phrase states a duration (days, weeks, months or years, within half of itself) or a
-calendar step (the next / the same / the previous day). A contradiction is *certain* -- an
-error -- when both dates are: the target stands beside the phrase or is its sentence's only
+The phrase states a duration (days, weeks, months or years, within 30% of itself: "three
+years" is 2.1 to 3.9 years) or a calendar step (the next / the same / the previous day). A
+contradiction is *certain* -- an error -- when both dates are: the target stands beside the phrase or is its sentence's only
 candidate, and the reference is in the same sentence, is named, or the phrase opens its
 sentence right after the reference. Otherwise the phrase is read against every pair that it
 could join: one that fits means no finding, none that fits a warning. Dates may be days,
@@ -156,7 +157,7 @@ def _phrases(sentence: Span) -> list[_Phrase]:
 
 def _span_phrase(start: int, end: int, stated: float, word: str, text: str) -> _Phrase:
     later = word in _LATER
-    low, high = stated / 2, stated * 1.5
+    low, high = stated * 0.7, stated * 1.3
     return _Phrase(start, end, low if later else -high, high if later else -low, later, word,
                    text)
 
@@ -177,7 +178,7 @@ _HEDGE = (r"(?:(?:about|around|roughly|nearly|almost|some|just|only|exactly|bare
           r"within)\s+)?")
 _BESIDE_BEFORE_RE = re.compile(r"[\s,(–—-]*(?:or\s+|that\s+is,?\s+|i\.e\.,?\s+)?" + _HEDGE)
 _BESIDE_AFTER_RE = re.compile(r"[\s,(:–—-]*(?:on\s+|in\s+)?")
-_NAMED_RE = re.compile(r"\s+(?:on\s+)?")
+_NAMED_RE = re.compile(r"\s+(?:on\s+|(?:its|their|his|her|the)\s+)?")  # "before its December 10 item"
 _OPENS_RE = re.compile(r"\W*(?:(?:and|but|then|so|just|about|some|only|roughly|nearly|almost|"
                        r"exactly|over|under|barely)\s+)*", re.IGNORECASE)
 #: "after that first version", "before the paper": the phrase names what it counts from; a bare
@@ -243,8 +244,10 @@ def _read(article: Article, sentence: Span, phrase: _Phrase, dates: list[_Date],
         others = [d for d in dates if d is not named[0]]
         if not others:
             return None
-        target = min(others, key=lambda d: abs(d.start - phrase.start))
-        return _judge(phrase, target, named[0], len(others) == 1, [], False, True)
+        beside = _beside(body, phrase, others)  # "January 4, 2025, two weeks before ..."
+        target = beside or min(others, key=lambda d: abs(d.start - phrase.start))
+        return _judge(phrase, target, named[0], beside is not None or len(others) == 1, [],
+                      beside is not None, True)
     target, sure_target, beside = _target(body, phrase, dates)
     earlier = [d for d in dates if d.end <= target.start]
     if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
