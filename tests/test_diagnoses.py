@@ -212,3 +212,23 @@ def test_a_version_or_model_size_the_evidence_writes_is_not(tmp_path: Path) -> N
         tmp_path, fact("The authors ran vLLM v0.9.2 with a 405 billion parameter model."),
         paragraph("The authors' integration ran on vLLM v0.9.2 and served a 405B model. [S4]"))
     assert rules_at(result, doc, "v0.9.2") == {} and rules_at(result, doc, "405B") == {}
+
+
+def test_a_ratio_step_without_a_unit_and_a_sum_of_literals_have_results_too(
+        tmp_path: Path) -> None:
+    ratio = inference("Cache-on against cache-off throughput is about 2.9 times.",
+                      {"on_rps": 14.5, "off_rps": 5.0},
+                      [{"name": "ratio", "expression": "on_rps / off_rps", "result": 2.9}])
+    doc, result = verify_with(tmp_path, ratio, paragraph(
+        "With the cache the authors served 14.5 requests per second, about 3.4 times "
+        "the rate without it. [S4]"))
+    assert "2.9" in {f.rule: f for f in findings_at(result, doc, "3.4 times")}[
+        "arithmetic"].message
+    gap = inference("Hit rates of 61.5% and 48.2% differ by 13.3 points.", {},
+                    [{"name": "gap", "expression": "61.5 - 48.2", "result": 13.3,
+                      "unit": "percentage points"}])
+    doc, result = verify_with(tmp_path, gap, paragraph(
+        "The authors' hit rate rose to 61.5%, 13.8 percentage points above the old "
+        "pool. [S4]"))
+    assert "13.3" in {f.rule: f for f in findings_at(result, doc, "13.8 percentage points")}[
+        "arithmetic"].message

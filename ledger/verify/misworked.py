@@ -30,6 +30,7 @@ __all__ = ["Misworked", "misworked_step"]
 #: Operand values too common to say which sum a sentence works (a halving, a percent).
 _COMMON = frozenset({Decimal(0), Decimal(1), Decimal(2), Decimal(10), Decimal(100)})
 _NAME_RE = re.compile(r"[A-Za-z_]\w*")
+_LITERAL_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Misworked:
     operand: Decimal | None
 
     def describe(self) -> str:
-        result = format(Decimal(repr(float(self.step.result))).normalize(), "f")
+        result = format(Decimal(repr(round(float(self.step.result), 4))).normalize(), "f")
         unit = f" {self.step.unit}" if self.step.unit else ""
         shared = (f", from {format(self.operand.normalize(), 'f')} in this sentence"
                   if self.operand is not None else "")
@@ -57,13 +58,15 @@ def _step_quantity(step: ComputationStep) -> Quantity | None:
     return typed[0][1] if typed else None
 
 
-def _fits(figure: Quantity | None, step: Quantity | None, has_unit: bool) -> bool:
-    """The figure is of the step's unit: a bare number is of any step's; otherwise the two
-    agree in kind and, where both have one, in the dimension of their units."""
+def _fits(figure: Quantity | None, step: Quantity | None, has_unit: bool, ratio: bool) -> bool:
+    """The figure is of the step's unit: a bare number is of any step's; a multiplier or a
+    percent of a step without a unit that divides (a ratio); otherwise the two agree in kind
+    and, where both have one, in the dimension of their units."""
     if figure is None or figure.kind is Kind.number:
         return True
     if step is None:
-        return not has_unit and figure.kind in (Kind.count, Kind.number)
+        return not has_unit and (figure.kind is Kind.count or (
+            ratio and figure.kind in (Kind.multiplier, Kind.percent)))
     if figure.kind is not step.kind:
         return False
     if figure.unit is not None and step.unit is not None:
@@ -81,7 +84,9 @@ def _operands(inf: Inference, step: ComputationStep) -> list[Decimal]:
         if s is step:
             break
         known[s.name] = Decimal(repr(float(s.result)))
-    return [known[n] for n in _NAME_RE.findall(step.expression) if n in known]
+    names = [known[n] for n in _NAME_RE.findall(step.expression) if n in known]
+    literals = [Decimal(x) for x in _LITERAL_RE.findall(step.expression)]  # "49.12 - 45.41"
+    return names + literals
 
 
 def _shares(values: list[Decimal], decimals: int, operands: list[Decimal]) -> Decimal | None:
@@ -103,7 +108,8 @@ def misworked_step(article: Article, value: Decimal, quantity: Quantity | None,
             continue
         for step in inf.computation.steps:
             result = Decimal(repr(float(step.result)))
-            if result <= 0 or not _fits(quantity, _step_quantity(step), bool(step.unit)):
+            if result <= 0 or not _fits(quantity, _step_quantity(step), bool(step.unit),
+                                        "/" in step.expression):
                 continue
             if desk_count and quantity is not None and quantity.kind is not Kind.number:
                 return Misworked(inf, step, None)
