@@ -232,3 +232,21 @@ def test_a_ratio_step_without_a_unit_and_a_sum_of_literals_have_results_too(
         "pool. [S4]"))
     assert "13.3" in {f.rule: f for f in findings_at(result, doc, "13.8 percentage points")}[
         "arithmetic"].message
+
+
+# --- the statistic a fact gives a figure ----------------------------------------------------
+
+@pytest.mark.parametrize(("claim", "sentence", "figure", "rule"), [
+    ("The authors' peak prefill throughput reached 920 tokens per second.",
+     "The authors' prefill averaged 920 tokens per second.", "920", "mislabeled-figure"),
+    ("The authors' store moves up to 73 GB/s per node.",
+     "The authors' store moves an average of 73 GB/s per node.", "73", "mislabeled-figure"),
+    ("The authors' peak prefill throughput reached 920 tokens per second.",
+     "The authors' prefill peaked at 920 tokens per second.", "920", None),
+])
+def test_a_figure_given_another_statistic_than_its_fact_gives_is_mislabeled(
+        tmp_path: Path, claim: str, sentence: str, figure: str, rule: str | None) -> None:
+    doc, result = verify_with(tmp_path, fact(claim), paragraph(sentence + " [S4]"))
+    found = rules_at(result, doc, figure)
+    assert (found.get("mislabeled-figure") == "error") if rule else (
+        "mislabeled-figure" not in found)

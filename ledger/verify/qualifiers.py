@@ -2,14 +2,16 @@
 statistic before it ("a peak of 3.66 TiB/min" for an average), the name that tags it ("55.0 with
 int4"), the system a clause credits it to ("TGI handled 10k tokens where vLLM managed 30k") and
 the parameter named before it ("a group size of 128"). Each is a mislabel when it belongs to
-another metric of the scope and to none of the metrics the figure traces to.
+another metric of the scope and to none of the metrics the figure traces to. A statistic is
+also read against the one fact that states the figure's value, when no metric names one: "an
+average of 60 GB/s" for a fact's "up to 60 GB/s" ("up to" is a peak there).
 """
 
 from __future__ import annotations
 
 import re
 
-from ..figures import Figure, FigureKind
+from ..figures import Figure, FigureKind, extract_figures, quantize
 from ..models import Article
 from ..quantities import lemma, parse_unit
 from ..report import Finding, Severity
@@ -34,22 +36,24 @@ def check_statistics(article: Article, traced: list[TracedFigure]) -> list[Findi
     p99, average...) that none of its metrics is: "a peak of 3.66 TiB/min" for an average."""
     findings = []
     previous_end = 0
+    facts: list[tuple[str, list[tuple[Figure, set[str]]]]] | None = None
     for t in traced:
         start_of_window = max(previous_end, t.figure.start - 120)
         previous_end = t.figure.end
-        if not t.metrics:
+        if not t.traces or t.figure.kind is FigureKind.date:
             continue
-        before = article.body[start_of_window:t.figure.start]
-        clause_start = max(before.rfind(c) for c in ",;:.?!") + 1
-        # "6.4x at the mean and 12.1x at P99": a statistic after "at" is the figure's own, and
-        # one that way before the figure belongs to the figure before it
-        own_after = _AT_STAT_RE.match(article.body, t.figure.end)
-        said = (named_statistics(own_after.group()) if own_after is not None
-                else named_statistics(_AT_STAT_ANYWHERE_RE.sub(" ", before[clause_start:])))
+        said = _stated_statistics(article.body, start_of_window, t.figure)
         if not said:
             continue
         stats = set().union(*(metric_statistics(article, m) for m in t.metrics))
+        owner = f"{', '.join(sorted(t.metrics))}, a {{}} figure"
+        if not stats:  # no metric, or one whose words name no statistic: the fact's words
+            facts = _fact_statistics(article) if facts is None else facts
+            stats, owner = _fact_statistic(t, facts)
         if stats and not said & stats:
+            before = article.body[start_of_window:t.figure.start]
+            clause_start = max(before.rfind(c) for c in ",;:.?!") + 1
+            own_after = _AT_STAT_RE.match(article.body, t.figure.end)
             if own_after is not None:
                 word = STAT_RE.search(article.body, t.figure.end, own_after.end())
             else:
@@ -61,9 +65,58 @@ def check_statistics(article: Article, traced: list[TracedFigure]) -> list[Findi
             findings.append(body_span(
                 article, start, end, Severity.error, "mislabeled-figure",
                 f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
-                f"{', '.join(sorted(t.metrics))}, a {', '.join(sorted(stats))} figure",
-                trace=tried(t)))
+                + owner.format(', '.join(sorted(stats))), trace=tried(t)))
     return findings
+
+
+def _stated_statistics(body: str, start_of_window: int, figure: Figure) -> set[str]:
+    """The statistics the words right around a figure name: after it with "at" ("6.4x at the
+    mean"), else before it in its clause, leaving out one that "at" gives another figure."""
+    before = body[start_of_window:figure.start]
+    clause_start = max(before.rfind(c) for c in ",;:.?!") + 1
+    # "6.4x at the mean and 12.1x at P99": a statistic after "at" is the figure's own, and
+    # one that way before the figure belongs to the figure before it
+    own_after = _AT_STAT_RE.match(body, figure.end)
+    if own_after is not None:
+        return named_statistics(own_after.group())
+    return named_statistics(_AT_STAT_ANYWHERE_RE.sub(" ", before[clause_start:]))
+
+
+#: In a fact, "up to" states a figure's maximum as much as "peak" does.
+_UP_TO_RE = re.compile(r"\bup\s+to\s+$", re.IGNORECASE)
+
+
+def _fact_statistics(article: Article) -> list[tuple[str, list[tuple[Figure, set[str]]]]]:
+    """Each fact's figures with the statistics its words name for each ("a peak of 3,335",
+    "up to 60 GB/s", "an average of 2,228.99"); a figure naming none is left out."""
+    out = []
+    for fact in article.facts:
+        figures, previous = [], 0
+        for fig in extract_figures(fact.claim):
+            if fig.kind is FigureKind.date:
+                continue
+            window = max(previous, fig.start - 120)
+            previous = fig.end
+            stats = _stated_statistics(fact.claim, window, fig)
+            if _UP_TO_RE.search(fact.claim, window, fig.start):
+                stats = stats | {"peak"}
+            figures.append((fig, stats))
+        out.append((fact.id, figures))
+    return out
+
+
+def _fact_statistic(t: TracedFigure, facts: list[tuple[str, list[tuple[Figure, set[str]]]]]
+                    ) -> tuple[set[str], str]:
+    """The statistics of the one fact figure the body figure restates, when exactly one fact
+    states its value and names a statistic for it; else nothing to compare."""
+    d = t.figure.decimals
+    same = [(fid, stats) for fid, figures in facts for fig, stats in figures
+            if fig.kind is t.figure.kind and len(fig.values) == len(t.figure.values)
+            and all(quantize(v, d) == w for v, w in zip(fig.values, t.figure.values, strict=True))]
+    if len(same) != 1 or not same[0][1]:
+        return set(), ""
+    fid, stats = same[0]
+    return stats, f"fact {fid}, which states it as a {{}} figure"
 
 
 #: A name that tags a figure right after it: "55.0 with int2", "256 for FlashAttention" (not

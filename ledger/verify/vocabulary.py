@@ -54,7 +54,7 @@ _FAMILY_KEYS = [
 
 #: Statistics a label may name; each set is one statistic.
 STATISTICS: dict[str, frozenset[str]] = {
-    "mean": frozenset({"mean", "average", "avg"}),
+    "mean": frozenset({"mean", "average", "avg", "averages", "averaged", "averaging"}),
     "median": frozenset({"median", "p50"}),
     "peak": frozenset({"peak", "max", "maximum", "best-case"}),
     "p90": frozenset({"p90"}), "p95": frozenset({"p95"}), "p99": frozenset({"p99", "tail"}),
