@@ -244,10 +244,10 @@ def _read(article: Article, sentence: Span, phrase: _Phrase, dates: list[_Date],
         others = [d for d in dates if d is not named[0]]
         if not others:
             return None
-        beside = _beside(body, phrase, others)  # "January 4, 2025, two weeks before ..."
-        target = beside or min(others, key=lambda d: abs(d.start - phrase.start))
-        return _judge(phrase, target, named[0], beside is not None or len(others) == 1, [],
-                      beside is not None, True)
+        next_to = _beside(body, phrase, others)  # "January 4, 2025, two weeks before ..."
+        near = next_to or min(others, key=lambda d: abs(d.start - phrase.start))
+        return _judge(phrase, near, named[0], next_to is not None or len(others) == 1, [],
+                      next_to is not None, True)
     target, sure_target, beside = _target(body, phrase, dates)
     earlier = [d for d in dates if d.end <= target.start]
     if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
