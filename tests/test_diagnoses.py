@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verify_fixtures import Doc, add_fact, findings_at, replacing, rules_at, verify_with
+from verify_fixtures import Doc, add_fact, findings_at, replacing, rules_at, span, verify_with
 
 from ledger.quantities import typed_figures
 
@@ -250,3 +250,13 @@ def test_a_figure_given_another_statistic_than_its_fact_gives_is_mislabeled(
     found = rules_at(result, doc, figure)
     assert (found.get("mislabeled-figure") == "error") if rule else (
         "mislabeled-figure" not in found)
+
+
+# --- where an unattributed claim is shown ---------------------------------------------------
+
+def test_a_claim_in_the_products_voice_is_shown_from_its_subject(tmp_path: Path) -> None:
+    doc, result = verify_with(
+        tmp_path, fact("The authors measured a 71% cut in prefill work with Mooncake Store."),
+        paragraph("On agent traces, Mooncake Store cuts prefill work by 71%. [S4]"))
+    found = [f for f in findings_at(result, doc, "71%") if f.rule == "unattributed-figure"]
+    assert found and found[0].column == span(doc["body"], "Mooncake Store cuts")[1]

@@ -242,8 +242,8 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                         tense == "past" and _announced(spans, sentence, para.start,
                                                        (names, authors, desk, product))):
                     findings.append(body_span(
-                        article, t.figure.start, t.figure.end, Severity.warning,
-                        "unattributed-figure",
+                        article, _claim_start(article.body, t.figure, product), t.figure.end,
+                        Severity.warning, "unattributed-figure",
                         f"{t.figure.text!r} is the authors' figure, stated here in the desk's "
                         "own voice as what the product does; its paragraph credits other "
                         "figures, this sentence credits none (the checker cannot be sure)",
@@ -268,8 +268,8 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
                  "" if claimed or _desk_claimed(article, para) else
                  _doubt(article, para, sources) or _follows_credit(paras, para, sources, credited))
         findings.append(body_span(
-            article, t.figure.start, t.figure.end,
-            Severity.warning if doubt else Severity.error, "unattributed-figure",
+            article, _claim_start(article.body, t.figure, product) if claimed else t.figure.start,
+            t.figure.end, Severity.warning if doubt else Severity.error, "unattributed-figure",
             f"{t.figure.text!r} is author-reported ({', '.join(sources) or 'benchmark scope'}"
             ", not independently reproduced) but its paragraph does not attribute it "
             "(e.g. 'the authors reported')" + doubt, trace=tried(t)))
@@ -451,6 +451,20 @@ def _claimed_as_result(body: str, fig: Figure, product: str | None = None) -> bo
 def _claim_tense(body: str, fig: Figure, product: str | None = None) -> str | None:
     """"present" or "past" when the figure is stated as what the product does or did (see
     :func:`_claimed_as_result`), else None."""
+    claim = _product_claim(body, fig, product)
+    return claim[0] if claim is not None else None
+
+
+def _claim_start(body: str, fig: Figure, product: str | None) -> int:
+    """Where the claim that states the figure as the product's begins (its subject, "FlashInfer
+    cuts ... by 29-69%"), so a finding shows the words at fault; the figure's start if none."""
+    claim = _product_claim(body, fig, product)
+    return claim[1] if claim is not None else fig.start
+
+
+def _product_claim(body: str, fig: Figure, product: str | None) -> tuple[str, int] | None:
+    """The tense of the claim that states the figure as what the product does or did, and
+    where its subject begins in ``body``."""
     start = max(0, fig.start - 90)
     before = body[start:fig.start]
     cut = max(before.rfind(". "), before.rfind("; "), before.rfind(": "), before.rfind("\n"))
@@ -462,8 +476,9 @@ def _claim_tense(body: str, fig: Figure, product: str | None = None) -> str | No
             return None  # "the first release, where Widget delivered 2x": a narrated setting
     if m is None or reported_clause(clause[:m.start()]):
         return None
-    return tense if product is None or bool(_stems(m.group("subject")) & _stems(product)) \
-        else None
+    if product is not None and not _stems(m.group("subject")) & _stems(product):
+        return None
+    return tense, start + (cut + 1 if cut >= 0 else 0) + m.start("subject")
 
 
 _SUBJECT_STOP = frozenset({"the", "its", "this", "with", "and", "for", "from", "that", "what",
