@@ -4,9 +4,7 @@ commentary from Moonshot AI". Part of :func:`ledger.verify.owners.check_owners`.
 
 "On" also introduces topics ("a post on NVIDIA GPUs"), so a site counts only when it is, word for
 word, the site or publisher of one of the article's sources (then it is another source's, an
-error), or a capitalised name that no source is published by, hosted on or titled with and
-that is not the article's subject ("an independent summary on Hacker News" for a page on
-another site: a warning, since it may still be a topic). "From" names an owner: an error when the name owns another of the article's sources, a
+error). "From" names an owner: an error when the name owns another of the article's sources, a
 warning when the article knows nothing of it (it may be the authors' affiliation).
 """
 
@@ -61,8 +59,6 @@ def host_findings(article: Article, text: str, offset: int, cited: list[str]) ->
             continue
         others = [src for src in article.sources if src.id not in cited and _site_of(name, src)]
         if not others:
-            if _unknown_site(article, name):
-                findings.append(_unknown_site_finding(article, offset, m, name, cited))
             continue
         publishers = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources
                                if src.id in cited)
@@ -73,32 +69,6 @@ def host_findings(article: Article, text: str, offset: int, cited: list[str]) ->
             f"site of {', '.join(src.id for src in others)}, not of the cited source(s) "
             f"({publishers})", trace=owner_trace(article, cited)))
     return findings + _from_findings(article, text, offset, cited)
-
-
-def _unknown_site(article: Article, name: str) -> bool:
-    """A capitalised name that none of the article's sources is published by, hosted on or
-    titled with, and that is not the article's subject: a site the article does not know
-    ("an independent summary on Hugging Face" for a page on another site), not a topic ("a
-    post on Mooncake", the subject; "a post on vLLM", a word of a source's title)."""
-    if not name[:1].isupper() or is_person_name(name) or any(c.isdigit() for c in name):
-        return False
-    key = set(norm(name).split())
-    known = set(norm(f"{article.subject} {article.title}").split())
-    for src in article.sources:
-        known |= set(norm(f"{src.publisher} {src.title}").split()) | site_words(src)
-    return bool(key) and not key & known
-
-
-def _unknown_site_finding(article: Article, offset: int, m: re.Match[str], name: str,
-                          cited: list[str]) -> Finding:
-    where = ", ".join(f"{src.id}: {src.publisher}" for src in article.sources if src.id in cited)
-    return body_span(
-        article, offset + m.start("name"), offset + m.end("name"), Severity.warning,
-        "misattributed-source",
-        f"{name!r} is named as the site of what [{'], ['.join(cited)}] says, but the cited "
-        f"source(s) are published elsewhere ({where}) and no source of the article is on "
-        f"{name!r} (the name may be a topic, not a site: the checker cannot be sure)",
-        trace=owner_trace(article, cited))
 
 
 def _from_findings(article: Article, text: str, offset: int, cited: list[str]
