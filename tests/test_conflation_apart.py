@@ -128,3 +128,12 @@ def test_a_sentence_that_makes_its_results_one_joins_the_items_that_name_their_p
                  "more orders in the stores.",
                  "At once " + apart):
         assert _joins(body) == ["error"], body
+
+
+def test_the_two_ends_of_a_spread_and_a_figure_naming_a_document_join_nothing() -> None:
+    assert _joins("The gains run from 4.2 times the old rate at one end to 35% more orders at "
+                  "the other.") == []
+    # "the 4.2x post" names a document: the sentence dates it, it states no bench result
+    assert _joins("From the 4.2x post to the field pilot's 35% more orders is 97 days.") == []
+    assert _joins("From the 4.2x result to the field pilot's 35% more orders is one "
+                  "gain.") == ["error"]

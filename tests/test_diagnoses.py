@@ -260,3 +260,17 @@ def test_a_claim_in_the_products_voice_is_shown_from_its_subject(tmp_path: Path)
         paragraph("On agent traces, Mooncake Store cuts prefill work by 71%. [S4]"))
     found = [f for f in findings_at(result, doc, "71%") if f.rule == "unattributed-figure"]
     assert found and found[0].column == span(doc["body"], "Mooncake Store cuts")[1]
+
+
+def test_a_list_whose_lead_in_points_back_takes_the_credit_before_it(tmp_path: Path) -> None:
+    claim = "The authors measured 3.8x throughput and 46x lower median TTFT on 12 GB200s."
+    credited = ("The authors report 3.8x throughput and 46x lower median TTFT on their "
+                "GB200s. [S4]")
+    listed = "- Throughput: 3.8x, on twelve GB200s. [S4]\n- Median TTFT: 46x lower. [S4]"
+    for lead, expected in (("Laid out one per line, the two read as follows:", set()),
+                           ("Laid out one per line:", {"unattributed-figure"})):
+        doc, result = verify_with(tmp_path, fact(claim), paragraph(
+            f"{credited}\n\n{lead}\n\n{listed}"))
+        got = {f.rule for f in findings_at(result, doc, "3.8x", nth=1)} & {
+            "unattributed-figure"}
+        assert got == expected, lead

@@ -47,7 +47,10 @@ SEPARATION_RE = re.compile(
     r"sum|stack|multipl)\w*"
     # an explicit comparison keeps two results apart: "the paper's 6.4x sits 28% above the
     # blog's 5x"
-    r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b",
+    r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b"
+    # the two ends of a spread of separate results: "up to 1.9x at one end and up to 3.6x at
+    # the other"
+    r"|\bat\s+one\s+end\b(?:[^.;]|\.(?=\d))*\bat\s+the\s+other\b",
     re.IGNORECASE)
 
 
@@ -259,6 +262,19 @@ def _listed_apart(items: list[Span], a: tuple[int, int, Experiment],
     return not ties and any(_OWN_FIGURE_SUBJECT_RE.match(it.text) for it in between)
 
 
+#: A figure that names a document rather than stating a result: "the 3.6x listing", "the
+#: "up to 3.6x" post", "its 2x announcement".
+_DOC_NAME_BEFORE_RE = re.compile(r"\b(?:the|its|their|that|this)\s+(?:up\s+to\s+)?[\"“]?$",
+                                 re.IGNORECASE)
+_DOC_NAME_AFTER_RE = re.compile(r"[\"”]?\s+(?:post|listing|paper|item|announcement|article|"
+                                r"blog|entry|release|headline|page|thread|write-?up|slide)s?\b")
+
+
+def _names_document(body: str, start: int, end: int) -> bool:
+    return bool(_DOC_NAME_BEFORE_RE.search(body, max(0, start - 16), start)
+                and _DOC_NAME_AFTER_RE.match(body, end))
+
+
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
                 computed: Mapping[int, frozenset[Decimal]] | None = None
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
@@ -275,7 +291,8 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
         if SEPARATION_RE.search(sentence.text):
             continue
         placed = [m for m in sentence_owners(article, sentence, experiments, False)
-                  if not in_prohibition(forbidding, m[0], m[1])]
+                  if not in_prohibition(forbidding, m[0], m[1])
+                  and not _names_document(article.body, m[0], m[1])]
         if computed and sentence.start in computed:  # the desk's own arithmetic combines
             # its inputs on purpose: only a figure it does not compute from can be joined
             placed = [m for m in placed

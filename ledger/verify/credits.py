@@ -45,7 +45,11 @@ _REFERS_BACK = re.compile(r"\b(?:(?:these|those|both|such|the\s+same)\s+(?:\w+\s
                           r"numbers|results|claims|benchmarks|measurements|reports)"
                           # "Two cautions follow from how that sentence is built"
                           r"|(?:that|this|the\s+same)\s+(?:\w+\s+)?(?:sentence|passage|"
-                          r"statement|quote|quotation|wording|headline))\b(?!-)", re.IGNORECASE)
+                          r"statement|quote|quotation|wording|headline)"
+                          # "the three read as follows:": a numeral standing for the results
+                          r"|(?:the|these|those|all)\s+(?:two|three|four|five|six|seven|eight|"
+                          r"nine|ten)\s+(?=(?:read|are|were|compare|come|line\s+up|look|stand|"
+                          r"sit|say|give|show)\b))\b(?!-)", re.IGNORECASE)
 
 
 def _desk_words(article: Article) -> re.Pattern[str]:
