@@ -134,8 +134,11 @@ def _used(said: Figure, quoted: Quantity, claimed: Sequence[tuple[Figure, Quanti
     # quote's bare number may be the claim's typed one ("POSIX (14.8)": 14.8 GiB/s)
     users = [q for f, q in claimed if f.kind is not FigureKind.date and (
         kind_key(q) == key or q.kind is not Kind.number)]
-    return all(any(compare(q, value, ev, quoted, False) is Verdict.match
-                   for q in users for value in q.values)
+    # ... unless it writes the very value ("342B (56.3%)" in the claim, "342B tokens" quoted)
+    bare = {v for f, q in claimed if f.kind is not FigureKind.date and q.kind is Kind.number
+            for v in q.values}
+    return all(ev in bare or any(compare(q, value, ev, quoted, False) is Verdict.match
+                                 for q in users for value in q.values)
                for ev in quoted.values)
 
 

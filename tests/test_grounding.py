@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 from verify_fixtures import SECOND, load, verify_mutant
 
-from ledger.grounding import closest_passage, contains, normalize, ungrounded_figures
+from ledger.grounding import (
+    closest_passage,
+    contains,
+    ground_figures,
+    normalize,
+    ungrounded_figures,
+)
 from ledger.verify import verify_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +149,6 @@ def test_a_capital_x_in_a_quote_is_the_same_multiplier() -> None:
 
 
 def _ground(claim: str, *quotes: str) -> list[tuple[str, str | None]]:
-    from ledger.grounding import ground_figures
 
     return [(u.figure.text, u.contradicted_by[0].text if u.contradicted_by else None)
             for u in ground_figures(claim, list(quotes))]
@@ -227,3 +232,13 @@ def test_two_bare_numbers_do_not_contradict_each_other(claim: str, quote: str) -
     """A bare number has no known kind: a quote's unused bare number is no sign that the
     claim's bare number mistypes it (the quote is partial)."""
     assert all(partner is None for _, partner in _ground(claim, quote))
+
+
+def test_a_bare_number_in_the_claim_uses_the_quoted_figure_of_that_value() -> None:
+    # the claim writes "342B (56.3%)" bare, the quote "342B tokens": the claim uses it, so the
+    # claim's unquoted 168B is merely unquoted, not a mistyping of the 342B
+    found = ground_figures("608B input tokens, of which 342B (56.3%) hit the cache; 168B "
+                           "output tokens.",
+                           ["Total input tokens: 608B, of which 342B tokens (56.3%) hit the "
+                            "cache."])
+    assert [(u.figure.text, u.contradicted_by) for u in found] == [("168B", None)]
