@@ -296,3 +296,12 @@ def test_plural_documents_say(text: str) -> None:
 ])
 def test_a_sources_reading_frames_the_sentence(text: str) -> None:
     assert attributes(text)
+
+
+@pytest.mark.parametrize(("text", "credits"), [
+    ("Etched argues that GPUs are getting bigger, with compute density up only 15%.", True),
+    ("The authors concede that the 2x holds only at batch one.", True),
+    ("The documentation warns that replicas lose the benefit; TGI answers in 2 seconds.", False),
+])
+def test_a_verb_of_stance_credits_and_a_caveat_does_not(text: str, credits: bool) -> None:
+    assert attributes(text, names=("Etched",)) is credits

@@ -62,6 +62,12 @@ REPORTING_VERBS: dict[str, tuple[str, ...]] = {
     "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
     "name": (), "raise": (), "rank": (), "plot": (), "chart": (), "recall": (),
     "relay": (), "repeat": (), "reiterate": (),
+    # verbs of stance by which an agent puts its own figures ("Etched argues that GPUs are ...
+    # up only about 15%"); not those of advice or caveats ("the documentation warns that ..."
+    # says nothing of whose the paragraph's figures are)
+    "argue": (), "contend": (), "conclude": (), "insist": (), "maintain": (), "assert": (),
+    "acknowledge": (), "admit": ("admitted",), "concede": (), "predict": (), "boast": (),
+    "tout": (),
 }
 
 
