@@ -274,3 +274,14 @@ def test_a_list_whose_lead_in_points_back_takes_the_credit_before_it(tmp_path: P
         got = {f.rule for f in findings_at(result, doc, "3.8x", nth=1)} & {
             "unattributed-figure"}
         assert got == expected, lead
+
+
+def test_a_bit_width_the_evidence_names_as_a_format_is_a_name(tmp_path: Path) -> None:
+    def formats(doc: Doc) -> None:
+        add_fact(doc, "The authors stored the cache in f16 and in q8_0.")
+    doc, result = verify_with(tmp_path, formats, paragraph(
+        "The authors' cache need not stay in 16-bit floats. [S4]"))
+    assert "untraced-figure" not in rules_at(result, doc, "16-bit")
+    doc, result = verify_with(tmp_path, formats, paragraph(
+        "The authors' cache need not stay in 7-bit floats. [S4]"))
+    assert rules_at(result, doc, "7-bit").get("untraced-figure") == "error"

@@ -29,6 +29,7 @@ module turns what did not match into findings and re-exports the names of both.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Callable
 from decimal import Decimal
@@ -346,6 +347,7 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     sums = worked_sums(article.body)
     working = _working(article.body, sums, traced)
     findings = []
+    widths: set[Decimal] | None = None
     for t in traced:
         if t.traced:
             if (r := restated.get(t.figure.start)) is not None:
@@ -353,6 +355,9 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
             continue
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
+        if _BIT_WIDTH_RE.match(article.body, t.figure.end) and set(t.figure.values) <= (
+                widths := _bit_widths(article) if widths is None else widths):
+            continue  # "16-bit floats" where the evidence writes f16: a format's name
         if t.figure.start in working and not any(m.verdict is Verdict.unit for m in t.misses):
             continue  # "47,520 tokens (13.20 × 3,600)": a sum the body works and gets right,
             # unless the evidence gives its number in another unit ("9.3 s" for 9.3 ms)
@@ -379,6 +384,22 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     findings += [wrong_sum_finding(article, w) for w in sums
                  if not w.agrees and line_col(article.body, w.result_start) not in flagged]
     return findings
+
+
+#: A figure that is a bit width: "16-bit floats", "a 4 bit cache".
+_BIT_WIDTH_RE = re.compile(r"[\s-]bits?\b")
+#: The names of number formats in the evidence: fp16, bf16, f16, int8, q4_0, nf4, mxfp4.
+_FORMAT_RE = re.compile(r"(?<![A-Za-z0-9])(?:[uU]?[iI][nN][tT]|[fF][pP]|[bB][fF]|f|[qQ]|"
+                        r"[nN][fF]|mxfp|MXFP|[tT][fF])(?P<n>\d{1,2})(?![0-9])|"
+                        r"(?<![\w.])(?P<b>\d{1,2})[\s-]bits?\b")
+
+
+def _bit_widths(article: Article) -> set[Decimal]:
+    """The bit widths the article's evidence names, in formats ("f16", "BF16", "q4_0") or in
+    words ("8-bit"): a body's "16-bit floats" is then the format's name, not an untraced
+    figure."""
+    text = json.dumps(article.model_dump(mode="json", exclude={"body"}), ensure_ascii=False)
+    return {Decimal(m.group("n") or m.group("b")) for m in _FORMAT_RE.finditer(text)}
 
 
 def _misworked(article: Article, t: TracedFigure, traced: list[TracedFigure]
