@@ -137,3 +137,11 @@ def test_the_two_ends_of_a_spread_and_a_figure_naming_a_document_join_nothing() 
     assert _joins("From the 4.2x post to the field pilot's 35% more orders is 97 days.") == []
     assert _joins("From the 4.2x result to the field pilot's 35% more orders is one "
                   "gain.") == ["error"]
+
+
+def test_a_runs_setting_is_no_experiments_result() -> None:
+    # "at batch 4" sets the run; the 4.2 and 1.35 are the experiments' results
+    guard = copy.deepcopy(GUARD)
+    guard["rule"]["experiments"][0]["values"] = [320, 4]
+    assert _joins("In the field pilot, at batch 4, shops served 35% more orders.", guard) == []
+    assert _joins("The field pilot's 35% more orders came with a 4x gain.", guard) == ["error"]

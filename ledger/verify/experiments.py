@@ -54,8 +54,9 @@ class Experiment:
     def owns(self, figure: Figure, quantity: Quantity | None = None) -> bool:
         """A figure belongs to the experiment when it states one of its values closely (within
         2%: "two" is not 2.2) and, when both kinds are known, as the same kind of quantity."""
-        if figure.kind is FigureKind.date:
-            return False
+        if figure.kind is FigureKind.date or (
+                quantity is not None and quantity.kind is Kind.number and quantity.named):
+            return False  # "at batch 4": a run's setting, not the 4x of an experiment
         for i, v in enumerate(self.values):
             kind = self.kinds[i] if i < len(self.kinds) else None
             for fv in figure.values:
