@@ -45,7 +45,16 @@ from .derivations import check_form, form_rule
 from .experiments import Experiment, derived_inputs
 from .meaning import _NEGATED_BEFORE, _same_word, check_prose_rule, find_lemmas, prose_rule
 from .ownlabel import names_noun, own_label, range_start
-from .prose import Span, clauses, enclosing, find_terms, group_in, paragraphs, sentences
+from .prose import (
+    Span,
+    clauses,
+    enclosing,
+    find_terms,
+    following,
+    group_in,
+    paragraphs,
+    sentences,
+)
 from .secondhand import check_secondhand, secondhand
 from .text import body_span
 from .tracing import TracedFigure
@@ -313,10 +322,11 @@ def _said_again(rule: ForbiddenLabelRule, body: str, span: Span,
     pointing back ("... up to 4,000 tokens per second. That is the typical rate across
     tasks."): it can only describe what came before. The figure it points at may be another
     of the sentence before, so the checker cannot be sure: a warning."""
-    sentence = enclosing(sentences(body), span.start, span.end)
+    spans = sentences(body)
+    sentence = enclosing(spans, span.start, span.end)
     if sentence is None:
         return None
-    after = next((s for s in sentences(body) if s.start >= sentence.end), None)
+    after = following(spans, sentence)
     if after is None or by_span.get(after.start) or "\n\n" in body[sentence.end:after.start]:
         return None
     if any(f.kind is not FigureKind.date for f in extract_figures(after.text)):

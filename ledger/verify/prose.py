@@ -10,7 +10,7 @@ comma in ``June 24, 2024`` does not split).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -94,6 +94,13 @@ def enclosing(spans: Sequence[Span], start: int, end: int) -> Span | None:
     if i >= 0 and spans[i].contains(start, end):
         return spans[i]
     return None
+
+
+def following(spans: Sequence[Span], span: Span) -> Span | None:
+    """The span after ``span`` in ``spans`` (sorted and disjoint): a binary search."""
+    starts = _starts(spans)
+    i = bisect_left(starts, span.end)
+    return spans[i] if i < len(spans) else None
 
 
 def group_in(spans: Sequence[Span], items: Sequence[T], where: Callable[[T], tuple[int, int]]

@@ -60,7 +60,7 @@ from .matching import (
 )
 from .misworked import Misworked, misworked_step
 from .points import Gap
-from .prose import enclosing, sentences
+from .prose import enclosing, group_in, sentences
 from .restated import Restatement, restatements
 from .text import body_span, line_col
 from .worked import WorkedSum, worked_sums, wrong_sum_finding
@@ -348,6 +348,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     working = _working(article.body, sums, traced)
     findings = []
     widths: set[Decimal] | None = None
+    by_sentence = group_in(sentences(article.body), traced,
+                           lambda o: (o.figure.start, o.figure.end))
     for t in traced:
         if t.traced:
             if (r := restated.get(t.figure.start)) is not None:
@@ -375,7 +377,7 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
                     article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
                     f"{t.figure.text!r} is stated beside the desk's own arithmetic, but neither "
                     "a computation nor any evidence gives it; recompute it", trace=tried(t)))
-            elif (step := _misworked(article, t, traced)) is not None:
+            elif (step := _misworked(article, t, by_sentence)) is not None:
                 findings.append(body_span(
                     article, t.figure.start, t.figure.end, Severity.error, "arithmetic",
                     f"{t.figure.text!r} stands where {step.describe()}; recompute it",
@@ -402,15 +404,18 @@ def _bit_widths(article: Article) -> set[Decimal]:
     return {Decimal(m.group("n") or m.group("b")) for m in _FORMAT_RE.finditer(text)}
 
 
-def _misworked(article: Article, t: TracedFigure, traced: list[TracedFigure]
+def _misworked(article: Article, t: TracedFigure, by_sentence: dict[int, list[TracedFigure]]
                ) -> Misworked | None:
     """The computation step whose result the untraced figure restates with another value, from
-    the step's operands in its sentence (see :mod:`.misworked`)."""
-    span = enclosing(sentences(article.body), t.figure.start, t.figure.end)
-    if span is None or len(t.figure.values) != 1:
+    the step's operands in its sentence (see :mod:`.misworked`); ``by_sentence``: the traced
+    figures by the start of their sentence."""
+    if not article.inferences or len(t.figure.values) != 1:
         return None
-    others = [(list(o.figure.values), o.figure.decimals) for o in traced
-              if o is not t and span.start <= o.figure.start < span.end]
+    span = enclosing(sentences(article.body), t.figure.start, t.figure.end)
+    if span is None:
+        return None
+    others = [(list(o.figure.values), o.figure.decimals) for o in by_sentence.get(span.start, [])
+              if o is not t]
     return misworked_step(article, t.figure.values[0], t.quantity, others,
                           as_result=_stated_as_result(article, t),
                           desk_count=bool(_DESK_COUNT_RE.search(span.text)))
