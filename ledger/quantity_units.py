@@ -262,8 +262,7 @@ _MONEY_PER_RE = re.compile(
     r"(?P<t>second|sec|s|minute|min|hour|hr|h|day|week)\b", re.IGNORECASE)
 _MONEY_PER = {"second": "s", "sec": "s", "s": "s", "minute": "min", "min": "min", "hour": "h",
               "hr": "h", "h": "h", "day": "day", "week": "week"}
-_MONEY_SECONDS = {"s": Decimal(1), "min": Decimal(60), "h": Decimal(3600),
-                  "day": Decimal(86400), "week": Decimal(604800)}
+_MONEY_SECONDS = {**_TIME, "week": Decimal(604800)}
 
 
 _MONEY_ADJECTIVE = {"hourly": "h", "daily": "day", "weekly": "week"}

@@ -15,6 +15,7 @@ Each value carries a :class:`Trace` (where it was found) and, when known, its
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -31,6 +32,7 @@ __all__ = [
     "EvidenceNumber",
     "Trace",
     "build_index",
+    "evidence_text",
     "metric_magnitude",
 ]
 
@@ -234,6 +236,13 @@ def _add_dates(index: EvidenceIndex, article: Article) -> None:
                                                      source_ids=(src.id,)))
     for name in ("as_of_date", "publication_date", "observation_date"):
         index.add_date(getattr(article, name), Trace("date", f"/{name}"))
+
+
+@per_article
+def evidence_text(article: Article) -> str:
+    """Everything the article states outside its body, as one JSON text: for checks that look a
+    name or a token up literally (a version, a format's bit width)."""
+    return json.dumps(article.model_dump(mode="json", exclude={"body"}), ensure_ascii=False)
 
 
 @per_article

@@ -335,12 +335,9 @@ def _said_again(rule: ForbiddenLabelRule, body: str, span: Span,
     if opening is None:
         return None
     for start, end, term in find_lemmas(after.text, rule.forbidden, after.start):
-        if not _NEGATED_RE.search(body, max(after.start, start - 24), start):
+        if not _NEGATED_BEFORE.search(body[after.start:start]):
             return start, end, term, False
     return None
-
-
-_NEGATED_RE = re.compile(r"\b(?:not|never|no|nor)\s+(?:[\w'’-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def _with_heading(body: str, spans: tuple[Span, ...], span: Span,

@@ -12,11 +12,11 @@ version or size, or a name the facts should record.
 
 from __future__ import annotations
 
-import json
 import re
 
 from ..models import Article
 from ..report import Finding, Severity
+from .evidence import evidence_text
 from .text import body_span
 
 __all__ = ["check_name_figures"]
@@ -27,11 +27,6 @@ _VERSION_RE = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)+|\d+\.\d+\.\d+(?:\.\d+)*)(
 _SIZE_RE = re.compile(r"(?<![\w.$-])(?P<n>\d+(?:\.\d+)?)B(?!\w)")
 
 
-def _evidence_text(article: Article) -> str:
-    data = article.model_dump(mode="json", exclude={"body"})
-    return json.dumps(data, ensure_ascii=False)
-
-
 def check_name_figures(article: Article) -> list[Finding]:
     """``untraced-figure`` for each version or model size in the body that the article's
     evidence never writes."""
@@ -40,7 +35,7 @@ def check_name_figures(article: Article) -> list[Finding]:
     found += [(m, "model size") for m in _SIZE_RE.finditer(body)]
     if not found:
         return []
-    evidence = _evidence_text(article)
+    evidence = evidence_text(article)
     findings = []
     for m, what in sorted(found, key=lambda x: x[0].start()):
         token = m.group()

@@ -42,44 +42,41 @@ def check_statistics(article: Article, traced: list[TracedFigure]) -> list[Findi
         previous_end = t.figure.end
         if not t.traces or t.figure.kind is FigureKind.date:
             continue
-        said = _stated_statistics(article.body, start_of_window, t.figure)
+        said, word = _stated_statistics(article.body, start_of_window, t.figure)
         if not said:
             continue
         stats = set().union(*(metric_statistics(article, m) for m in t.metrics))
-        owner = f"{', '.join(sorted(t.metrics))}, a {{}} figure"
+        owner = f"{', '.join(sorted(t.metrics))}, a"
         if not stats:  # no metric, or one whose words name no statistic: the fact's words
             facts = _fact_statistics(article) if facts is None else facts
-            stats, owner = _fact_statistic(t, facts)
+            stats, fact_id = _fact_statistic(t, facts)
+            owner = f"fact {fact_id}, which states it as a"
         if stats and not said & stats:
-            before = article.body[start_of_window:t.figure.start]
-            clause_start = max(before.rfind(c) for c in ",;:.?!") + 1
-            own_after = _AT_STAT_RE.match(article.body, t.figure.end)
-            if own_after is not None:
-                word = STAT_RE.search(article.body, t.figure.end, own_after.end())
-            else:
-                words = list(STAT_RE.finditer(article.body, start_of_window + clause_start,
-                                              t.figure.start))
-                word = words[-1] if words else None
             start, end = with_label(article.body, t.figure.start, t.figure.end, (
                 word.start(), word.end(), word.group()) if word is not None else None)
             findings.append(body_span(
                 article, start, end, Severity.error, "mislabeled-figure",
                 f"{t.figure.text!r} is called {', '.join(sorted(said))} here, but it traces to "
-                + owner.format(', '.join(sorted(stats))), trace=tried(t)))
+                f"{owner} {', '.join(sorted(stats))} figure", trace=tried(t)))
     return findings
 
 
-def _stated_statistics(body: str, start_of_window: int, figure: Figure) -> set[str]:
-    """The statistics the words right around a figure name: after it with "at" ("6.4x at the
-    mean"), else before it in its clause, leaving out one that "at" gives another figure."""
+def _stated_statistics(body: str, start_of_window: int, figure: Figure
+                       ) -> tuple[set[str], re.Match[str] | None]:
+    """The statistics the words right around a figure name, and the word that names the
+    nearest: after it with "at" ("6.4x at the mean"), else before it in its clause, leaving out
+    one that "at" gives another figure."""
     before = body[start_of_window:figure.start]
-    clause_start = max(before.rfind(c) for c in ",;:.?!") + 1
+    clause_start = start_of_window + max(before.rfind(c) for c in ",;:.?!") + 1
     # "6.4x at the mean and 12.1x at P99": a statistic after "at" is the figure's own, and
     # one that way before the figure belongs to the figure before it
     own_after = _AT_STAT_RE.match(body, figure.end)
     if own_after is not None:
-        return named_statistics(own_after.group())
-    return named_statistics(_AT_STAT_ANYWHERE_RE.sub(" ", before[clause_start:]))
+        return (named_statistics(own_after.group()),
+                STAT_RE.search(body, figure.end, own_after.end()))
+    words = list(STAT_RE.finditer(body, clause_start, figure.start))
+    return (named_statistics(_AT_STAT_ANYWHERE_RE.sub(" ", body[clause_start:figure.start])),
+            words[-1] if words else None)
 
 
 #: In a fact, "up to" states a figure's maximum as much as "peak" does.
@@ -97,7 +94,7 @@ def _fact_statistics(article: Article) -> list[tuple[str, list[tuple[Figure, set
                 continue
             window = max(previous, fig.start - 120)
             previous = fig.end
-            stats = _stated_statistics(fact.claim, window, fig)
+            stats, _ = _stated_statistics(fact.claim, window, fig)
             if _UP_TO_RE.search(fact.claim, window, fig.start):
                 stats = stats | {"peak"}
             figures.append((fig, stats))
@@ -108,7 +105,8 @@ def _fact_statistics(article: Article) -> list[tuple[str, list[tuple[Figure, set
 def _fact_statistic(t: TracedFigure, facts: list[tuple[str, list[tuple[Figure, set[str]]]]]
                     ) -> tuple[set[str], str]:
     """The statistics of the one fact figure the body figure restates, when exactly one fact
-    states its value and names a statistic for it; else nothing to compare."""
+    states its value and names a statistic for it, with that fact's id; else nothing to
+    compare."""
     d = t.figure.decimals
     same = [(fid, stats) for fid, figures in facts for fig, stats in figures
             if fig.kind is t.figure.kind and len(fig.values) == len(t.figure.values)
@@ -116,7 +114,7 @@ def _fact_statistic(t: TracedFigure, facts: list[tuple[str, list[tuple[Figure, s
     if len(same) != 1 or not same[0][1]:
         return set(), ""
     fid, stats = same[0]
-    return stats, f"fact {fid}, which states it as a {{}} figure"
+    return stats, fid
 
 
 #: A name that tags a figure right after it: "55.0 with int2", "256 for FlashAttention" (not

@@ -29,7 +29,6 @@ module turns what did not match into findings and re-exports the names of both.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Callable
 from decimal import Decimal
@@ -44,6 +43,7 @@ from .evidence import (
     EvidenceNumber,
     Trace,
     build_index,
+    evidence_text,
     metric_magnitude,
 )
 from .intervals import relative_intervals
@@ -400,8 +400,8 @@ def _bit_widths(article: Article) -> set[Decimal]:
     """The bit widths the article's evidence names, in formats ("f16", "BF16", "q4_0") or in
     words ("8-bit"): a body's "16-bit floats" is then the format's name, not an untraced
     figure."""
-    text = json.dumps(article.model_dump(mode="json", exclude={"body"}), ensure_ascii=False)
-    return {Decimal(m.group("n") or m.group("b")) for m in _FORMAT_RE.finditer(text)}
+    return {Decimal(m.group("n") or m.group("b"))
+            for m in _FORMAT_RE.finditer(evidence_text(article))}
 
 
 def _misworked(article: Article, t: TracedFigure, by_sentence: dict[int, list[TracedFigure]]
