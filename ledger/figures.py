@@ -287,7 +287,14 @@ def masked_spans(text: str) -> list[tuple[int, int]]:
     spans += _model_sizes_named_again(text, models)
     spans += [m.span() for m in _VERSION_RE.finditer(text)]
     spans += [m.span() for m in _IDENTITY_RE.finditer(text)]
+    spans += [m.span() for m in _PERCENTILE_RE.finditer(text)]
     return sorted(spans)
+
+
+#: An ordinal percentile names a statistic, as "p90" does: "the 90th percentile", "the
+#: 99th-percentile latency" (its number is the statistic's, not a figure of the metric).
+_PERCENTILE_RE = re.compile(r"(?<![\w.])\d{1,2}(?:\.\d+)?(?:st|nd|rd|th)(?=[- ]percentile\b)",
+                            re.IGNORECASE)
 
 
 #: The identity of a sum written out, never evidence: the 1 of a reciprocal ("1 divided by

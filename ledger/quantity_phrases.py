@@ -70,7 +70,7 @@ def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
         if m is None or (words and text[pos:m.start("w")].strip()):
             break
         word = m.group("w")
-        if word.lower() in _STOP or (not words and word.lower() in _VERBS_S):
+        if not _noun_word(word) or (not words and word.lower() in _VERBS_S):
             break
         words.append(word)
         pos = m.end()
@@ -82,6 +82,13 @@ def _noun_phrase(text: str, end: int) -> tuple[str | None, tuple[str, ...]]:
     if not words:
         return None, ()
     return lemma(words[-1]), tuple(lemma(w) for w in words[:-1])
+
+
+def _noun_word(word: str) -> bool:
+    """The word may be (part of) a counted noun: no stop word, nor a compound that opens with
+    one ("4K-versus-16K": a comparison of two figures, not 4,000 "versus-16Ks")."""
+    low = word.lower()
+    return low not in _STOP and low.split("-")[0] not in _STOP
 
 
 def _next_is_noun(text: str, pos: int) -> bool:
@@ -190,7 +197,7 @@ def quantity_of(fig: Figure, text: str) -> Quantity:
         q = _quantity_of(fig, text[:fig.end] + " " + text[fig.end + 1:])
         m = _WORD_RE.match(text, fig.end + 1)
         if q.unit is not None or q.kind not in (Kind.count, Kind.number) or m is None or (
-                m.group("w").lower() in _STOP) or not all(
+                not _noun_word(m.group("w"))) or not all(
                 v == v.to_integral_value() for v in q.values):
             return q
         noun, modifiers = lemma(m.group("w")), tuple[str, ...]()

@@ -17,6 +17,7 @@ __all__ = [
     "Kind",
     "Quantity",
     "Unit",
+    "defines_unit",
     "lemma",
     "metric_quantity",
     "noun_class",
@@ -271,6 +272,25 @@ _MONEY_AFTER_RE = re.compile(r"\s+(?P<a>hourly|daily|weekly)\b", re.IGNORECASE)
 #: "total daily cost is $87,072": the adjective a few words before, with no number between.
 _MONEY_BEFORE_RE = re.compile(r"\b(?P<a>hourly|daily|weekly)\s+(?:[A-Za-z-]+\s+){0,4}$",
                               re.IGNORECASE)
+
+
+#: The words between a unit and the larger unit it divides: "eight bits per byte", "1,024 MiB
+#: in a GiB", "24 hours a day", "3,600 seconds to an hour".
+_DEFINES_RE = re.compile(r"\s*(?:per|/|(?:in|to)\s+(?:an?|one|the|each)|an?|each)(?=\s)",
+                         re.IGNORECASE)
+
+
+def defines_unit(text: str, value: Decimal, unit: Unit, end: int) -> bool:
+    """The number and its unit, written ending at ``end``, state how many of that unit make
+    one of the unit named next ("divided by eight bits per byte"): a definition, true by
+    itself, not a figure that needs evidence."""
+    m = _DEFINES_RE.match(text, end)
+    if m is None or unit.factor is None:
+        return False
+    larger = parse_unit(text, m.end())
+    if larger is None or larger[0].factor is None or larger[0].dimension != unit.dimension:
+        return False
+    return larger[0].factor == value * unit.factor
 
 
 def money_rate(text: str, end: int, start: int | None = None) -> Unit | None:

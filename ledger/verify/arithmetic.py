@@ -131,10 +131,12 @@ _BEFORE_EQUALS_RE = re.compile(rf"[\s)\]]*(?:{_UNIT_WORD}[\s)\]]*)?")
 #: A number followed by a unit-like word: a known unit, or any word of letters with an optional
 #: "/unit" ("PFLOPs/s", "tokens/s"), so units the table does not list are read too.
 _UNIT = r"[A-Za-z\u00b5\u03bc][A-Za-z]*(?:/[A-Za-z]+)?"
-#: "1 TiB = 1024 GiB", "(1 GiB = 1024**3 bytes)", "1 PFLOPs/s = 1000 TFLOPs/s": a unit
+#: "1 TiB = 1024 GiB", "(1 GiB = 1024**3 bytes)", "(1 GB = 1e9 bytes)", "1 PFLOPs/s = 1000
+#: TFLOPs/s": a unit
 #: definition, not an equation to check. Both sides carry a unit word and the two differ.
 _UNIT_DEFINITION_RE = re.compile(
-    rf"\(?\s*[\d.,]+\s*(?P<a>{_UNIT})\s*=\s*[\d.,*^ ]+\s*(?P<b>{_UNIT})(?![\w/])\s*\)?")
+    rf"\(?\s*[\d.,]+\s*(?P<a>{_UNIT})\s*=\s*[\d.,*^ ]+(?:[eE][-+]?\d+)?\s*(?P<b>{_UNIT})"
+    rf"(?![\w/])\s*\)?")
 
 
 def _drop_unit_definitions(text: str) -> str:
@@ -172,6 +174,7 @@ def _computation(comp: Computation, base: str) -> tuple[list[Finding], list[floa
             continue
         names[step.name] = value
         values += [value, step.result, *_factors(step.expression)]
+        values += _operands(step.expression)
         if not _agrees(value, step.result, comp.tolerance):
             findings.append(Finding(
                 Severity.error, "arithmetic",
@@ -192,6 +195,37 @@ def _factors(expression: str) -> list[float]:
     return [float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant)
             and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
             and float(n.value) != int(n.value)]
+
+
+#: Whole numbers an expression multiplies or divides by to convert units or scales.
+_CONVERSIONS = frozenset({8, 24, 60, 1000, 1024, 3600, 86400})
+
+
+def _operands(expression: str) -> list[float]:
+    """The whole numbers an expression writes as operands: added or subtracted ("100 - 60":
+    60, "50 - 40": 50) or multiplied and divided when they convert nothing ("10000 / 5000"),
+    inputs the arithmetic states, so a claim's "60%" is one of them. 100 (a percent's whole),
+    numbers that convert units (8 bits, 60 seconds, 1,024) and powers of ten are left out."""
+    text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp):
+            continue
+        additive = isinstance(node.op, (ast.Add, ast.Sub))
+        for n in (node.left, node.right):
+            if not (isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+                    and not isinstance(n.value, bool) and float(n.value) == int(n.value)):
+                continue
+            v = int(n.value)
+            if v == 100 or (v > 1 and str(v).rstrip("0") == "1"):
+                continue
+            if additive or v not in _CONVERSIONS:
+                out.append(float(v))
+    return out
 
 
 def _assumption_equations(inf: Inference, base: str) -> tuple[list[Finding], list[float]]:
@@ -274,6 +308,10 @@ _RESULT_KINDS = frozenset({Kind.count, Kind.number, Kind.multiplier, Kind.size, 
                            Kind.duration, Kind.money})
 
 
+#: A model's size in parameters ("one 8B configuration"): a name, not a result.
+_MODEL_SIZE_RE = re.compile(r"\d+(?:\.\d+)?B")
+
+
 def _stated_results(claim: str) -> list[tuple[Figure, Quantity]]:
     """The figure each clause of a claim ends on (clauses split at ";"), which is where a
     claim states its result ("a 550-token prompt weighs as much as 5.5 output tokens"), when
@@ -283,7 +321,7 @@ def _stated_results(claim: str) -> list[tuple[Figure, Quantity]]:
     out = []
     for clause in claim.split(";"):
         figures = [(f, q) for f, q in typed_figures(clause) if q.kind is not Kind.date
-                   and q.kind is not Kind.year]
+                   and q.kind is not Kind.year and not _MODEL_SIZE_RE.fullmatch(f.text)]
         if not figures:
             continue
         fig, q = figures[-1]

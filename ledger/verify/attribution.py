@@ -291,6 +291,9 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
         rf"|\b{d}{_GAP}\s+{_ATTESTS}\s+{_OWN_CLAUSE}\b(?:on|in)\s+(?:its|our|an?)\s+"
         rf"(?:own\s+)?(?:[\w-]+\s+){{0,2}}?(?:{_DESK_SETTING}|{_HARDWARE})")
     negated = re.compile(rf"\b{_NEGATION}\s+{d}\b|\b{d}\s+(?:{_NEGATION})\b"
+                         # "Nor did we test the sparse kernel claim": the inverted negation
+                         rf"|\b(?:nor|neither)\s+(?:did|does|do|has|have|had|could|can|will|"
+                         rf"would)\s+{d}\b"
                          rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
                          # "nobody at PCT has rerun it", "no one from the desk tested it"

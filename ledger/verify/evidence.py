@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from ..figures import FigureKind, context_lengths, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
-from ..quantities import Kind, Quantity, metric_quantity, typed_figures, unit_quantity
+from ..quantities import Kind, Quantity, lemma, metric_quantity, typed_figures, unit_quantity
 from .points import Gaps
 from .scope import per_article
 
@@ -205,9 +205,29 @@ def _add_inferences(index: EvidenceIndex, article: Article) -> None:
             index.add_number(value, Trace("computation", f"{base}/computation/inputs/{name}",
                                           inference_id=inf.id))
         for j, step in enumerate(inf.computation.steps):
-            index.add_number(step.result, Trace(
-                "computation", f"{base}/computation/steps/{j}/result", inference_id=inf.id),
-                percent=step.unit == "%", quantity=unit_quantity(step.unit))
+            trace = Trace("computation", f"{base}/computation/steps/{j}/result",
+                          inference_id=inf.id)
+            index.add_number(step.result, trace, percent=step.unit == "%",
+                             quantity=unit_quantity(step.unit))
+            if (m := _SCALED_UNIT_RE.fullmatch(step.unit or "")) is not None:
+                # a step "in million tokens" that gives 20 gives 20 million tokens
+                rest = m.group("rest")
+                noun = lemma(rest.split()[-1])
+                # the step's name qualifies the count: "output_tokens_millions" counts output
+                qualifiers = tuple(lemma(w) for w in step.name.lower().split("_")
+                                   if w and lemma(w) != noun and w not in _SCALE_WORDS)
+                index.add_number(Decimal(str(step.result)) * _SCALE[m.group("scale").lower()],
+                                 trace, quantity=unit_quantity(rest) or Quantity(
+                                     Kind.count, noun=noun, modifiers=qualifiers))
+
+
+#: A computation step's unit with a magnitude word: "million tokens", "billion parameters".
+_SCALED_UNIT_RE = re.compile(r"\s*(?P<scale>thousand|million|billion|trillion)\s+"
+                             r"(?P<rest>[A-Za-z][\w /-]*?)\s*", re.IGNORECASE)
+_SCALE_WORDS = frozenset({"thousand", "thousands", "million", "millions", "m", "billion",
+                          "billions", "b", "k", "total", "each", "per", "all"})
+_SCALE = {"thousand": Decimal(10) ** 3, "million": Decimal(10) ** 6,
+          "billion": Decimal(10) ** 9, "trillion": Decimal(10) ** 12}
 
 
 def _add_measurements(index: EvidenceIndex, article: Article) -> None:

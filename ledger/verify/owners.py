@@ -411,6 +411,14 @@ _REPORTED_WORK_RE = re.compile(
     r"critique|analysis|reading|retelling|version)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 
 
+#: A work a teller refers to, right before a name: "Coomer pointed to an OSTI.GOV paper that
+#: examined ...", "the post cites a Google study": an indefinite work of its own, which the
+#: cited source mentions; the name owns that work, not the cited document.
+_REFERRED_WORK_RE = re.compile(
+    r"\b(?:point(?:s|ed|ing)?\s+to|cit(?:es|ed|ing|e)|refer(?:s|red|ring)?\s+to|invok(?:es|ed|ing)|"
+    r"dr(?:ew|aws?|awing)\s+on|quot(?:es|ed|ing))\s+(?:an?|another|one)\s+$", re.IGNORECASE)
+
+
 def _common_word(body: str, sentence: str, start: int, name: str) -> bool:
     """``name`` opens its sentence, is one word, and the body writes it in lower case
     elsewhere ("Throughput counts requests ..." beside "raw throughput"): a common word
@@ -443,6 +451,8 @@ def check_owners(article: Article) -> list[Finding]:
                     continue  # "Throughput counts requests ...": a word, capitalised to open
                 if _REPORTED_WORK_RE.search(sentence.text[:s]):
                     continue  # "Acme's write-up of NVIDIA's post": the work it reports on
+                if _REFERRED_WORK_RE.search(sentence.text[:s]):
+                    continue  # "pointed to an OSTI.GOV paper": another work it mentions
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):

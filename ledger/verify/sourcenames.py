@@ -118,9 +118,20 @@ def accepted(article: Article, cited: list[str], construction: str) -> list[str]
         if src is None:
             continue
         names += [src.publisher, *(src.authors or []), *sorted(site_words(src))]
+        claims = [f.claim for f in article.facts if sid in f.source_ids]
         if construction not in ("doc", "named", "team"):
-            names += [PLACE_RE.sub(" ", f.claim) for f in article.facts if sid in f.source_ids]
+            names += [PLACE_RE.sub(" ", c) for c in claims]
+        else:  # "Meta and Crusoe authors report ...": the fact gives the authors' employers
+            names += [n for c in claims for m in AFFILIATION_RE.finditer(c)
+                      for n in re.split(r"\s*,\s*|\s+and\s+", m.group("names"))]
     return names
+
+
+#: Employers named before the people of a source in a fact: "Meta and Crusoe authors report",
+#: "Google researchers", "IBM, Meta and Crusoe engineers".
+AFFILIATION_RE = re.compile(
+    r"(?P<names>(?!(?:The|These|Those|Its|Their|Our|Both|All|Some)\b)[A-Z][\w.&+-]*(?:(?:\s*,\s*|\s+and\s+)[A-Z][\w.&+-]*)*)\s+"
+    r"(?:authors|engineers|researchers|scientists|team|staff)\b")
 
 
 #: A name after "on", "at", "using", "via" in a fact is where or with what a test ran ("tests on

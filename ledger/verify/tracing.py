@@ -35,7 +35,7 @@ from decimal import Decimal
 
 from ..figures import FigureKind, quantize
 from ..models import Article
-from ..quantities import Kind, Quantity, Verdict, sibling_units
+from ..quantities import Kind, Quantity, Verdict, defines_unit, sibling_units, unit_end
 from ..report import Finding, Severity
 from .evidence import (
     EvidenceDate,
@@ -217,10 +217,11 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
     date (a ``date-order`` error). Reported beside the ``untraced-figure``."""
     f, q = t.figure, t.quantity
     if f.kind is FigureKind.date and f.date is not None:
-        return body_span(article, f.start, f.end, Severity.error, "date-order",
-                         f"date {f.text!r} is none of the dates of this article's sources, "
-                         "facts, scope or measurements" + _nearest_date(f.date, index),
-                         trace=tried(t))
+        near = _slipped_date(f.date, index)
+        return None if near is None else body_span(
+            article, f.start, f.end, Severity.error, "date-order",
+            f"date {f.text!r} is none of the dates of this article's sources, facts, scope or "
+            f"measurements; {near}", trace=tried(t))
     miss = next((m for m in t.misses if m.verdict is Verdict.hundredfold), None)
     if miss is None or q is None:
         return None
@@ -236,15 +237,18 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
         trace=tried(t))
 
 
-def _nearest_date(day: dt.date, index: EvidenceIndex) -> str:
-    """What the evidence dates nearest ``day``: the same day of another year first (a year
-    slipped), then the nearest date; "" when the evidence has no dates."""
-    if not index.dates:
-        return ""
-    same_day = [d for d in index.dates if (d.date.month, d.date.day) == (day.month, day.day)]
-    near = min(same_day or index.dates, key=lambda d: (abs((d.date - day).days), d.date))
+def _slipped_date(day: dt.date, index: EvidenceIndex) -> str | None:
+    """The evidence's date that ``day`` differs from in one part only (a year, a month or a
+    day slipped), the same day of another year first; None when no date is that close: then
+    the date is simply untraced (a date the article never sourced), not a wrong date."""
+    close = [d for d in index.dates if (d.date.year == day.year) + (d.date.month == day.month)
+             + (d.date.day == day.day) >= 2]
+    if not close:
+        return None
+    same_day = [d for d in close if (d.date.month, d.date.day) == (day.month, day.day)]
+    near = min(same_day or close, key=lambda d: (abs((d.date - day).days), d.date))
     how = "the same day of another year" if same_day else "the nearest"
-    return f"; {how} is {near.date.isoformat()} ({near.trace.describe()})"
+    return f"{how} is {near.date.isoformat()} ({near.trace.describe()})"
 
 
 #: What a finding on a spelled-out figure adds: the checker is not sure it is a claim.
@@ -357,6 +361,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
             continue
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
+        if _definition(article.body, t):
+            continue  # "divided by eight bits per byte": a unit's definition
         if _BIT_WIDTH_RE.match(article.body, t.figure.end) and set(t.figure.values) <= (
                 widths := _bit_widths(article) if widths is None else widths):
             continue  # "16-bit floats" where the evidence writes f16: a format's name
@@ -394,6 +400,12 @@ _BIT_WIDTH_RE = re.compile(r"[\s-]bits?\b")
 _FORMAT_RE = re.compile(r"(?<![A-Za-z0-9])(?:[uU]?[iI][nN][tT]|[fF][pP]|[bB][fF]|f|[qQ]|"
                         r"[nN][fF]|mxfp|MXFP|[tT][fF])(?P<n>\d{1,2})(?![0-9])|"
                         r"(?<![\w.])(?P<b>\d{1,2})[\s-]bits?\b")
+
+
+def _definition(body: str, t: TracedFigure) -> bool:
+    q = t.quantity
+    return (q is not None and q.unit is not None and len(t.figure.values) == 1
+            and defines_unit(body, t.figure.values[0], q.unit, unit_end(body, t.figure.end)))
 
 
 def _bit_widths(article: Article) -> set[Decimal]:

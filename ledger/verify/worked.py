@@ -28,6 +28,7 @@ from decimal import Decimal, InvalidOperation
 
 from ..figures import Figure, extract_figures, quantize
 from ..models import Article
+from ..quantities import parse_unit
 from ..report import Finding, Severity
 from .arithmetic import ArithmeticError_, evaluate
 from .text import body_span
@@ -104,7 +105,7 @@ def _agrees(computed: float, result: str, hedged: bool) -> bool:
 #: Between two figures of a sum in words: the first one's unit or noun (up to two words),
 #: then the operator ("1,000 ms divided by 268", "226.75 nodes times eight").
 _WORDED_OP_RE = re.compile(
-    r"\s*(?P<scale>thousand|million|billion)?(?:\s*[A-Za-z/%$-]+){0,2}?\s*(?P<op>×|\*|/|÷|"
+    r"\s*(?P<scale>thousand|million|billion)?(?:\s*[A-Za-z/%$-]+){0,2}?\s*,?\s*(?P<op>×|\*|/|÷|"
     r"\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bplus\b|\bminus\b|\+|−)\s*$",
     re.IGNORECASE)
 #: Between the second figure and the result: its unit, then the word that states the result.
@@ -120,41 +121,77 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None) -> bool:
     """Whether ``computed`` comes to the figure ``result`` ("exactly" is no hedge): a result in
-    digits at its printed precision, with its suffix's scale ("1.8B"); one in words ("is
-    eight") at whole precision."""
+    digits at its printed precision, with its suffix's scale ("1.8B") or its unit's ("175
+    billion weights times 2 bytes is 350 GB": 350 billion bytes); one in words ("is eight")
+    at whole precision."""
     hedged = hedge is not None and bool(hedge) and not hedge.strip().lower().startswith("exactly")
     value = float(result.values[0])
     number = re.search(r"\d[\d,]*(?:\.\d+)?%?", body[result.start:result.end])
     if number is None:
         return abs(computed - value) <= (_HEDGED_TOLERANCE * abs(value) if hedged else 0.5)
     printed = number.group()
-    return _agrees(computed, printed, hedged) or _agrees(
-        computed / value * float(_value(printed)), printed, hedged)
+    scales = [computed / value * float(_value(printed))] if value else []
+    unit = parse_unit(body, result.end)
+    if unit is not None and unit[0].factor is not None and unit[0].factor > 1:
+        scales.append(computed / float(unit[0].factor))  # the operands in the unit's base
+    return _agrees(computed, printed, hedged) or any(
+        _agrees(c, printed, hedged) for c in scales)
+
+
+#: A figure the reader took with the operator after it ("175 billion times 3"): the figure's
+#: number, then the operator.
+_TIMES_INSIDE_RE = re.compile(r"\s+times$")
+
+
+def _link(body: str, a: Figure, b: Figure) -> tuple[str, float] | None:
+    """The operator joining two figures of a sum in words, and the scale that multiplies the
+    first ("175 billion weights times 2", "3, divided by 8", "175 billion times 3")."""
+    if _TIMES_INSIDE_RE.search(body[a.start:a.end]) and not body[a.end:b.start].strip():
+        return "*", 1.0
+    op = _WORDED_OP_RE.fullmatch(body, a.end, b.start)
+    if op is None:
+        return None
+    return (_WORDED_OPS[re.sub(r"\s+", " ", op.group("op").lower())],
+            _SCALES.get((op.group("scale") or "").lower(), 1.0))
 
 
 def _worded_sums(body: str) -> list[WorkedSum]:
-    """Sums of two figures written in words or symbols with their result: "1,000 ms divided
-    by 268 is about 3.7 ms", "226.75 nodes times eight is 1,814 GPUs", "Five hundred
-    thousand divided by eight is 62,500", "Divided by 16, 46.4 TB/s is 2.9 TB/s". The figures
+    """Sums of figures written in words or symbols with their result, read left to right as
+    the sentence reads them: "1,000 ms divided by 268 is about 3.7 ms", "226.75 nodes times
+    eight is 1,814 GPUs", "Five hundred thousand divided by eight is 62,500", "175 billion
+    times 3, divided by 8, or 65.6 GB", "Divided by 16, 46.4 TB/s is 2.9 TB/s". The figures
     come from the figure reader, so a number in words takes part; a percent result is
     compared as a percent."""
     figures = [f for f in extract_figures(body) if f.value is not None and len(f.values) == 1]
     out = []
-    for a, b, c in zip(figures, figures[1:], figures[2:], strict=False):
+    for i, a in enumerate(figures[:-2]):
+        if i and _link(body, figures[i - 1], a) is not None:
+            continue  # inside a longer chain, read from its first figure
+        b = figures[i + 1]
         if (_DIVIDED_FIRST_RE.search(body, max(0, a.start - 14), a.start)
                 and re.fullmatch(r"\s*,\s*", body[a.end:b.start]) and a.values[0] != 0):
             # "Divided by 16, 46.4 TB/s is 2.9 TB/s per chip": the divisor first
-            x, y, symbol = float(b.values[0]), float(a.values[0]), "/"
-        elif (op := _WORDED_OP_RE.fullmatch(body, a.end, b.start)) is not None:
-            x = float(a.values[0]) * _SCALES.get((op.group("scale") or "").lower(), 1.0)
-            y, symbol = float(b.values[0]), _WORDED_OPS[re.sub(r"\s+", " ", op.group("op").lower())]
-        else:
+            computed: float | None = float(b.values[0]) / float(a.values[0])
+            last = i + 1
+        else:  # a chain, with the usual precedence ("0.5 plus 149 times 0.03 is 4.97")
+            terms, last = [repr(float(a.values[0]))], i
+            while last + 1 < len(figures) and (
+                    link := _link(body, figures[last], figures[last + 1])) is not None:
+                symbol, scale = link
+                if scale != 1.0:
+                    terms[-1] = f"({terms[-1]} * {scale!r})"
+                terms += [symbol, repr(float(figures[last + 1].values[0]))]
+                last += 1
+            if last == i:
+                continue
+            computed = _evaluate(" ".join(terms))
+        if computed is None or last + 1 >= len(figures):
             continue
-        is_ = _WORDED_IS_RE.fullmatch(body, b.end, c.start)
-        if is_ is None or (symbol == "/" and y == 0):
+        c = figures[last + 1]
+        is_ = _WORDED_IS_RE.fullmatch(body, figures[last].end, c.start)
+        if is_ is None:
             continue
-        computed = {"*": x * y, "/": x / y if y else 0.0, "+": x + y, "-": x - y}[symbol]
-        out.append(WorkedSum(a.start, b.end, c.start, c.end, computed,
+        out.append(WorkedSum(a.start, figures[last].end, c.start, c.end, computed,
                              _result_agrees(body, c, computed, is_.group("hedge"))))
     return out
 
@@ -178,6 +215,11 @@ def worked_sums(body: str) -> list[WorkedSum]:
                                  m.end("result"), computed,
                                  _agrees(computed, m.group("result"), bool(m.group("hedge")))))
     for w in _worded_sums(body):
+        # a longer chain in words takes the place of the symbols' part of it ("175 billion
+        # times 3, divided by 8, or 65.6 GB" over "3, divided by 8, or 65.6")
+        inner = [o for o in out if o.result_start == w.result_start
+                 and w.expr_start < o.expr_start and o.expr_end <= w.expr_end]
+        out = [o for o in out if o not in inner]
         if not any(o.expr_start <= w.expr_start < o.expr_end or
                    o.result_start == w.result_start for o in out):
             out.append(w)
