@@ -104,8 +104,6 @@ UNMET: dict[tuple[str, str], str] = {
                         "date-order finding)",
     ("set-w", "benign"): "set W: 1 benign edit raises a new error on 0c05be1 and on dba27b0",
     ("set-w", "recall"): "set W, held out: recall 0.70 on 0c05be1, 0.76 on dba27b0",
-    ("set-x", "clean"): "set X, held out: 0.67 false errors per clean article on 0c05be1 and "
-                        "on dba27b0",
     ("set-x", "precision"): "set X: unattributed-figure finds none of its 3 (0c05be1, dba27b0)",
     ("set-x", "recall"): "set X, held out: recall 0.65 on 0c05be1, 0.72 on dba27b0",
     ("set-g", "recall"): "set G, held out: recall 0.67 on ab092bb, 0.71 on main at 06:42 "
