@@ -132,8 +132,7 @@ _BEFORE_EQUALS_RE = re.compile(rf"[\s)\]]*(?:{_UNIT_WORD}[\s)\]]*)?")
 #: "/unit" ("PFLOPs/s", "tokens/s"), so units the table does not list are read too.
 _UNIT = r"[A-Za-z\u00b5\u03bc][A-Za-z]*(?:/[A-Za-z]+)?"
 #: "1 TiB = 1024 GiB", "(1 GiB = 1024**3 bytes)", "(1 GB = 1e9 bytes)", "1 PFLOPs/s = 1000
-#: TFLOPs/s": a unit
-#: definition, not an equation to check. Both sides carry a unit word and the two differ.
+#: TFLOPs/s": a unit definition, not an equation to check. Both sides carry a unit word and the two differ.
 _UNIT_DEFINITION_RE = re.compile(
     rf"\(?\s*[\d.,]+\s*(?P<a>{_UNIT})\s*=\s*[\d.,*^ ]+(?:[eE][-+]?\d+)?\s*(?P<b>{_UNIT})"
     rf"(?![\w/])\s*\)?")
@@ -183,14 +182,22 @@ def _computation(comp: Computation, base: str) -> tuple[list[Finding], list[floa
     return findings, values
 
 
+def _tree(expression: str) -> ast.Expression | None:
+    """The expression's syntax tree, with its multiplication signs read as Python's; None when
+    it does not parse."""
+    text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
+    try:
+        return ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return None
+
+
 def _factors(expression: str) -> list[float]:
     """The fractional constants an expression writes out ("compute_tflops * 1.05": 1.05):
     values the arithmetic states, so a claim's "5%" applied as a factor of 1.05 is explained.
     Whole numbers (100, 1024, 8) are left out: they convert units, they state no figure."""
-    text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
+    tree = _tree(expression)
+    if tree is None:
         return []
     return [float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant)
             and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
@@ -206,10 +213,8 @@ def _operands(expression: str) -> list[float]:
     60, "50 - 40": 50) or multiplied and divided when they convert nothing ("10000 / 5000"),
     inputs the arithmetic states, so a claim's "60%" is one of them. 100 (a percent's whole),
     numbers that convert units (8 bits, 60 seconds, 1,024) and powers of ten are left out."""
-    text = expression.replace("×", "*").replace("÷", "/").replace("^", "**").replace(",", "")
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
+    tree = _tree(expression)
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
