@@ -37,6 +37,7 @@ __all__ = [
     "context_lengths",
     "extract_figures",
     "masked_spans",
+    "model_sizes",
     "quantize",
     "word_value",
 ]
@@ -163,13 +164,23 @@ _MODEL_NAME_RE = re.compile(
     rf"|[ -](?:{'|'.join(MODEL_FAMILIES)})(?![a-z])(?![ -]?[a-z]*s\b)"
     r"|[ -][A-Z][\w.-]*(?:[ -][A-Z0-9][\w.-]*)?[ -](?:models?|variant|checkpoint|LLM)\b)")
 _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
+#: Interface standards whose generation follows as a number ("PCIe 5.0", "NVLink 4"; never a
+#: figure with a unit, "NVLink 900 GB/s").
+_STANDARDS = ("PCIe", "PCIe Gen", "CXL", "USB", "NVLink", "UCIe", "Thunderbolt", "Wi-Fi")
 #: A version, never a figure: three or more dotted parts ("2.5.9", "0.6.3.post1"), or any
 #: dotted number after "version" or "release" ("version 2.5").
 _VERSION_RE = re.compile(r"(?=\d)(?:(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*)?(?![\w.]*\d)"
-                         r"|(?<=\b[Vv]ersion )\d+(?:\.\d+)+|(?<=\b[Rr]elease )\d+(?:\.\d+)+)")
+                         r"|(?<=\b[Vv]ersion )\d+(?:\.\d+)+|(?<=\b[Rr]elease )\d+(?:\.\d+)+"
+                         # the generation of an interface standard: "PCIe 4.0", "CXL 2.0"
+                         + "".join(rf"|(?<=\b{w} )\d(?:\.\d)?(?![\w.%])(?!\s?(?:[KMGTP]i?[Bb]|GT/s|x\b))"
+                                   for w in _STANDARDS)
+                         + ")")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
-    r"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
+    # a number word joined to a name counts the named thing ("a four-n300 workstation"): the
+    # word is a figure, the name after the hyphen a name
+    rf"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?!(?i:{_WORD_NUMBER})-[A-Za-z]+\d)"
+    r"(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
     r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b"
     r"|[KMGT]b/)[A-Za-z]{2,}\w*"
@@ -182,6 +193,9 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})\b"),
      "mdy"),
     (re.compile(rf"\b(?P<d>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\s+(?P<y>\d{{4}})\b"), "dmy"),
+    # the year in brackets after the day: "on August 5 (2025)"
+    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*\((?P<y>\d{{4}})\)"),
+     "mdy"),
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)"), "md"),
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b"), "my"),
     # a year and a month as a changelog writes them: "2023/10", "2024-01" (two-digit month)
@@ -273,6 +287,27 @@ def context_lengths(text: str) -> list[Figure]:
             value = value.quantize(Decimal(1))
         out.append(Figure(m.group(), m.start(), m.end(), FigureKind.quantity, value, decimals,
                           unit="tokens"))
+    return out
+
+
+#: A parameter count inside a model's name: "70B" of "Llama 2 70B" or "a 70B model".
+_SIZE_IN_NAME_RE = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)(?P<mag>[MBT])(?![\w.])")
+
+
+def model_sizes(text: str) -> list[Figure]:
+    """The sizes in model names that :func:`extract_figures` masks ("Llama 2 70B", "a 7B
+    model"), for evidence text, where a body's "a 70-billion-parameter model" should find
+    them. Counts of parameters, scaled."""
+    out = []
+    for name in _MODEL_NAME_RE.finditer(text):
+        for m in _SIZE_IN_NAME_RE.finditer(text, name.start(), name.end()):
+            value, decimals = _decimal(m.group("n"))
+            shift = {"M": 6, "B": 9, "T": 12}[m.group("mag")]
+            value, decimals = value.scaleb(shift), decimals - shift
+            if value == value.to_integral_value():
+                value = value.quantize(Decimal(1))
+            out.append(Figure(m.group(), m.start(), m.end(), FigureKind.noun_count, value,
+                              decimals, unit="parameters"))
     return out
 
 
@@ -491,10 +526,30 @@ _HALF_NOUN_RE = re.compile(
     r"|better|larger|bigger|smaller|remaining)\s+)?$", re.IGNORECASE)
 
 
+#: "one and a half times", "two and a half percent": a whole and a half, in words.
+_AND_A_HALF_RE = re.compile(
+    rf"\b(?P<w>{_SMALL}|{_TEN})\s+and\s+a\s+half\b(?:(?P<mult>\s+times\b|-fold\b)|"
+    rf"(?P<pct>\s+percent\b))?", re.IGNORECASE)
+
+
+def _and_a_half(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    for m in _AND_A_HALF_RE.finditer(text):
+        if not claimed.free(*m.span()):
+            continue
+        claimed.take(*m.span())
+        kind = (FigureKind.multiplier if m.group("mult") else
+                FigureKind.percent if m.group("pct") else FigureKind.number)
+        yield Figure(m.group(), m.start(), m.end(), kind, word_value(m.group("w")) + Decimal("0.5"),
+                     1, spelled=True, unit="%" if kind is FigureKind.percent else None)
+
+
 def _words(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    yield from _and_a_half(text, claimed)
     for m in _WORD_RE.finditer(text):
         if not claimed.free(*m.span()):
             continue
+        if any(c.isupper() for c in m.group()[1:]) and not m.group().isupper():
+            continue  # "ZeRO", "TwoTower": a name in mixed case, not a number word
         if m.group("mw"):
             if _COMPOUND_RE.match(text, m.end()):
                 continue  # "half-precision", "double-digit", "double precision": no figure

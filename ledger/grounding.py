@@ -145,7 +145,11 @@ def _used(said: Figure, quoted: Quantity, claimed: Sequence[tuple[Figure, Quanti
 def _grounded(figure: Figure, claimed: Quantity, quoted: Sequence[tuple[Figure, Quantity]],
               dates: Sequence[dt.date]) -> bool:
     if figure.kind is FigureKind.date:
-        return _date_matches(figure, [*dates, *(f.date for f, _ in quoted if f.date)])
+        return _date_matches(figure, [*dates, *(f.date for f, _ in quoted if f.date)]) or (
+            figure.date is not None and any(  # a quote's "August 5" for "August 5 (2025)"
+                f.date_precision == "month_day" and f.date is not None
+                and (f.date.month, f.date.day) == (figure.date.month, figure.date.day)
+                for f, _ in quoted))
     if any(_stated(claimed, q) for _, q in quoted):
         return True
     if claimed.kind is Kind.year and figure.value is not None:

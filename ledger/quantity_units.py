@@ -61,6 +61,9 @@ _TIME = {"ms": Decimal("0.001"), "s": Decimal(1), "sec": Decimal(1), "min": Deci
          "h": Decimal(3600), "hr": Decimal(3600), "day": Decimal(86400)}
 
 
+_SPELLED_PREFIX = {"G": "giga", "T": "tera", "P": "peta", "E": "exa"}
+
+
 def _build_units() -> dict[str, Unit]:
     units: dict[str, Unit] = {}
     sizes: dict[str, tuple[Decimal, str]] = {}
@@ -100,6 +103,8 @@ def _build_units() -> dict[str, Unit]:
             units[f"{name}/{t}"] = Unit(f"{dim.split('/')[0]}/{t}", dim, 1 / tf)
     for sym in ("QPS", "RPS"):
         units[sym] = Unit("requests/s", "requests/s", Decimal(1))
+    for sym in ("TPS", "tps"):  # "5,762 TPS/GPU": tokens per second, as ML tables write it
+        units[sym] = Unit("tokens/s", "tokens/s", Decimal(1))
     durations = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "µs": Decimal("1e-6"),
                  "μs": Decimal("1e-6"), "ms": Decimal("1e-3"), "s": Decimal(1),
                  "sec": Decimal(1), "secs": Decimal(1), "second": Decimal(1),
@@ -125,6 +130,9 @@ def _build_units() -> dict[str, Unit]:
         for spelling in ("FLOPS", "FLOPs", "FLOP/s", "FLOPs/s", "FLOPS/s", "flops", "flop/s"):
             if p or spelling in ("FLOPS", "FLOP/s", "FLOPs/s"):  # "3 FLOPs per byte": a count
                 units[p + spelling] = unit
+        if prefix := _SPELLED_PREFIX.get(p):  # "262 teraflops", "163 teraFLOP/s": spelled out
+            for spelling in ("flops", "FLOPS", "FLOPs", "FLOP/s", "FLOPs/s", "flop/s"):
+                units[prefix + spelling] = unit
     return units
 
 
@@ -134,7 +142,9 @@ _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.ra
                    "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
                    "W": Kind.power, "Hz": Kind.frequency, "flop/s": Kind.rate}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
-_UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})(?![\w/])"
+_UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})"
+                      # a unit normalised per device stays the unit: "5,762 TPS/GPU"
+                      rf"(?:(?=/(?:GPU|gpu|node|chip|card|host|device|user)s?\b)|(?![\w/]))"
                       rf"|\s(?:[A-Za-z]+\s+)?(?P<per>[\w]+)\s+(?:per|a|an|each)\s+"
                       rf"(?P<t>second|minute|hour|day)\b")
 _PER = {"second": "s", "minute": "min", "hour": "h", "day": "day"}
@@ -339,7 +349,7 @@ _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "
                "gbit": "Gb", "gbps": "Gbps", "tbit": "Tb", "kbyte": "KB", "mbyte": "MB",
                "gbyte": "GB", "tbyte": "TB", "mbit": "Mb", "ms": "ms", "us": "us", "ns": "ns",
                "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
-               "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "w": "W", "kw": "kW",
+               "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "tps": "TPS", "w": "W", "kw": "kW",
                "gflops": "GFLOPS", "tflops": "TFLOPS", "pflops": "PFLOPS", "eflops": "EFLOPS"}
 _TIME_TOKENS = {"s": "s", "sec": "s", "min": "min", "h": "h", "hr": "h"}
 _MULT_NAMES = ("speedup", "speed_up", "multiplier", "ratio", "fold", "times", "factor", "gain_x")

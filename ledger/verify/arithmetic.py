@@ -30,7 +30,7 @@ from ..quantities import Kind, Quantity, typed_figures
 from ..report import Finding, Severity
 from .evidence import build_index
 
-__all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate"]
+__all__ = ["ArithmeticError_", "check_arithmetic", "equations", "evaluate", "money_scale"]
 
 
 class ArithmeticError_(ValueError):
@@ -348,6 +348,19 @@ def _suffix_scale(fig: Figure) -> Decimal:
     return fig.value / printed if printed and fig.value != printed else Decimal(1)
 
 
+#: A money figure keeps its printed number ("$12.4 million" is 12.4); its magnitude word.
+_MONEY_MAGNITUDE_RE = re.compile(r"\d\s?(?P<m>k|K|M|B|bn|thousand|million|billion|trillion)\b")
+_MONEY_MAGNITUDES = {"k": 3, "K": 3, "thousand": 3, "M": 6, "million": 6, "B": 9, "bn": 9,
+                     "billion": 9, "trillion": 12}
+
+
+def money_scale(fig: Figure) -> Decimal:
+    """What a step's value in dollars is multiplied by to compare with a money figure printed
+    with a magnitude: 10**-6 for "$12.4 million" (a step's 12,386,304 USD); 1 otherwise."""
+    m = _MONEY_MAGNITUDE_RE.search(fig.text) if fig.kind is FigureKind.money else None
+    return Decimal(1).scaleb(-_MONEY_MAGNITUDES[m.group("m")]) if m else Decimal(1)
+
+
 def _claim_figures(article: Article, inf: Inference, values: list[float],
                    base: str) -> list[Finding]:
     """A figure of the claim that no value of its arithmetic gives (at the claim's precision)
@@ -362,7 +375,7 @@ def _claim_figures(article: Article, inf: Inference, values: list[float],
         # for 2.19 GPUs' worth)
         whole = q.kind in (Kind.count, Kind.number) and fig.decimals == 0
         # "80.3M" where the step works in millions (80.28): the suffix's scale applies
-        scales = {Decimal(1), _suffix_scale(fig)}
+        scales = {Decimal(1), _suffix_scale(fig), money_scale(fig)}
         if any(quantize(Decimal(repr(v)) * scale, fig.decimals) == stated
                or (whole and stated in (math.floor(v), math.ceil(v)))
                for v in values if math.isfinite(v) for scale in scales):

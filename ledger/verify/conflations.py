@@ -317,7 +317,13 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
                                                 written.get((start, end)))
                        and not (m[0] in enumerated and enumerated.get(m[0])
                                 == enumerated.get(start))]
-            if not earlier:
+            if not earlier or not use_terms and any(
+                    _stated_together(facts, written.get((m[0], m[1])), written.get((start, end)))
+                    for m in marks[:i] if m[2] is not exp):
+                # a source states this figure with one of the other experiment's: its setting
+                # ("an additional 30% with 3D at 512 GPUs"), not a figure joined to it; a
+                # guardrail's own words for an experiment still join ("in the same simulated
+                # scenarios, Kimi handled 75% more")
                 continue
             if (start, end) in figures:
                 first = earlier[0]

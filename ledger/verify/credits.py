@@ -31,6 +31,7 @@ from ..models import Article, EvidenceType
 from ..quantities import Kind
 from ..report import Finding, Severity
 from .attribution import attributes, desk_claims, desk_names, reported_clause
+from .evidence import Trace
 from .experiments import arithmetic_spans
 from .persons import is_person_name
 from .prose import Span, enclosing, group_in, paragraphs, sentences
@@ -67,7 +68,7 @@ def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
     author-reported fact states still needs its owner when documentation repeats it (a
     vendor's index restating its README's 6.6 TiB/s)."""
     sourced = [tr for tr in t.traces if tr.origin in ("fact", "scope", "metric")]
-    if not any(tr.author_reported for tr in sourced):
+    if not any(tr.author_reported for tr in sourced) or _testbed_spec(t, article, sourced):
         return False
     kinds = {f.id: f.evidence_type for f in article.facts}
     allowed = {EvidenceType.secondary_reporting}
@@ -78,6 +79,29 @@ def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
 
 
 _RESULT_KINDS = frozenset({Kind.multiplier, Kind.rate, Kind.percent})
+#: A memory size written into a device's name: "on an H100 SXM 80GB", "A100 PCIe 40GB".
+_DEVICE_SIZE_RE = re.compile(r"(?:\b[A-Z][\w-]*\d[\w-]*|\bSXM\d?|\bPCIe|\bNVL\d*|\bHBM\w*)\s+"
+                             r"(?P<n>\d+(?:\.\d+)?)\s?(?P<u>GB|GiB|TB)\b")
+_BYTES = {"GB": Decimal(10) ** 9, "TB": Decimal(10) ** 12, "GiB": Decimal(2) ** 30}
+
+
+def _testbed_spec(t: TracedFigure, article: Article, sourced: list[Trace]) -> bool:
+    """A size the sources give only as the testbed's hardware: inside a device's name in a
+    fact ("an H100 SXM 80GB"; "about 74.5 GiB" of it too), or in the scope's hardware: not a
+    result whose owner must be named."""
+    q = t.quantity
+    if (q is None or q.kind is not Kind.size or q.unit is None or q.unit.factor is None
+            or not t.figure.values):
+        return False
+    size = t.figure.values[0] * q.unit.factor
+    facts = {f.id: f.claim for f in article.facts}
+
+    def names_device(text: str) -> bool:
+        return any(abs(Decimal(m.group("n")) * _BYTES[m.group("u")] - size) <= size / 100
+                   for m in _DEVICE_SIZE_RE.finditer(text))
+    return bool(sourced) and all(
+        (tr.origin == "fact" and names_device(facts.get(tr.fact_id or "", "")))
+        or tr.pointer == "/benchmark_scope/hardware" for tr in sourced)
 
 
 _DOCUMENTATION = frozenset({EvidenceType.primary_documentation,

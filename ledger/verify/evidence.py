@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..figures import FigureKind, context_lengths, quantize
+from ..figures import FigureKind, context_lengths, model_sizes, quantize
 from ..models import AUTHOR_REPORTED_EVIDENCE, Article
 from ..quantities import Kind, Quantity, lemma, metric_quantity, typed_figures, unit_quantity
 from .points import Gaps
@@ -123,6 +123,9 @@ class EvidenceIndex:
         for fig in context_lengths(text):  # "a 1M context": a million tokens
             for value in fig.values:
                 self.add_number(value, trace, quantity=Quantity(Kind.count, noun="token"))
+        for fig in model_sizes(text):  # "Llama 2 70B": seventy billion parameters
+            for value in fig.values:
+                self.add_number(value, trace, quantity=Quantity(Kind.count, noun="parameter"))
         for m in _PARALLEL_RE.finditer(text):  # "EP32": experts spread over 32 GPUs
             self.add_number(Decimal(m.group(1)), trace, quantity=Quantity(Kind.count, noun="gpu"))
 
@@ -209,6 +212,10 @@ def _add_inferences(index: EvidenceIndex, article: Article) -> None:
                           inference_id=inf.id)
             index.add_number(step.result, trace, percent=step.unit == "%",
                              quantity=unit_quantity(step.unit))
+            if (step.unit or "").strip().lower() in _SHARE_UNITS and abs(step.result) <= 1:
+                # a ratio below one is a share, which the body may give as a percent: a
+                # step's 0.8893 is "about 88.9% of that"
+                index.add_number(Decimal(str(step.result)) * 100, trace, percent=True)
             if (m := _SCALED_UNIT_RE.fullmatch(step.unit or "")) is not None:
                 # a step "in million tokens" that gives 20 gives 20 million tokens
                 rest = m.group("rest")
@@ -221,6 +228,8 @@ def _add_inferences(index: EvidenceIndex, article: Article) -> None:
                                      Kind.count, noun=noun, modifiers=qualifiers))
 
 
+#: Units of a step that divides two like quantities.
+_SHARE_UNITS = frozenset({"ratio", "fraction", "share", "proportion"})
 #: A computation step's unit with a magnitude word: "million tokens", "billion parameters".
 _SCALED_UNIT_RE = re.compile(r"\s*(?P<scale>thousand|million|billion|trillion)\s+"
                              r"(?P<rest>[A-Za-z][\w /-]*?)\s*", re.IGNORECASE)

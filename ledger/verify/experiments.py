@@ -68,6 +68,13 @@ class Experiment:
         return False
 
 
+def _typed_numbers(text: str | None) -> list[tuple[Decimal, Quantity | None]]:
+    """The values of a text's figures with their quantities (None for a bare number, which
+    any kind may state)."""
+    return [(v, None if q.kind is Kind.number else q) for f, q in typed_figures(text or "")
+            if f.kind is not FigureKind.date for v in f.values]
+
+
 def _numbers(text: str | None) -> list[Decimal]:
     return [v for f in extract_figures(text or "") for v in f.values
             if f.kind is not FigureKind.date]
@@ -88,10 +95,18 @@ def experiments_of(article: Article) -> list[Experiment]:
         return list(groups.values())
     if not scope.separate_scaling_experiment:
         return []
-    main = Experiment("main", [Decimal(str(v)) for v in scope.reported_metrics.values()]
-                      + _numbers(scope.hardware))
-    scaling = Experiment("scaling", [v for v in _numbers(scope.separate_scaling_experiment)
-                                     if v not in main.values])
+    # each value with its kind, so that "the 128-GPU scale" is no throughput of 128 TPS
+    main = Experiment("main")
+    for name, value in scope.reported_metrics.items():
+        main.add(name, Decimal(str(value)), metric_quantity(name))
+    for number, quantity in _typed_numbers(scope.hardware):
+        main.values.append(number)
+        main.kinds.append(quantity)
+    scaling = Experiment("scaling")
+    for number, quantity in _typed_numbers(scope.separate_scaling_experiment):
+        if number not in main.values:
+            scaling.values.append(number)
+            scaling.kinds.append(quantity)
     return [main, scaling] if scaling.values else []
 
 

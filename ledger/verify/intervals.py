@@ -228,6 +228,12 @@ _THIS_ARTICLE_RE = re.compile(r"\s+(?:this|the\s+present)\s+(?:article|piece|sto
                               re.IGNORECASE)
 
 
+#: Between a date and a phrase after it, a second verb of the same subject: the phrase dates
+#: that event from the date ("opened on August 6 and merged the next day"), which has none.
+_NEXT_EVENT_RE = re.compile(r",?\s+(?:and|then|but)\s+(?:was\s+|were\s+)?[a-z]+(?:ed|t|n)\s+",
+                            re.IGNORECASE)
+
+
 def _read(article: Article, sentence: Span, phrase: _Phrase, dates: list[_Date],
           seen: list[_Date], said: list[tuple[_Date, set[str]]]) -> Interval | None:
     """The phrase read against its target and reference, or None when it has no pair."""
@@ -249,6 +255,9 @@ def _read(article: Article, sentence: Span, phrase: _Phrase, dates: list[_Date],
         return _judge(phrase, near, named[0], next_to is not None or len(others) == 1, [],
                       next_to is not None, True)
     target, sure_target, beside = _target(body, phrase, dates)
+    if not beside and target.end <= phrase.start and _NEXT_EVENT_RE.fullmatch(
+            body, target.end, phrase.start):
+        return None  # "opened on August 6, 2026 and merged the next day": an undated event
     earlier = [d for d in dates if d.end <= target.start]
     if phrase.word in ("after", "before", "prior") and _OWN_REFERENCE_RE.match(body, phrase.end):
         # "four months after that first version": the date of the earlier sentence that names

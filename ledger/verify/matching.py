@@ -229,7 +229,9 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         decisive = any(m.verdict in (Verdict.points, Verdict.hundredfold) or (
             ((m.verdict is Verdict.unit and q.unit is not None) or (
                 m.verdict is Verdict.noun and q.noun_class is not None
-                and m.quantity is not None and m.quantity.noun_class is not None)
+                and m.quantity is not None and m.quantity.noun_class is not None
+                # four developers in the sources say nothing of "four cards"
+                and not (m.quantity.noun_class in _PEOPLE and q.noun_class not in _PEOPLE))
              or (m.verdict is Verdict.modifier and moved)
              or (m.verdict is Verdict.noun and _moved_onto_hardware(q, m)))
             and m.trace.origin not in ("inference", "computation", "assumption"))
@@ -340,3 +342,4 @@ def _moved_onto_hardware(q: Quantity | None, m: Miss) -> bool:
 
 
 _DESK_ORIGINS = frozenset({"inference", "computation", "assumption"})
+_PEOPLE = frozenset({"person", "author"})

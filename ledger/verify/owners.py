@@ -79,7 +79,8 @@ _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|p
         r"instalment|installment|press\s+release|whitepaper|notes|index|engineers|authors|"
         r"FAQ|changelog|wiki|handbook|manual|tutorial|cookbook|model\s+card|specification|"
         r"abstract|review|explainer|note|commentary|critique|walkthrough|overview|primer|"
-        r"group|lab|colleagues|researchers|"
+        r"group|lab|colleagues|researchers|pull\s+request|PR|issue|commit|discussion|thread|"
+        r"conference|summit|keynote|webinar|podcast|channel|"
         # "X's version of the abstract": the owner of that copy
         r"(?:version|copy|edition|draft|translation)\s+of\s+(?:the|its|their|this)\s+"
         r"(?:[\w-]+\s+)?(?:paper|post|abstract|article|report|study|README|blog))")
@@ -97,7 +98,7 @@ _TITLED = r"(?:[\"“][^\"”]{1,80}[\"”]\s+)?"
 #: A possessive, also with a bare apostrophe after a final s ("Fireworks' post").
 _POSS = r"(?:'s|’s|(?<=s)'(?!\w)|(?<=s)’(?!\w))"
 _RESULT = (r"(?:figures|numbers|results|benchmarks?|tests?|measurements|data|claims?|headline|"
-           r"count|tally|reckoning|estimates?|calculations?|"
+           r"count|tally|reckoning|estimates?|calculations?|account|"
            r"report|study|analysis|evaluations?|experiments?|comparisons?|trials?)")
 #: Verbs by which a named subject takes a position in the cited work ("Acme argues that ...").
 _STANCE = ("argues", "argued", "contends", "contended", "concludes", "concluded", "proposes",
@@ -111,6 +112,9 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
                      if f != v} | {"says", "said", "found", "wrote", "shows", "showed",
                                    *_STANCE},
                     key=len, reverse=True)
+#: After a participle, words that make it passive: "Text quoted there from the specification
+#: describes ..." (the text was quoted; no one named quotes it).
+_NOT_PASSIVE = r"(?!\s+(?:there|here|from|by|above|below|earlier)\b)"
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
     # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
@@ -132,18 +136,24 @@ _PATTERNS = [
     # a publication named with its "The" ("The Register reported"), or after an opening
     # date ("On 3 March 2026 Intel published")
     ("result", re.compile(rf"(?:^|[.;:]\s+|,\s+)\s*(?:The\s+)?{NAME}\s+"
-                          rf"(?:{'|'.join(_INFLECTED)})\b")),
+                          rf"(?:{'|'.join(_INFLECTED)})\b{_NOT_PASSIVE}")),
     ("result", re.compile(rf"^\s*(?:On|In|By|Since)\s+[^,;.\[]{{0,30}}?\b\d{{4}},?\s+"
                           rf"{NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
     # who put the document out: "notes published by Acme", "as recorded by Acme"
     ("by", re.compile(rf"\b(?:published|posted|recorded|hosted|maintained|compiled|archived|"
-                      rf"mirrored|indexed|released|issued|kept|curated|uploaded)\s+by\s+"
+                      rf"mirrored|indexed|released|issued|kept|curated|uploaded|carried|"
+                      rf"syndicated|reprinted|republished)\s+by\s+"
                       rf"(?:the\s+)?{NAME}")),
     # who put the cited document out, in a clause of time: "a day after Acme published it",
     # "when Acme posted its notes"
     ("doc", re.compile(rf"\b(?:after|before|when|since|once|until|as)\s+(?:the\s+)?{NAME}\s+"
                        rf"(?:published|posted|released|announced|unveiled|put\s+out|wrote)\s+"
                        rf"(?:it|them|its|their|the|a|an|this|that)\b")),
+    # a document, then who put it out, in a relative clause: "an interview that EE Times
+    # published on June 5"
+    ("doc", re.compile(rf"\b(?:{_DOC}|interview|article|story|report|piece|op-ed|column)\s+"
+                       rf"(?:that|which)\s+(?:The\s+)?{NAME}\s+(?:published|posted|ran|carried|"
+                       rf"released|put\s+out|issued)\b")),
     # the group a work's authors belong to, in brackets: "the authors' lab (Acme Lab)"
     ("team", re.compile(rf"\b(?:authors|paper|post|team)(?:'|’|'s|’s)\s+(?:own\s+)?"
                         rf"(?:lab|group|team|institution|university|employer|company)\s+"
@@ -168,6 +178,11 @@ _PATTERNS = [
 #: where a thing comes from ("the Widget tutorial's kernel"), not whose citation this is.
 _MODIFIER_RE = re.compile(rf"(?:'s|’s)\s+(?!(?:[\w.-]+\s+){{0,2}}?(?:{_RESULT}|{_OWNED_DOC})\b)")
 _OWNED_DOC_RE = re.compile(_OWNED_DOC, re.IGNORECASE)
+#: A full date inside a possessive's words: the result is a dated document of the owner's.
+_DATED_RE = re.compile(r"\b\d{1,2},\s+\d{4}\b|\b\d{4}-\d{2}-\d{2}\b")
+#: A name after these is what a result is compared with, not whose result it is.
+_COMPARED_RE = re.compile(r"\b(?:against|versus|vs\.?|than|unlike|beating|beats|beat|"
+                          r"compared\s+(?:with|to))\s+(?:the\s+)?$", re.IGNORECASE)
 #: Words that make "a NAME ... post" the name's own outlet: "a Redis engineering-blog
 #: tutorial", "an Acme company blog post", "the official Acme docs".
 _HOUSE_RE = re.compile(r"\b(?:engineering|company|corporate|official|in-house|house|newsroom|"
@@ -187,8 +202,9 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
         for m in pattern.finditer(sentence):
             name = m.group("name").strip()
             first = name.split()[0]
-            if first in SKIP or m.start("name") in taken:
-                continue
+            if first in SKIP or m.start("name") in taken or _COMPARED_RE.search(
+                    sentence, max(0, m.start("name") - 20), m.start("name")):
+                continue  # "against Pinecone's s1 index": what the result is compared with
             end = m.end("name")
             if sentence[end:end + 2] in ("'s", "’s"):
                 end += 2
@@ -201,6 +217,8 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
                     continue  # "published by Jane Roe": an authorship (persons)
                 construction = "doc"
             taken.add(m.start("name"))
+            if construction == "result" and _DATED_RE.search(sentence, m.end("name"), m.end()):
+                construction = "doc"  # "Pinecone's October 10, 2023 comparison": a document
             person = (m.group("person") if construction == "person" else
                       m.group("product").strip() if construction == "product" else "")
             start = org_start(sentence, m.start("name"))
@@ -221,6 +239,26 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
                 person = " ".join(re.findall(r"\b[A-Z][\w&-]*", sentence[end:m.end()]))
             out.append((start, end, name, construction, person))
     return out
+
+
+#: The code host's documents of a project, after its possessive: "Megatron-LM's repository
+#: README", "vLLM's docs".
+_CODE_DOC_RE = re.compile(r"(?:'s|’s|')?\s+(?:[\w.-]+\s+){0,2}?(?:repository|repo|README|docs|"
+                          r"documentation|changelog|wiki|issue\s+tracker)\b")
+
+
+def _in_url_path(article: Article, name: str, cited: list[str]) -> bool:
+    """``name`` is a path segment of a cited source's URL (the project a repository holds)."""
+    key = name.lower().rstrip("'’s") if name.endswith(("'s", "’s")) else name.lower()
+    return any(key in [seg.lower() for seg in src.url.split("/")[3:]]
+               for src in article.sources if src.id in cited)
+
+
+def _authors_of(article: Article, person: str, cited: list[str]) -> bool:
+    """The person is among the listed authors of a cited source (same surname)."""
+    surname = person.split()[-1].lower() if person.split() else ""
+    return bool(surname) and any(surname in a.lower().split() for src in article.sources
+                                 if src.id in cited for a in src.authors or [])
 
 
 def _person_sources(article: Article, person: str, cited: list[str]) -> list[str]:
@@ -467,7 +505,19 @@ def check_owners(article: Article) -> list[Finding]:
                     continue  # "Meta's FAIR team": FAIR publishes the cited source
                 elif construction == "named" and own_system(article, name, sources):
                     continue  # "the PyramidKV repository": the article's system's own
+                elif construction == "doc" and _CODE_DOC_RE.match(sentence.text, e) and (
+                        _in_url_path(article, name, sources)):
+                    continue  # "Megatron-LM's repository README": github.com/NVIDIA/Megatron-LM
                 severity, why = Severity.error, ""
+                if construction == "person" and person and _authors_of(
+                        article, person, sources) and owns(article, name):
+                    # "NVIDIA's Jared Casper described": the speaker wrote the cited talk, and
+                    # the name before him publishes another of the article's sources: likely
+                    # his employer, which the sources do not give
+                    severity = Severity.warning
+                    why = (f"; {person} is an author of it, and {name!r}, which publishes "
+                           "another of the article's sources, may be the employer; the checker "
+                           "cannot confirm it")
                 if construction == "product":
                     verdict = _product_owner(article, name, detail, sources)
                     if verdict is None:

@@ -38,6 +38,10 @@ _STOP = frozenset({
     "without", "beside", "besides", "behind", "through", "via", "among", "between", "despite",
     "has", "have", "had", "can", "could", "will", "would", "may", "might", "should", "must",
     "does", "do", "did", "not", "also", "still", "only",
+    # verbs that follow a subject phrase: "450 billion tokens took 84 days" (took is no label)
+    "took", "takes", "taking", "ran", "reached", "reaches", "gave", "gives", "showed", "shows",
+    "became", "becomes", "fell", "rose", "grew", "remained", "stayed", "required", "requires",
+    "delivered", "delivers", "achieved", "achieves", "produced", "produces", "yielded", "yields",
 })
 _COPULA = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 _EMPTY = frozenset({"the", "a", "an", "up", "its", "their", "of", "in"})

@@ -37,6 +37,7 @@ from decimal import Decimal
 from ..figures import Figure, FigureKind, quantize
 from ..models import Article, Inference
 from ..quantities import Kind, Quantity, lemma, metric_quantity, typed_figures, unit_end
+from .arithmetic import money_scale
 from .prose import Span, sentences
 
 __all__ = ["MIN_ANCHORS", "Restatement", "restatements", "value_key"]
@@ -302,8 +303,10 @@ def restatements(article: Article, sourced: frozenset[int] = frozenset()
             j += 1
         sentence = figures[i:j]
         for fig, quantity in sentence:
-            if quantity.kind not in _KINDS or _given(fig, quantity, given):
-                continue
+            if quantity.kind not in _KINDS or _given(fig, quantity, given) or (
+                    _precise(fig) and any(_states(values, fig, quantity)
+                                          for *_, values in claims)):
+                continue  # one of the inferences gives it precisely: that inference's figure
             for inf, claim, words, values in claims:
                 if _states(values, fig, quantity):
                     continue
@@ -313,10 +316,29 @@ def restatements(article: Article, sourced: frozenset[int] = frozenset()
                 aligned = _aligned(fig, quantity, sentence, claim, body, span, inf.claim)
                 # a value the sources state is their figure, unless it stands exactly where the
                 # claim's result stands ("means two GPUs per node" for "is four GPUs per node")
-                if aligned is not None and (aligned[1] or fig.start not in sourced):
+                if aligned is not None and (aligned[1] or fig.start not in sourced) and not (
+                        fig.start in sourced and _far_apart(fig, aligned[0])):
                     out.append(Restatement(fig, inf, aligned[0]))
                     break
     return out
+
+
+def _precise(fig: Figure) -> bool:
+    """Three or more significant digits ("31.19"): a value another inference computes at that
+    precision is its figure, not a coincidence ("sixfold", "2.7 GB" may be)."""
+    digits = re.sub(r"\D", "", fig.text.split("e")[0]).lstrip("0")
+    return not fig.spelled and len(digits) >= 3
+
+
+def _far_apart(fig: Figure, result: Figure) -> bool:
+    """The two values differ more than tenfold: a sourced figure so far from the claim's
+    result ("at 32,768 tokens" beside "30.2 million tokens") is another quantity, not the
+    result changed."""
+    a, b = fig.values[0] if fig.values else None, result.values[0] if result.values else None
+    if not a or not b:
+        return False
+    ratio = abs(a / b)
+    return ratio > 10 or ratio < Decimal("0.1")
 
 
 def _given(fig: Figure, quantity: Quantity, given: Sequence[tuple[Figure, Quantity]]) -> bool:
@@ -341,7 +363,7 @@ def _results(inf: Inference, claim: Sequence[tuple[Figure, Quantity]]
     out = []
     for f, q in claim:
         scales = (Decimal(1), Decimal(100)) if q.kind in (Kind.percent, Kind.points) else (
-            Decimal(1),)
+            Decimal(1), money_scale(f)) if q.kind is Kind.money else (Decimal(1),)
         candidates = [r * k for r in results for k in scales]
         if q.kind is Kind.percent:
             candidates += [(1 - r) * 100 for r in results if 0 < r < 1]

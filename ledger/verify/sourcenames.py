@@ -23,12 +23,17 @@ __all__ = ["NAME", "PLACE_RE", "SKIP", "accepted", "initials", "matches", "norm"
 SKIP = frozenset({"They", "He", "She", "We", "I", "You", "The", "This", "That", "These", "Those",
                   "It", "Its", "A", "An", "In", "On", "Her", "His", "Their", "Our", "Both", "Each",
                   "Some", "Current", "According", "Before", "After", "For", "With", "But", "And", "By",
+                  "Against", "Unlike", "Like", "Versus", "Compared", "Than", "Over",
+                  "None", "Neither", "Either", "All", "Most", "Many", "Several", "Few", "Every",
+                  "Such", "Other", "Others", "Nothing", "Nobody", "Everyone", "Everything",
                   "One", "Two", "Today", "Yesterday", "Tomorrow", "Tonight", "Now", "Last",
                   "Next", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                   "Sunday", "January", "February", "March", "April", "May", "June", "July",
                   "August", "September", "October", "November", "December"})
 _NOT_SKIP = rf"(?!(?:{'|'.join(sorted(SKIP))})\b)"
-NAME = (rf"(?P<name>{_NOT_SKIP}(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*)"
+NAME = (rf"(?P<name>{_NOT_SKIP}(?:[A-Za-z][\w.&+-]*[A-Z][\w.&+-]*|[A-Z][\w.&+-]*"
+         # a name written as its domain, in lower case: "usage.ai's guide"
+         r"|(?<![\w.])[a-z][\w-]*\.(?:ai|io|com|dev|org|net|co|app|sh)(?![\w.]))"
          r"(?:\s+[A-Z][\w.&+-]*){0,2})")
 
 #: The words of an organisation's name before "of" ("University of", "Institute of

@@ -171,6 +171,14 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
     for verdict in (Verdict.modifier,):
         if (miss := by_verdict.get(verdict)) is not None:
             assert q is not None and miss.quantity is not None
+            if miss.trace.origin in ("inference", "assumption") and miss.quantity.noun_class is None:
+                # the desk's own claim, in shorthand: "about 15 waits on I/O" may be the 15
+                # accelerators' worth the body spells out
+                return at(Severity.warning, "mislabeled-figure",
+                          f"{f.text!r} is a {q.describe()} here, but the desk's own claim "
+                          f"({miss.trace.describe()}) reads as a {miss.quantity.describe()}; "
+                          "a claim's shorthand may name the same thing, so the checker "
+                          "cannot be sure")
             return at(Severity.error, "mislabeled-figure",
                       f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
                       f"({miss.trace.describe()}) is a {miss.quantity.describe()}")

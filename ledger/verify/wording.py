@@ -73,7 +73,8 @@ def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure],
     ranged = [h for h in hits if whole[0] <= nearest_figure(h).start < whole[1]]
     if ranged:
         return ranged
-    reachable = [h for h in hits if any(whole[0] <= f.start < whole[1] for f in candidates(h))]
+    reachable = [h for h in hits if any(whole[0] <= f.start < whole[1] for f in candidates(h))
+                 and not _in_another_conjunct(body, h, figure, figures)]
     if not reachable:
         return []
     return [min(reachable, key=lambda h: (_gap(h[0], h[1], whole[0], whole[1]),
@@ -81,6 +82,20 @@ def _labels_of(figure: Figure, hits: list[Hit], figures: list[Figure],
 
 
 _AND_RE = re.compile(r"\band\b")
+#: After an "and", words that open a conjunct of their own ("... and boost speed by 100x"),
+#: unlike a hedge or a preposition before the next figure ("... and about 3x at batch 8").
+_CONJUNCT_RE = re.compile(r"\band\s+(?!(?:about|nearly|roughly|around|almost|up|by|to|then|"
+                          r"over|under|just|some|only|at|in|a|an|the)\b)[a-z]{3,}\b[^.;]*$")
+
+
+def _in_another_conjunct(body: str, hit: Hit, figure: Figure, figures: list[Figure]) -> bool:
+    """True when another figure and then an "and" with words of its own stand between the word
+    and the figure: "cut costs by 10x and boost speed by 100x" -- costs are the 10x's; the
+    100x is not the word's nearest figure and gets no word from it."""
+    if hit[1] > figure.start:
+        return False
+    between = [f for f in figures if hit[1] <= f.start and f.end <= figure.start]
+    return bool(between) and _CONJUNCT_RE.search(body, between[-1].end, figure.start) is not None
 
 
 #: Words between a figure and the noun it measures: "2.5x the throughput", "40% lower latency".
@@ -176,6 +191,40 @@ def _names_other_metric(article: Article, t: TracedFigure, word: str) -> bool:
     return any(metric_family(m) == word or word in metric_words(article, m) for m in others)
 
 
+def _windows(text: str, values: tuple) -> list[tuple[int, int]]:
+    """Where the words of each figure of ``text`` with these values stand: its own clause,
+    nearer to it than to the figures beside it ("3.8x throughput, 46x lower median TTFT":
+    throughput is the 3.8x's), within :data:`_NEAR` characters."""
+    figures = extract_figures(text)
+    out = []
+    for k, f in enumerate(figures):
+        if f.values != values:
+            continue
+        start = max((figures[k - 1].end + f.start) // 2 if k else 0, f.start - _NEAR,
+                    max(text.rfind(c, 0, f.start) for c in ",;:") + 1)
+        stops = [i for c in ",;:" if (i := text.find(c, f.end)) >= 0]
+        end = min((f.end + figures[k + 1].start) // 2 if k + 1 < len(figures)
+                  else len(text), f.end + _NEAR, *stops)
+        out.append((start, end))
+    return out
+
+
+def _traced_texts(article: Article, t: TracedFigure) -> list[str]:
+    """The facts' claims and the inferences' claims the figure traces to."""
+    out = []
+    for tr in t.traces:
+        if (m := re.fullmatch(r"/facts/(\d+)/claim", tr.pointer)) and int(m.group(1)) < len(
+                article.facts):
+            out.append(article.facts[int(m.group(1))].claim)
+        elif (m := re.fullmatch(r"/inferences/(\d+)/claim", tr.pointer)) and int(
+                m.group(1)) < len(article.inferences):
+            out.append(article.inferences[int(m.group(1))].claim)
+        elif (m := re.fullmatch(r"/benchmark_scope/(\w+)", tr.pointer)) and isinstance(
+                text := getattr(article.benchmark_scope, m.group(1), None), str):
+            out.append(text)  # the scope's words: its separate experiment, its workload
+    return out
+
+
 def _fact_says(article: Article, t: TracedFigure, term: str) -> bool:
     """A fact the figure also traces to writes the clause's word beside the same number: the
     figure is that fact's (a secondary summary's "raise network cost by about 30%", "400 Gbps
@@ -186,24 +235,68 @@ def _fact_says(article: Article, t: TracedFigure, term: str) -> bool:
         if m is None or int(m.group(1)) >= len(article.facts):
             continue
         claim = article.facts[int(m.group(1))].claim
-        figures = extract_figures(claim)
-        for k, f in enumerate(figures):
-            if f.values != t.figure.values:
-                continue
-            # its own clause, and nearer to it than to the figures beside it ("3.8x
-            # throughput, 46x lower median TTFT": throughput is the 3.8x's)
-            start = max((figures[k - 1].end + f.start) // 2 if k else 0, f.start - _NEAR,
-                        max(claim.rfind(c, 0, f.start) for c in ",;:") + 1)
-            stops = [i for c in ",;:" if (i := claim.find(c, f.end)) >= 0]
-            end = min((f.end + figures[k + 1].start) // 2 if k + 1 < len(figures)
-                      else len(claim), f.end + _NEAR, *stops)
+        for start, end in _windows(claim, t.figure.values):
             if (hit := word.search(claim, start)) is not None and hit.start() < end:
                 return True  # the word starts in the window (it may run past its end)
     return False
 
 
+def _evidence_families(article: Article, t: TracedFigure) -> set[str]:
+    """The metric families that every fact or inference claim the figure traces to names
+    beside its number ("up to 70% higher throughput than ZeRO-3": throughput); empty when
+    one of them names none (the checker does not know what that evidence calls it)."""
+    texts = _traced_texts(article, t)
+    if not texts or len(texts) != len([tr for tr in t.traces if tr.origin != "date"]):
+        return set()  # a metric, a scope or a computation value: named elsewhere
+    families: set[str] | None = None
+    for text in texts:
+        here = {family for start, end in _windows(text, t.figure.values)
+                for family, _, _ in _family_terms(text[start:end])}
+        if not here:
+            return set()
+        families = here if families is None else families & here
+    return families or set()
+
+
+_DEFAULT_TERMS = [(family, w) for family, words in DEFAULT_VOCABULARY.items() for w in words]
+
+
+def _family_terms(text: str) -> list[tuple[str, int, int]]:
+    return [(family, m.start(), m.end()) for family, w in _DEFAULT_TERMS
+            for m in re.finditer(rf"\b{re.escape(w)}\b", text, re.IGNORECASE)]
+
+
 #: How far from a fact's number its word may stand, within the figures around it.
 _NEAR = 40
+
+
+def _typed(t: TracedFigure) -> bool:
+    return t.quantity is not None and t.quantity.kind is not Kind.number and t.traced
+
+
+#: Families of speed, which a generic comparative ("faster", "a gain") fits alike.
+_SPEED_FAMILIES = frozenset({"throughput", "ttft", "latency"})
+
+
+def _told_otherwise(article: Article, t: TracedFigure, told: set[str],
+                    labels: list[tuple[str, set[str]]], chosen: list[Hit]) -> Finding | None:
+    """A warning when the clause calls a figure of no metric by a family that none of the
+    facts it traces to names beside its number ("70% lower memory use" where the fact gives
+    "70% higher throughput"): the facts are prose, so the checker cannot be sure."""
+    labels = [(term, named) for term, named in labels if named and term.lower() not in (
+        GENERIC_WORDS if told <= _SPEED_FAMILIES else frozenset())]
+    if not labels or any(named & told or BROADER.get(term.lower(), frozenset()) & told
+                         or _fact_says(article, t, term) for term, named in labels):
+        return None
+    term, named = labels[0]
+    where = next((h for h in chosen if h[2] == term), None)
+    start, end = with_label(article.body, t.figure.start, t.figure.end, where)
+    sources = ", ".join(tr.describe() for tr in t.traces if tr.origin != "date")
+    return body_span(
+        article, start, end, Severity.warning, "mislabeled-figure",
+        f"{t.figure.text!r} traces to {sources}, which calls it {', '.join(sorted(told))}, "
+        f"but its clause calls it {term!r} ({', '.join(sorted(named))}); the evidence is "
+        "prose, so the checker cannot be sure", trace=tried(t))
 
 
 def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Finding]:
@@ -217,8 +310,11 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
     forbidding = prohibited_parts(article.body)  # "Do not call the 90% a latency cut"
     for t in traced:
         own = metric_families(t)
+        # a figure of no metric: what the facts it traces to call it beside its number
+        told = set() if own or not _typed(t) else _evidence_families(article, t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
-        if not own or clause is None or _self_labelled(t) or not surely_traced(article, t):
+        if not (own or told) or clause is None or _self_labelled(t) or (
+                own and not surely_traced(article, t)):
             continue
         neighbours = by_clause.get(clause.start, [])
         if clause.start not in per_clause:  # the clause's words and ranges, read once
@@ -242,6 +338,10 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
         labels = [(term, {f for f, words in vocab.items() if term in words})
                   for _, _, term in chosen]
         if not labels:
+            continue
+        if told:
+            if (finding := _told_otherwise(article, t, told, labels, chosen)) is not None:
+                findings.append(finding)
             continue
         if any(named & own or fits_own(article, term, t)
                or BROADER.get(term.lower(), frozenset()) & own for term, named in labels):

@@ -46,9 +46,20 @@ _BRACKETED_RE = re.compile(
     rf"(?<![\w.,$])(?P<result>{_NUM})(?:\s+[A-Za-z/'’-]+){{0,8}}\s*\(\s*(?P<expr>{_EXPR})\s*\)")
 #: "0.875 / 0.98, or about 0.893": the sum, a word that states its result, the result.
 _HEDGE = r"(?:about|roughly|around|nearly|approximately|almost|some|just\s+(?:over|under)|~)"
+#: A result's number is read whole (never "2" of "2,048GB"); a unit may be written onto it.
+_RESULT = (rf"(?P<result>(?>{_NUM}))(?:(?=(?:[KMGTP]i?B|[KMGT]b|[KMGT]bps|ms|s|x)\b)"
+           rf"|(?!\w|\.\d|\s*[×*/÷^(]|\s*[+−]\s*\d))")
+#: A sum equated to another sum on the way to its result: "0.6 × 400 + 0.4 × 2,050 = 240 +
+#: 820 = 1,060 ms" (each expression the next one's working).
+_CHAINED_RE = re.compile(rf"(?P<expr>{_EXPR})\s*=\s*(?=(?P<next>{_EXPR})\s*=)")
+#: how near two sums equated in a chain must be (their terms are rounded)
+_CHAIN_TOLERANCE = 0.01
 _STATED_RE = re.compile(
     rf"(?P<expr>{_EXPR})\s*(?:=|,\s*or|\bis|\bgives|\bequals|\bcomes\s+to)\s*"
-    rf"(?P<hedge>{_HEDGE}\s*)?(?P<result>{_NUM})(?!\w|\.\d|\s*[×*/÷^(])")
+    rf"(?P<hedge>{_HEDGE}\s*)?{_RESULT}")
+#: The result said again in a larger unit: "= 2,048GB, about 2TB", "153.6 GB (143 GiB)".
+_RESTATED_RE = re.compile(
+    rf"\s*(?:,\s*(?:or\s+)?|\(\s*|\s+or\s+)(?P<hedge>{_HEDGE}\s*)?(?P<n>(?>{_NUM}))")
 _HEDGED_BEFORE_RE = re.compile(rf"{_HEDGE}\s*$", re.IGNORECASE)
 #: how near a hedged result ("about 0.893") must be
 _HEDGED_TOLERANCE = 0.01
@@ -117,6 +128,38 @@ _DIVIDED_FIRST_RE = re.compile(r"\b[Dd]ivided\s+by\s*$")
 _WORDED_OPS = {"×": "*", "*": "*", "/": "/", "÷": "/", "times": "*", "divided by": "/",
                "multiplied by": "*", "plus": "+", "minus": "-", "+": "+", "−": "-"}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def _agrees_in_unit(body: str, end: int, computed: float, printed: str, hedged: bool) -> bool:
+    """Whether ``computed`` comes to the result ``printed`` (ending at ``end``), or does once
+    taken in the base of the unit written after it: "50,000,000 × 768 × 4 = 153.6 GB" counts
+    bytes."""
+    if _agrees(computed, printed, hedged):
+        return True
+    unit = parse_unit(body, end)
+    return (unit is not None and unit[0].factor is not None and unit[0].factor > 1
+            and _agrees(computed / float(unit[0].factor), printed, hedged))
+
+
+def _restated(body: str, w: WorkedSum) -> WorkedSum | None:
+    """The result of an agreeing sum said again in another unit of its dimension, as the
+    same sum with that result ("8 × 256 = 2,048GB, about 2TB": 2.048 TB, 2 at its printed
+    precision)."""
+    first = parse_unit(body, w.result_end)
+    if first is None or first[0].factor is None:
+        return None
+    m = _RESTATED_RE.match(body, first[1])
+    second = parse_unit(body, m.end("n")) if m else None
+    if m is None or second is None or second[0].factor is None or (
+            second[0].dimension != first[0].dimension):
+        return None
+    try:
+        value = float(_value(body[w.result_start:w.result_end]))
+    except InvalidOperation:
+        return None
+    converted = value * float(first[0].factor) / float(second[0].factor)
+    return WorkedSum(w.expr_start, w.expr_end, m.start("n"), m.end("n"), converted,
+                     _agrees(converted, m.group("n"), bool(m.group("hedge"))))
 
 
 def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None) -> bool:
@@ -206,14 +249,22 @@ def worked_sums(body: str) -> list[WorkedSum]:
             out.append(WorkedSum(m.start("expr"), m.end("expr"), m.start("result"),
                                  m.end("result"), computed,
                                  _agrees(computed, m.group("result"), hedged)))
+    for m in _CHAINED_RE.finditer(body):
+        computed, then = _evaluate(m.group("expr")), _evaluate(m.group("next"))
+        if computed is not None and then is not None:
+            out.append(WorkedSum(m.start("expr"), m.end("expr"), m.start("next"),
+                                 m.end("next"), computed,
+                                 abs(computed - then) <= _CHAIN_TOLERANCE * abs(then)))
     for m in _STATED_RE.finditer(body):
         if any(w.expr_start <= m.start("expr") < w.expr_end for w in out):
             continue
         computed = _evaluate(m.group("expr"))
         if computed is not None:
+            hedged = bool(m.group("hedge"))
             out.append(WorkedSum(m.start("expr"), m.end("expr"), m.start("result"),
                                  m.end("result"), computed,
-                                 _agrees(computed, m.group("result"), bool(m.group("hedge")))))
+                                 _agrees_in_unit(body, m.end("result"), computed,
+                                                 m.group("result"), hedged)))
     for w in _worded_sums(body):
         # a longer chain in words takes the place of the symbols' part of it ("175 billion
         # times 3, divided by 8, or 65.6 GB" over "3, divided by 8, or 65.6")
@@ -223,6 +274,7 @@ def worked_sums(body: str) -> list[WorkedSum]:
         if not any(o.expr_start <= w.expr_start < o.expr_end or
                    o.result_start == w.result_start for o in out):
             out.append(w)
+    out += [r for w in out if w.agrees and (r := _restated(body, w)) is not None]
     return sorted(out, key=lambda w: w.expr_start)
 
 
