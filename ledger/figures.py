@@ -193,8 +193,10 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})\b"),
      "mdy"),
     (re.compile(rf"\b(?P<d>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\s+(?P<y>\d{{4}})\b"), "dmy"),
-    # the year in brackets after the day: "on August 5 (2025)"
-    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*\((?P<y>\d{{4}})\)"),
+    # the year in brackets after the day: "on August 5 (2025)" (looked for only where a
+    # bracketed year is written: see _dates)
+    (_BRACKET_YEAR_RE := re.compile(
+        rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*\((?P<y>\d{{4}})\)"),
      "mdy"),
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)"), "md"),
     (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b"), "my"),
@@ -298,7 +300,9 @@ def model_sizes(text: str) -> list[Figure]:
     """The sizes in model names that :func:`extract_figures` masks ("Llama 2 70B", "a 7B
     model"), for evidence text, where a body's "a 70-billion-parameter model" should find
     them. Counts of parameters, scaled."""
-    out = []
+    out: list[Figure] = []
+    if _SIZE_IN_NAME_RE.search(text) is None:
+        return out  # no size to find: skip the longer scan for names
     for name in _MODEL_NAME_RE.finditer(text):
         for m in _SIZE_IN_NAME_RE.finditer(text, name.start(), name.end()):
             value, decimals = _decimal(m.group("n"))
@@ -392,8 +396,14 @@ def _date_figure(m: re.Match[str], form: str) -> Figure | None:
                   date_precision=precision)
 
 
+_YEAR_IN_BRACKETS_RE = re.compile(r"\((?:19|20)\d{2}\)")
+
+
 def _dates(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    bracketed = _YEAR_IN_BRACKETS_RE.search(text) is not None
     for pattern, form in _DATE_PATTERNS:
+        if pattern is _BRACKET_YEAR_RE and not bracketed:
+            continue
         for m in pattern.finditer(text):
             if not claimed.free(*m.span()):
                 continue
@@ -533,6 +543,8 @@ _AND_A_HALF_RE = re.compile(
 
 
 def _and_a_half(text: str, claimed: _Claimed) -> Iterator[Figure]:
+    if " and a half" not in text and " and a Half" not in text:
+        return  # (the pattern tries every word of the text)
     for m in _AND_A_HALF_RE.finditer(text):
         if not claimed.free(*m.span()):
             continue

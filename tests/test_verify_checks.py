@@ -17,7 +17,7 @@ from ledger.verify import verify_article, verify_file
 from ledger.verify.arithmetic import ArithmeticError_, equations, evaluate
 from ledger.verify.consistency import word_count
 from ledger.verify.guardrails import rule_from_prose
-from ledger.verify.locate import body_locator, pointer_positions
+from ledger.verify.locate import _nearest_pointer, body_locator, pointer_positions
 from ledger.verify.tracing import trace_figures
 
 
@@ -266,6 +266,20 @@ def test_pointer_positions_find_every_value(value: Any, indent: int | None) -> N
         for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
             node = node[int(part)] if isinstance(node, list) else node[part]
         assert decoder.raw_decode(text, offset)[0] == node
+
+
+@settings(max_examples=60, deadline=None)
+@given(_JSON, st.sampled_from([None, 0, 2]))
+def test_a_findings_value_is_found_where_the_walk_finds_it(value: Any, indent: int | None
+                                                           ) -> None:
+    """``locate_findings`` descends to each finding's value alone (skipping the others whole);
+    it must land where the full walk of every value does, and on a parent for a missing one."""
+    text = json.dumps({"root": value}, indent=indent)
+    decoder = json.JSONDecoder()
+    positions = pointer_positions(text)
+    for pointer, where in positions.items():
+        assert _nearest_pointer(text, pointer, decoder) == where
+        assert _nearest_pointer(text, pointer + "/missing~1key", decoder) == where
 
 
 def test_forbidden_word_belongs_to_its_nearest_figure() -> None:

@@ -41,6 +41,7 @@ names come from the article's publisher (:func:`desk_names`: "Peterson Compute T
 
 from __future__ import annotations
 
+import functools
 import re
 from functools import lru_cache
 
@@ -415,7 +416,15 @@ def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] 
         if any(not _is_desk(m.group(), desk) and not _product_acts(m.group(), stems, names)
                for m in pattern.finditer(text)):
             return True
-    return any(re.search(rf"\b{re.escape(a)}\b", text) for a in authors if len(a) > 2)
+    named = _authors_re(authors)
+    return named is not None and named.search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _authors_re(authors: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for the sources' authors (names of three letters or more)."""
+    names = sorted({a for a in authors if len(a) > 2}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
 
 
 def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | None:

@@ -26,7 +26,7 @@ from .experiments import (
     sentence_owners,
     term_marks,
 )
-from .prohibitions import in_prohibition, prohibited_parts
+from .prohibitions import article_prohibitions, in_prohibition
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations
 from .text import body_span
@@ -286,7 +286,7 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
     if len(experiments) < 2:
         return out
     facts = _facts_figures(article)
-    forbidding = prohibited_parts(article.body)  # "Do not call the 50x end-to-end": no join
+    forbidding = article_prohibitions(article)  # "Do not call the 50x end-to-end": no join
     for sentence in sentences(article.body):
         if SEPARATION_RE.search(sentence.text):
             continue

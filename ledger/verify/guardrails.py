@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from decimal import Decimal
 
@@ -291,9 +292,10 @@ def _appositive(rule: ForbiddenLabelRule, body: str, spans: tuple[Span, ...], sp
     sentence = enclosing(sentences(body), span.start, span.end)
     if sentence is None:
         return None
-    for clause in spans:
-        if clause.start < span.end:
-            continue
+    # the clauses after the figure's, found by bisection (a scan from the first clause for
+    # every figure would make a long body quadratic)
+    for k in range(bisect_left(spans, span.end, key=lambda c: c.start), len(spans)):
+        clause = spans[k]
         if clause.end > sentence.end or by_span.get(clause.start):
             break
         # a noun phrase set after a semicolon or a dash, headed by the label: "; a second
@@ -344,10 +346,12 @@ def _with_heading(body: str, spans: tuple[Span, ...], span: Span,
                   by_span: dict[int, list[Figure]]) -> Span:
     """A clause after a colon, with the clause before it when that one has no figure: the
     heading names the figure ("End-to-end latency: 2.2x lower")."""
-    head = body[:span.start].rstrip()
-    if not head.endswith(":"):
+    end = span.start  # the text before the clause, without its trailing white space (read
+    while end > 0 and body[end - 1].isspace():  # in place: a copy would make this quadratic)
+        end -= 1
+    if end == 0 or body[end - 1] != ":":
         return span
-    before = enclosing(spans, len(head) - 2, len(head) - 1)
+    before = enclosing(spans, end - 2, end - 1)
     if before is None or by_span.get(before.start) or "\n" in body[before.start:span.start]:
         return span
     return Span(before.start, span.end, body[before.start:span.end])

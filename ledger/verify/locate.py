@@ -90,17 +90,22 @@ def _walk(text: str, i: int, pointer: str, out: dict[str, int],
     return i + 1
 
 
-def pointer_positions(file_text: str) -> dict[str, tuple[int, int]]:
-    """JSON pointer -> 1-based (line, column) where that value starts in ``file_text``.
-
-    Returns an empty mapping for text that is not valid JSON.
-    """
+def _pointer_offsets(file_text: str) -> dict[str, int]:
+    """JSON pointer -> offset where that value starts in ``file_text`` ({} when not JSON)."""
     starts: dict[str, int] = {}
     try:
         _walk(file_text, 0, "", starts, json.JSONDecoder())
     except (ValueError, IndexError):
         return {}
-    return {p: file_line_col(file_text, i) for p, i in starts.items()}
+    return starts
+
+
+def pointer_positions(file_text: str) -> dict[str, tuple[int, int]]:
+    """JSON pointer -> 1-based (line, column) where that value starts in ``file_text``.
+
+    Returns an empty mapping for text that is not valid JSON.
+    """
+    return {p: file_line_col(file_text, i) for p, i in _pointer_offsets(file_text).items()}
 
 
 def _body_offset(body: str, line: int, column: int) -> int:
@@ -110,10 +115,45 @@ def _body_offset(body: str, line: int, column: int) -> int:
     return start + column - 1
 
 
-def _nearest_pointer(pointer: str, positions: dict[str, tuple[int, int]]) -> tuple[int, int]:
-    while pointer not in positions and pointer:
-        pointer = pointer.rsplit("/", 1)[0]
-    return positions.get(pointer, (1, 1))
+def _offset_of(text: str, pointer: str, decoder: json.JSONDecoder) -> int | None:
+    """Where the value at ``pointer`` starts in ``text``, or its nearest existing parent: a
+    descent along the pointer that skips every other value whole (the decoder reads those in
+    C, so a finding costs one pass over the text at most)."""
+    i = _skip(text, 0)
+    for part in pointer.split("/")[1:] if pointer else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        opener = text[i]
+        if opener not in "{[":
+            return i
+        closer, index, j = ("}" if opener == "{" else "]"), 0, _skip(text, i + 1)
+        found = None
+        while text[j] != closer:
+            if opener == "{":
+                key, j = json.decoder.scanstring(text, j + 1)  # type: ignore[attr-defined]
+                j = _skip(text, _skip(text, j) + 1)  # the colon
+                hit = key == part
+            else:
+                hit, index = str(index) == part, index + 1
+                j = _skip(text, j)
+            if hit:
+                found = j
+                break
+            j = _skip(text, decoder.raw_decode(text, j)[1])
+            if text[j] == ",":
+                j = _skip(text, j + 1)
+        if found is None:
+            return i
+        i = found
+    return i
+
+
+def _nearest_pointer(file_text: str, pointer: str, decoder: json.JSONDecoder
+                     ) -> tuple[int, int]:
+    try:
+        offset = _offset_of(file_text, pointer, decoder)
+    except (ValueError, IndexError):
+        return 1, 1
+    return file_line_col(file_text, offset) if offset is not None else (1, 1)
 
 
 def locate_findings(file_text: str, body: str | None, findings: list[Finding]) -> list[Finding]:
@@ -121,15 +161,17 @@ def locate_findings(file_text: str, body: str | None, findings: list[Finding]) -
     at the value their pointer names (or its nearest existing parent)."""
     if not findings:
         return findings
-    positions = pointer_positions(file_text)
-    locate = body_locator(file_text, body) if body is not None else None
+    # the body's map only when a body finding needs it; other values found one by one
+    decoder = json.JSONDecoder()
+    locate = body_locator(file_text, body) if body is not None and any(
+        f.file_line is None and f.pointer == "/body" for f in findings) else None
     out = []
     for f in findings:
         if f.file_line is None:
             if f.pointer == "/body" and f.line and f.column and locate is not None:
                 line, column = locate(_body_offset(body or "", f.line, f.column))
             else:
-                line, column = _nearest_pointer(f.pointer, positions)
+                line, column = _nearest_pointer(file_text, f.pointer, decoder)
             f = replace(f, file_line=line, file_column=column)
         out.append(f)
     return out

@@ -150,8 +150,8 @@ _PATTERNS = [
                        rf"(?:published|posted|released|announced|unveiled|put\s+out|wrote)\s+"
                        rf"(?:it|them|its|their|the|a|an|this|that)\b")),
     # a document, then who put it out, in a relative clause: "an interview that EE Times
-    # published on June 5"
-    ("doc", re.compile(rf"\b(?:{_DOC}|interview|article|story|report|piece|op-ed|column)\s+"
+    # published on June 5" (tried only where "that" or "which" stands before a capital)
+    ("relative", re.compile(rf"\b(?:{_DOC}|interview|article|story|report|piece|op-ed|column)\s+"
                        rf"(?:that|which)\s+(?:The\s+)?{NAME}\s+(?:published|posted|ran|carried|"
                        rf"released|put\s+out|issued)\b")),
     # the group a work's authors belong to, in brackets: "the authors' lab (Acme Lab)"
@@ -174,6 +174,10 @@ _PATTERNS = [
     ("result", re.compile(rf"^\s*(?:The\s+)?{NAME},\s+[^,\[]{{1,80}},\s+"
                           rf"(?:{'|'.join(_INFLECTED)})\b")),
 ]
+_RELATIVE_RE = re.compile(r"\b(?:that|which)\s+(?:The\s+)?[A-Z]")
+#: The constructions that need a possessive (an apostrophe) to match.
+_POSSESSIVE_PATTERNS = frozenset(p for _, p in _PATTERNS
+                                 if _POSS in p.pattern and _POSS + "?" not in p.pattern)
 #: A named document's possessive before what is not a document or a result: the document is
 #: where a thing comes from ("the Widget tutorial's kernel"), not whose citation this is.
 _MODIFIER_RE = re.compile(rf"(?:'s|’s)\s+(?!(?:[\w.-]+\s+){{0,2}}?(?:{_RESULT}|{_OWNED_DOC})\b)")
@@ -198,7 +202,15 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
     empty)."""
     out: list[tuple[int, int, str, str, str]] = []
     taken: set[int] = set()
+    relative = _RELATIVE_RE.search(sentence) is not None
+    possessive = "'" in sentence or "’" in sentence
     for construction, pattern in _PATTERNS:
+        if not possessive and pattern in _POSSESSIVE_PATTERNS:
+            continue  # (a possessive construction cannot match: skip its scan)
+        if construction == "relative":
+            if not relative:
+                continue
+            construction = "doc"
         for m in pattern.finditer(sentence):
             name = m.group("name").strip()
             first = name.split()[0]

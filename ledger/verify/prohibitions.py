@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import re
 
+from ..models import Article
 from .prose import Span, sentences
+from .scope import per_article
 
-__all__ = ["in_prohibition", "prohibited_parts"]
+__all__ = ["article_prohibitions", "in_prohibition", "prohibited_parts"]
 
 _VERBS = (r"(?:call|label|describe|present|report|read|treat|count|quote|cite|term|dub|take|"
           r"frame|interpret|portray|characteri[sz]e|advertise|market|sell|state|restate|"
@@ -62,6 +64,12 @@ def _part(sentence: Span, start: int, end: int) -> Span:
     stop = _PART_END_RE.search(sentence.text, end)
     last = stop.start() if stop else len(sentence.text)
     return Span(sentence.start + first, sentence.start + last, sentence.text[first:last])
+
+
+@per_article
+def article_prohibitions(article: Article) -> list[Span]:
+    """:func:`prohibited_parts` of the article's body, read once per article."""
+    return prohibited_parts(article.body)
 
 
 def prohibited_parts(text: str) -> list[Span]:

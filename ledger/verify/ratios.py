@@ -48,11 +48,10 @@ def _one_quantity(a: Quantity, b: Quantity) -> bool:
 
 
 def _marked(text: str, fig: Figure) -> bool:
-    after = text[fig.end:]
-    if _APART_RE.match(after):
+    if _APART_RE.match(text, fig.end):  # (matched in place: no copy of the text after it)
         return True
     return bool(_OR_BEFORE_RE.search(text[max(0, fig.start - 24):fig.start])) and not (
-        _OF_SOMETHING_RE.match(after))
+        _OF_SOMETHING_RE.match(text, fig.end))
 
 
 def stated_ratios(text: str, typed: list[tuple[Figure, Quantity]]

@@ -12,13 +12,14 @@ its words; a word that also names the traced metric (its name, label or vocabula
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..figures import Figure, FigureKind, extract_figures
 from ..models import Article
 from ..quantities import Kind, parse_unit
 from ..report import Finding, Severity
 from .ownlabel import own_label
-from .prohibitions import in_prohibition, prohibited_parts
+from .prohibitions import article_prohibitions, in_prohibition
 from .prose import clauses, enclosing, find_terms, group_in
 from .ranges import range_spans
 from .text import body_span, with_label
@@ -191,11 +192,17 @@ def _names_other_metric(article: Article, t: TracedFigure, word: str) -> bool:
     return any(metric_family(m) == word or word in metric_words(article, m) for m in others)
 
 
+@lru_cache(maxsize=512)
+def _figures_of(text: str) -> tuple[Figure, ...]:
+    """The figures of a fact's or a claim's text, read once for all the body's figures."""
+    return tuple(extract_figures(text))
+
+
 def _windows(text: str, values: tuple) -> list[tuple[int, int]]:
     """Where the words of each figure of ``text`` with these values stand: its own clause,
     nearer to it than to the figures beside it ("3.8x throughput, 46x lower median TTFT":
     throughput is the 3.8x's), within :data:`_NEAR` characters."""
-    figures = extract_figures(text)
+    figures = _figures_of(text)
     out = []
     for k, f in enumerate(figures):
         if f.values != values:
@@ -258,12 +265,16 @@ def _evidence_families(article: Article, t: TracedFigure) -> set[str]:
     return families or set()
 
 
-_DEFAULT_TERMS = [(family, w) for family, words in DEFAULT_VOCABULARY.items() for w in words]
+_FAMILY_OF = {w.lower(): family for family, words in DEFAULT_VOCABULARY.items() for w in words}
+#: Every default vocabulary word, longest first, in one pattern (read once per window).
+_FAMILY_RE = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(_FAMILY_OF, key=len,
+                                                                   reverse=True))) + r")\b",
+                        re.IGNORECASE)
 
 
 def _family_terms(text: str) -> list[tuple[str, int, int]]:
-    return [(family, m.start(), m.end()) for family, w in _DEFAULT_TERMS
-            for m in re.finditer(rf"\b{re.escape(w)}\b", text, re.IGNORECASE)]
+    return [(_FAMILY_OF[m.group().lower()], m.start(), m.end())
+            for m in _FAMILY_RE.finditer(text)]
 
 
 #: How far from a fact's number its word may stand, within the figures around it.
@@ -307,13 +318,11 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
                          lambda f: (f.start, f.end))
     findings = []
     per_clause: dict[int, tuple[list[Hit], dict[int, tuple[int, int]]]] = {}
-    forbidding = prohibited_parts(article.body)  # "Do not call the 90% a latency cut"
+    forbidding = article_prohibitions(article)  # "Do not call the 90% a latency cut"
     for t in traced:
         own = metric_families(t)
-        # a figure of no metric: what the facts it traces to call it beside its number
-        told = set() if own or not _typed(t) else _evidence_families(article, t)
         clause = enclosing(spans, t.figure.start, t.figure.end)
-        if not (own or told) or clause is None or _self_labelled(t) or (
+        if not (own or _typed(t)) or clause is None or _self_labelled(t) or (
                 own and not surely_traced(article, t)):
             continue
         neighbours = by_clause.get(clause.start, [])
@@ -328,6 +337,10 @@ def check_vocabulary(article: Article, traced: list[TracedFigure]) -> list[Findi
                 and not _qualifies_constraint(article.body, h)
                 and not names_another_kind(article, t, _families(vocab, h[2]))]
         if not hits:
+            continue
+        # a figure of no metric: what the facts it traces to call it beside its number
+        told = set() if own else _evidence_families(article, t)
+        if not (own or told):
             continue
         head = _head_label(article.body, ranges[t.figure.start], hits)
         # the figure's own unit takes part in which word is nearest to which figure, but it
