@@ -22,7 +22,10 @@ its own, with the mistake the reading must still catch beside it:
 * experiments' values keep their kinds, and a source's setting stated with a result is no join;
 * an event coordinated after a date ("opened on ... and merged the next day") has no date;
 * "ZeRO" is a name; a fact's word for its number labels a figure of no metric; a verb after
-  a noun phrase ("tokens took") is no label.
+  a noun phrase ("tokens took") is no label;
+* an untraced count whose very number the evidence gives to another thing ("16 SSDs" beside
+  a computation's ``cores: 16``) is also a mislabel; a statistic is read from the facts the
+  figure traces to, not from any fact with its number.
 """
 
 from __future__ import annotations
@@ -333,3 +336,34 @@ def test_a_verb_after_a_noun_phrase_is_no_label(tmp_path: Path) -> None:
     doc, result = verify_with(tmp_path, guardrail, paragraph(
         "The authors say the 1T model trained on 450 billion tokens took 84 days. [S4]"))
     assert "guardrail" in {f.rule for f in findings_at(result, doc, "84")}
+
+
+# --- a count's number moved onto another noun, a fact's statistic -----------------------------------
+
+def test_a_count_whose_number_the_evidence_gives_to_another_thing_is_mislabeled(
+        tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, lambda d: d["inferences"].append({
+        "id": "I9", "claim": "A 16-core host serves 4 queries at once.", "basis_fact_ids": [],
+        "label": "PCT arithmetic", "computation": {"inputs": {"cores": 16, "per_core": 0.25},
+                                                  "steps": [{"name": "queries",
+                                                             "expression": "cores * per_core",
+                                                             "result": 4}]}}),
+        paragraph("On the desk's arithmetic, a host with 16 SSDs serves 4 queries at once."))
+    found = rules_at(result, doc, "16 SSDs")
+    assert found.get("mislabeled-figure") == "error" and found.get("untraced-figure") == "error"
+
+
+def test_a_count_no_evidence_states_is_untraced_only(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, paragraph(
+        "On the desk's arithmetic, a host with 17 SSDs serves 4 queries at once."))
+    found = rules_at(result, doc, "17 SSDs")
+    assert "mislabeled-figure" not in found and found.get("untraced-figure") == "error"
+
+
+def test_a_statistic_read_from_the_facts_the_figure_traces_to(tmp_path: Path) -> None:
+    # another fact's "8xA100" (no statistic) must not hide the traced fact's "up to 8x"
+    doc, result = verify_with(
+        tmp_path, fact("A single response costs a few seconds of an 8xA100 instance."),
+        fact("Decoding is up to 8x faster on very long sequences."),
+        paragraph("The authors report an average 8x faster decoding on long sequences. [S4]"))
+    assert rules_at(result, doc, "8x").get("mislabeled-figure") == "error"

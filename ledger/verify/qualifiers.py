@@ -104,11 +104,12 @@ def _fact_statistics(article: Article) -> list[tuple[str, list[tuple[Figure, set
 
 def _fact_statistic(t: TracedFigure, facts: list[tuple[str, list[tuple[Figure, set[str]]]]]
                     ) -> tuple[set[str], str]:
-    """The statistics of the one fact figure the body figure restates, when exactly one fact
-    states its value and names a statistic for it, with that fact's id; else nothing to
-    compare."""
+    """The statistics of the one fact figure the body figure restates, when exactly one of
+    the facts it traces to states its value and names a statistic for it, with that fact's
+    id; else nothing to compare."""
     d = t.figure.decimals
-    same = [(fid, stats) for fid, figures in facts for fig, stats in figures
+    traced = {tr.fact_id for tr in t.traces if tr.fact_id}  # only the facts it traces to
+    same = [(fid, stats) for fid, figures in facts if fid in traced for fig, stats in figures
             if fig.kind is t.figure.kind and len(fig.values) == len(t.figure.values)
             and all(quantize(v, d) == w for v, w in zip(fig.values, t.figure.values, strict=True))]
     if len(same) != 1 or not same[0][1]:

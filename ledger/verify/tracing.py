@@ -230,6 +230,13 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
             article, f.start, f.end, Severity.error, "date-order",
             f"date {f.text!r} is none of the dates of this article's sources, facts, scope or "
             f"measurements; {near}", trace=tried(t))
+    if (moved := _moved_count(t)) is not None:
+        what = (f"a {moved.quantity.describe()}" if moved.quantity is not None else
+                f"'{moved.trace.pointer.rsplit('/', 1)[-1]}'")
+        return body_span(
+            article, f.start, f.end, Severity.error, "mislabeled-figure",
+            f"{f.text!r} is a {q.describe() if q else 'count'} here, but the evidence states "
+            f"that number as {what} ({moved.trace.describe()}), not as this", trace=tried(t))
     miss = next((m for m in t.misses if m.verdict is Verdict.hundredfold), None)
     if miss is None or q is None:
         return None
@@ -243,6 +250,21 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
             f": {format(times, 'f')}x is {_pct(quantize(change, 1).normalize())} "
             f"{'more' if q.direction == 'increase' else 'less'}" if change is not None else ""),
         trace=tried(t))
+
+
+def _moved_count(t: TracedFigure) -> Miss | None:
+    """The evidence that states an untraced count's very number as another thing: a count of
+    another noun, a named input of the desk's computation, a size or a rate ("16 SSDs" where
+    the evidence's 16 is ``cores``; "a 24-GPU node" beside 24 GB): the number was moved onto
+    this noun. Only a count written in digits, with its noun, and only the exact number."""
+    q = t.quantity
+    if q is None or q.kind is not Kind.count or q.noun is None or q.spelled or len(
+            t.figure.values) != 1 or q.noun_class == "repetition":
+        return None  # ("2 to 4 times" may be a multiple: see the untraced finding's doubt)
+    value = t.figure.values[0]
+    return next((m for m in t.misses if m.value == value and m.verdict in (
+        Verdict.kind, Verdict.noun) and (m.quantity is not None or (
+            m.trace.origin == "computation" and "/inputs/" in m.trace.pointer))), None)
 
 
 def _slipped_date(day: dt.date, index: EvidenceIndex) -> str | None:
