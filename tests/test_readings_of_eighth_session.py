@@ -367,3 +367,31 @@ def test_a_statistic_read_from_the_facts_the_figure_traces_to(tmp_path: Path) ->
         fact("Decoding is up to 8x faster on very long sequences."),
         paragraph("The authors report an average 8x faster decoding on long sequences. [S4]"))
     assert rules_at(result, doc, "8x").get("mislabeled-figure") == "error"
+
+
+# --- from sets AE and AF --------------------------------------------------------------------------
+
+def test_an_operand_written_with_its_operator() -> None:
+    assert _sums("It converts cleanly: 0.001097 × 3,600 seconds = $3.9492 per hour.") == [
+        ("0.001097 × 3,600", "$3.9492", True)]
+    assert _sums("It converts cleanly: 0.001097 × 3,600 seconds = $4.9492 per hour.") == [
+        ("0.001097 × 3,600", "$4.9492", False)]
+
+
+def test_the_hardware_a_post_is_about_owns_nothing() -> None:
+    assert _owners("Its workloads differ from the V100 post's; keep them apart.") == []
+    assert ("Acme", "named") in _owners("Its workloads differ from the Acme post's.")
+
+
+def test_a_sourced_price_of_another_machine_restates_nothing(tmp_path: Path) -> None:
+    def prices(doc: Doc) -> None:
+        add_fact(doc, "The file lists the eight-GPU p5.48xlarge at $55.04 an hour.",
+                 "secondary_reporting")
+        doc["inferences"].append({
+            "id": "I9", "claim": "At $12.29 per GPU-hour an eight-GPU ND96isr_H100_v5 lists at "
+                                 "$98.32 an hour.", "basis_fact_ids": [], "label": "PCT arithmetic",
+            "computation": {"inputs": {"per_gpu": 12.29}, "steps": [
+                {"name": "hourly", "expression": "8 * per_gpu", "result": 98.32}]}})
+    doc, result = verify_with(tmp_path, prices, paragraph(
+        "The same file lists AWS's eight-GPU p5.48xlarge at $55.04 an hour. [S4]"))
+    assert "arithmetic" not in rules_at(result, doc, "$55.04")

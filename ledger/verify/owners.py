@@ -174,6 +174,8 @@ _PATTERNS = [
     ("result", re.compile(rf"^\s*(?:The\s+)?{NAME},\s+[^,\[]{{1,80}},\s+"
                           rf"(?:{'|'.join(_INFLECTED)})\b")),
 ]
+#: A chip's or a card's model number: "V100", "H100", "MI300X", "GB200", "n300", "TPU v5e".
+_HARDWARE_NAME_RE = re.compile(r"[A-Za-z]{1,3}\d{2,4}[A-Za-z]{0,2}|TPU\s+v\d+\w*")
 _RELATIVE_RE = re.compile(r"\b(?:that|which)\s+(?:The\s+)?[A-Z]")
 #: The constructions that need a possessive (an apostrophe) to match.
 _POSSESSIVE_PATTERNS = frozenset(p for _, p in _PATTERNS
@@ -237,6 +239,8 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
             name = sentence[start:m.end("name")].strip()
             if _OWNED_DOC_RE.fullmatch(name):
                 continue  # "the README's example": a document's own part, not an owner
+            if construction == "named" and _HARDWARE_NAME_RE.fullmatch(name):
+                continue  # "the V100 post": the hardware a post is about, not its owner
             if construction == "named" and _MODIFIER_RE.match(sentence, m.end()):
                 continue  # "the Widget tutorial's kernel ran": a thing the source discusses
             if construction == "named" and _HOUSE_RE.search(m.group(), m.end("name") - m.start()):

@@ -317,7 +317,8 @@ def restatements(article: Article, sourced: frozenset[int] = frozenset()
                 # a value the sources state is their figure, unless it stands exactly where the
                 # claim's result stands ("means two GPUs per node" for "is four GPUs per node")
                 if aligned is not None and (aligned[1] or fig.start not in sourced) and not (
-                        fig.start in sourced and _far_apart(fig, aligned[0])):
+                        fig.start in sourced and (_far_apart(fig, aligned[0]) or _other_machine(
+                            body[span.start:span.end], inf.claim))):
                     out.append(Restatement(fig, inf, aligned[0]))
                     break
     return out
@@ -328,6 +329,20 @@ def _precise(fig: Figure) -> bool:
     precision is its figure, not a coincidence ("sixfold", "2.7 GB" may be)."""
     digits = re.sub(r"\D", "", fig.text.split("e")[0]).lstrip("0")
     return not fig.spelled and len(digits) >= 3
+
+
+#: A product's model name, with a digit ("p5.48xlarge", "ND96isr_H100_v5", "MI300X").
+_MODEL_TOKEN_RE = re.compile(r"(?<![\w.-])[A-Za-z][\w.-]*\d[\w.-]*(?<![.-])")
+
+
+def _other_machine(sentence: str, claim: str) -> bool:
+    """The sentence and the claim each name a product the other does not ("AWS's
+    p5.48xlarge at $55.04 an hour" beside a claim on ND96isr_H100_v5 at $98.32): a sourced
+    figure there is the other product's, not the claim's result changed."""
+    def names(text: str) -> set[str]:  # "A100s" is "A100"
+        return {re.sub(r"(?<=\d)s$", "", n.lower()) for n in _MODEL_TOKEN_RE.findall(text)}
+    mine, theirs = names(sentence), names(claim)
+    return bool(mine - theirs) and bool(theirs - mine) and not mine & theirs
 
 
 def _far_apart(fig: Figure, result: Figure) -> bool:

@@ -181,9 +181,9 @@ def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None
         _agrees(c, printed, hedged) for c in scales)
 
 
-#: A figure the reader took with the operator after it ("175 billion times 3"): the figure's
-#: number, then the operator.
-_TIMES_INSIDE_RE = re.compile(r"\s+times$")
+#: A figure the reader took with the operator after it ("175 billion times 3", "0.001097 ×
+#: 3,600"): the figure's number, then the operator.
+_TIMES_INSIDE_RE = re.compile(r"\s+times$|\s?[×x]$")
 
 
 def _link(body: str, a: Figure, b: Figure) -> tuple[str, float] | None:
