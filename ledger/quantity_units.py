@@ -351,6 +351,7 @@ _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "
                "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
                "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "tps": "TPS", "w": "W", "kw": "kW",
                "gflops": "GFLOPS", "tflops": "TFLOPS", "pflops": "PFLOPS", "eflops": "EFLOPS"}
+_MONEY_NAMES = frozenset({"usd", "dollar", "dollars", "eur", "euro", "euros", "price", "cost"})
 _TIME_TOKENS = {"s": "s", "sec": "s", "min": "min", "h": "h", "hr": "h"}
 _MULT_NAMES = ("speedup", "speed_up", "multiplier", "ratio", "fold", "times", "factor", "gain_x")
 _DECREASE_NAMES = ("reduction", "decrease", "cut", "drop", "lower", "saving", "fewer")
@@ -386,6 +387,12 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
             unit = UNITS.get(symbol)
             if unit is not None:
                 return Quantity(_DIMENSION_KIND.get(unit.dimension, Kind.number), unit=unit)
+    for i, a in enumerate(parts):  # "modal_h100_usd_per_second": dollars a second
+        if a in _MONEY_NAMES and i + 2 < len(parts) and parts[i + 1] == "per" and (
+                parts[i + 2] in _MONEY_PER):
+            base = _MONEY_PER[parts[i + 2]]
+            return Quantity(Kind.money, unit=Unit(f"$/{base}", "money/s",
+                                                  1 / _MONEY_SECONDS[base]))
     if kind == "money":
         return Quantity(Kind.money)
     for i, a in enumerate(parts[:-2]):  # "input_tokens_per_s_per_node": a rate in tokens/s

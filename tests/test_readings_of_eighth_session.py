@@ -40,9 +40,11 @@ from verify_fixtures import (
     add_fact,
     add_metric,
     claim_errors,
+    fact,
     findings_at,
     inference_article,
     load,
+    paragraph,
     replacing,
     rules_at,
     verify_with,
@@ -55,17 +57,6 @@ from ledger.verify.experiments import experiments_of
 from ledger.verify.intervals import relative_intervals
 from ledger.verify.owners import owners_in
 from ledger.verify.worked import worked_sums
-
-LAST = "Before assigning monetary value to a cache hit"
-
-
-def paragraph(text: str):  # type: ignore[no-untyped-def]
-    return replacing(LAST, text + "\n\n" + LAST)
-
-
-def fact(claim: str, evidence_type: str = "author_reported_benchmark_not_independently_"
-                                             "reproduced"):  # type: ignore[no-untyped-def]
-    return lambda doc: add_fact(doc, claim, evidence_type)
 
 
 def _only(text: str):  # type: ignore[no-untyped-def]
@@ -395,3 +386,34 @@ def test_a_sourced_price_of_another_machine_restates_nothing(tmp_path: Path) -> 
     doc, result = verify_with(tmp_path, prices, paragraph(
         "The same file lists AWS's eight-GPU p5.48xlarge at $55.04 an hour. [S4]"))
     assert "arithmetic" not in rules_at(result, doc, "$55.04")
+
+
+AZURE = (Path(__file__).parent / "corpus" / "set-ae" / "articles"
+         / "pct-2026-11-14-spotlight-azure-nd-h100-v5.json")
+
+
+def test_a_sourced_per_unit_figure_beside_the_claims_total(tmp_path: Path) -> None:
+    # the write-up's one-GPU month ($12.29 x 730) beside the desk's eight-GPU $71,773.60
+    doc, result = verify_with(tmp_path, source=AZURE)
+    assert "arithmetic" not in rules_at(result, doc, "$8,972")
+    doc, result = verify_with(tmp_path, replacing("$98.32 an hour", "$91.32 an hour"),
+                              source=AZURE)
+    assert "arithmetic" in {f.rule for f in result.findings}
+
+
+def test_a_metric_named_in_dollars_per_second_is_money_per_second(tmp_path: Path) -> None:
+    from ledger.quantities import metric_quantity
+    q = metric_quantity("modal_h100_usd_per_second")
+    assert q is not None and q.kind is Kind.money and q.unit is not None
+    assert q.unit.symbol == "$/s"
+    doc, result = verify_with(tmp_path, lambda d: d["benchmark_scope"]["reported_metrics"].update(
+        {"h100_usd_per_second": 0.001097}), paragraph(
+        "The authors list the H100 at $0.001097 per minute. [S4]"))
+    assert rules_at(result, doc, "$0.001097").get("unit-mismatch") == "error"
+
+
+def test_a_multipliers_number_written_as_a_percent(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, fact("The loader is about 4x faster than native code."),
+                              paragraph("The authors find the loader about 4% faster. [S4]"))
+    found = rules_at(result, doc, "4%")
+    assert found.get("mislabeled-figure") == "error" and found.get("untraced-figure") == "error"

@@ -33,8 +33,10 @@ from verify_fixtures import (
     add_fact,
     add_metric,
     claim_errors,
+    fact,
     findings_at,
     inference_article,
+    paragraph,
     replacing,
     rules_at,
     verify_with,
@@ -45,16 +47,6 @@ from ledger.models import Article
 from ledger.quantities import typed_figures
 from ledger.verify.arithmetic import check_arithmetic
 from ledger.verify.worked import worked_sums
-
-LAST = "Before assigning monetary value to a cache hit"
-
-
-def paragraph(text: str):  # type: ignore[no-untyped-def]
-    return replacing(LAST, text + "\n\n" + LAST)
-
-
-def fact(claim: str):  # type: ignore[no-untyped-def]
-    return lambda doc: add_fact(doc, claim)
 
 
 def step_inference(claim: str, steps: list[dict[str, Any]],

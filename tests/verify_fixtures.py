@@ -93,6 +93,20 @@ def replacing(old: str, new: str) -> Mutation:
     return lambda doc: replace_body(doc, old, new)
 
 
+#: The seed's last paragraph opens with this: :func:`paragraph` puts a paragraph before it.
+LAST = "Before assigning monetary value to a cache hit"
+
+
+def paragraph(text: str) -> Mutation:
+    """The step that adds ``text`` as a paragraph of its own before the seed's last one."""
+    return replacing(LAST, text + "\n\n" + LAST)
+
+
+def fact(claim: str, evidence_type: str = AUTHOR_REPORTED) -> Mutation:
+    """The step that adds a fact citing S4 (:func:`add_fact`)."""
+    return lambda doc: add_fact(doc, claim, evidence_type)
+
+
 def verify_with(tmp_path: Path, *steps: Mutation, recount: bool = True,
                 source: Path = SEED) -> tuple[Doc, FileResult]:
     """The article with each of ``steps`` applied in order, written and verified."""

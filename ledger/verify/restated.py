@@ -318,7 +318,8 @@ def restatements(article: Article, sourced: frozenset[int] = frozenset()
                 # claim's result stands ("means two GPUs per node" for "is four GPUs per node")
                 if aligned is not None and (aligned[1] or fig.start not in sourced) and not (
                         fig.start in sourced and (_far_apart(fig, aligned[0]) or _other_machine(
-                            body[span.start:span.end], inf.claim))):
+                            body[span.start:span.end], inf.claim) or _per_unit(
+                            fig, aligned[0], inf.claim))):
                     out.append(Restatement(fig, inf, aligned[0]))
                     break
     return out
@@ -343,6 +344,19 @@ def _other_machine(sentence: str, claim: str) -> bool:
         return {re.sub(r"(?<=\d)s$", "", n.lower()) for n in _MODEL_TOKEN_RE.findall(text)}
     mine, theirs = names(sentence), names(claim)
     return bool(mine - theirs) and bool(theirs - mine) and not mine & theirs
+
+
+def _per_unit(fig: Figure, result: Figure, claim: str) -> bool:
+    """The claim's result is the figure times a count the claim states ("$8,972 for a month"
+    of one GPU beside an eight-GPU machine's $71,773.60): the figure is per unit, the result
+    the total, not the result changed."""
+    a, b = fig.values[0] if fig.values else None, result.values[0] if result.values else None
+    if not a or not b:
+        return False
+    ratio = abs(b / a)
+    counts = {v for f, q in typed_figures(claim) if q.kind is Kind.count for v in f.values
+              if v >= 2}
+    return any(abs(ratio - n) <= n / 200 for n in counts)
 
 
 def _far_apart(fig: Figure, result: Figure) -> bool:

@@ -230,6 +230,17 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
             article, f.start, f.end, Severity.error, "date-order",
             f"date {f.text!r} is none of the dates of this article's sources, facts, scope or "
             f"measurements; {near}", trace=tried(t))
+    if q is not None and q.kind is Kind.percent and len(f.values) == 1 and (
+            as_times := next((m for m in t.misses if m.verdict is Verdict.kind
+                           and m.quantity is not None and m.quantity.kind is Kind.multiplier
+                           and m.value == f.values[0]), None)) is not None:
+        # "about 4% faster" where the source says 4x: the multiplier's number as a percent
+        return body_span(
+            article, f.start, f.end, Severity.error, "mislabeled-figure",
+            f"{f.text!r} is a percent here, but the evidence states that number as a "
+            f"multiplier, {format(as_times.value.normalize(), 'f')}x "
+            f"({as_times.trace.describe()})",
+            trace=tried(t))
     if (moved := _moved_count(t)) is not None:
         what = (f"a {moved.quantity.describe()}" if moved.quantity is not None else
                 f"'{moved.trace.pointer.rsplit('/', 1)[-1]}'")
