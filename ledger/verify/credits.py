@@ -29,6 +29,7 @@ from decimal import Decimal
 from ..figures import Figure, FigureKind
 from ..models import Article, EvidenceType
 from ..quantities import Kind
+from ..quantity_units import UNITS
 from ..report import Finding, Severity
 from .attribution import attributes, desk_claims, desk_names, reported_clause
 from .evidence import Trace
@@ -82,7 +83,6 @@ _RESULT_KINDS = frozenset({Kind.multiplier, Kind.rate, Kind.percent})
 #: A memory size written into a device's name: "on an H100 SXM 80GB", "A100 PCIe 40GB".
 _DEVICE_SIZE_RE = re.compile(r"(?:\b[A-Z][\w-]*\d[\w-]*|\bSXM\d?|\bPCIe|\bNVL\d*|\bHBM\w*)\s+"
                              r"(?P<n>\d+(?:\.\d+)?)\s?(?P<u>GB|GiB|TB)\b")
-_BYTES = {"GB": Decimal(10) ** 9, "TB": Decimal(10) ** 12, "GiB": Decimal(2) ** 30}
 
 
 def _testbed_spec(t: TracedFigure, article: Article, sourced: list[Trace]) -> bool:
@@ -97,7 +97,8 @@ def _testbed_spec(t: TracedFigure, article: Article, sourced: list[Trace]) -> bo
     facts = {f.id: f.claim for f in article.facts}
 
     def names_device(text: str) -> bool:
-        return any(abs(Decimal(m.group("n")) * _BYTES[m.group("u")] - size) <= size / 100
+        return any(abs(Decimal(m.group("n")) * (UNITS[m.group("u")].factor or 0) - size)
+                   <= size / 100
                    for m in _DEVICE_SIZE_RE.finditer(text))
     return bool(sourced) and all(
         (tr.origin == "fact" and names_device(facts.get(tr.fact_id or "", "")))

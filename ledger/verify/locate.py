@@ -90,22 +90,17 @@ def _walk(text: str, i: int, pointer: str, out: dict[str, int],
     return i + 1
 
 
-def _pointer_offsets(file_text: str) -> dict[str, int]:
-    """JSON pointer -> offset where that value starts in ``file_text`` ({} when not JSON)."""
-    starts: dict[str, int] = {}
-    try:
-        _walk(file_text, 0, "", starts, json.JSONDecoder())
-    except (ValueError, IndexError):
-        return {}
-    return starts
-
-
 def pointer_positions(file_text: str) -> dict[str, tuple[int, int]]:
     """JSON pointer -> 1-based (line, column) where that value starts in ``file_text``.
 
     Returns an empty mapping for text that is not valid JSON.
     """
-    return {p: file_line_col(file_text, i) for p, i in _pointer_offsets(file_text).items()}
+    starts: dict[str, int] = {}
+    try:
+        _walk(file_text, 0, "", starts, json.JSONDecoder())
+    except (ValueError, IndexError):
+        return {}
+    return {p: file_line_col(file_text, i) for p, i in starts.items()}
 
 
 def _body_offset(body: str, line: int, column: int) -> int:
@@ -115,7 +110,7 @@ def _body_offset(body: str, line: int, column: int) -> int:
     return start + column - 1
 
 
-def _offset_of(text: str, pointer: str, decoder: json.JSONDecoder) -> int | None:
+def _offset_of(text: str, pointer: str, decoder: json.JSONDecoder) -> int:
     """Where the value at ``pointer`` starts in ``text``, or its nearest existing parent: a
     descent along the pointer that skips every other value whole (the decoder reads those in
     C, so a finding costs one pass over the text at most)."""
@@ -150,10 +145,9 @@ def _offset_of(text: str, pointer: str, decoder: json.JSONDecoder) -> int | None
 def _nearest_pointer(file_text: str, pointer: str, decoder: json.JSONDecoder
                      ) -> tuple[int, int]:
     try:
-        offset = _offset_of(file_text, pointer, decoder)
+        return file_line_col(file_text, _offset_of(file_text, pointer, decoder))
     except (ValueError, IndexError):
         return 1, 1
-    return file_line_col(file_text, offset) if offset is not None else (1, 1)
 
 
 def locate_findings(file_text: str, body: str | None, findings: list[Finding]) -> list[Finding]:

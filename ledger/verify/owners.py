@@ -265,7 +265,7 @@ _CODE_DOC_RE = re.compile(r"(?:'s|’s|')?\s+(?:[\w.-]+\s+){0,2}?(?:repository|r
 
 def _in_url_path(article: Article, name: str, cited: list[str]) -> bool:
     """``name`` is a path segment of a cited source's URL (the project a repository holds)."""
-    key = name.lower().rstrip("'’s") if name.endswith(("'s", "’s")) else name.lower()
+    key = name.lower()
     return any(key in [seg.lower() for seg in src.url.split("/")[3:]]
                for src in article.sources if src.id in cited)
 
