@@ -93,8 +93,11 @@ def test_configured_tolerance_is_measured_from_the_originals_interval() -> None:
 
 
 @pytest.mark.parametrize(("text", "value", "unit", "holds"), [
-    ("30-50%", 0.47, "fraction", True), ("30-50%", 0.51, "fraction", False),
-    ("1.1-23 times", 8.4, "ratio", True), ("1.8-8.6 times", 8.66, "ratio", False),
+    ("30-50%", 0.47, "fraction", True), ("30-50%", 0.51, "fraction", True),  # 0.01 past 50%
+    ("30-50%", 0.56, "fraction", False), ("30-50%", 0.24, "fraction", False),
+    ("1.1-23 times", 8.4, "ratio", True), ("1.8-8.6 times", 8.66, "ratio", True),
+    ("0.66-2.8", 0.65, "ratio", True), ("0.66-2.8", 0.32, "ratio", False),  # 52% under 0.66
+    ("1.8-8.6 times", 13.0, "ratio", False),  # 51% over 8.6
     ("84.5%", 0.80, "fraction", True), ("84.5%", 0.79, "fraction", False),  # 0.05 absolute
     ("2.7 times", 4.0, "ratio", True), ("2.7 times", 4.3, "ratio", False),  # 50% relative
 ])
