@@ -175,6 +175,13 @@ _VERSION_RE = re.compile(r"(?=\d)(?:(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*
                          + "".join(rf"|(?<=\b{w} )\d(?:\.\d)?(?![\w.%])(?!\s?(?:[KMGTP]i?[Bb]|GT/s|x\b))"
                                    for w in _STANDARDS)
                          + ")")
+#: A label and its ordinal, a name of a part, never a figure: "Table 3", "Figure 5", "version
+#: 1", "revision 2", "step 4", "Tier 1", "round 2" (not "step 4x", "version 2 GB").
+_ORDINAL_LABEL_RE = re.compile(
+    r"\b(?:[Vv]ersion|[Rr]evision|[Rr]elease|[Tt]able|[Ff]igure|Fig\.|[Ss]ection|[Cc]hapter|"
+    r"[Aa]ppendix|[Ee]quation|Eq\.|[Ss]tep|[Pp]hase|[Ss]tage|[Tt]ier|[Rr]ound|[Pp]art|[Pp]age|"
+    r"[Ll]ine|[Ii]ssue|[Ll]isting|[Aa]lgorithm|[Tt]heorem|[Ll]emma|[Ee]xample)\s+"
+    r"(\d{1,4}(?:\.\d+)*)(?![\w%]|\.\d|\s?(?:[KMGTP]i?[Bb]|[KMGT]bps|ms|s|x|×)\b)")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
     # a number word joined to a name counts the named thing ("a four-n300 workstation"): the
@@ -316,8 +323,8 @@ def model_sizes(text: str) -> list[Figure]:
 
 
 def masked_spans(text: str) -> list[tuple[int, int]]:
-    """Spans that are never figures: citation markers, URLs, names that contain digits and
-    versions ("2.5.9", "version 2.5")."""
+    """Spans that are never figures: citation markers, URLs, names that contain digits,
+    versions ("2.5.9", "version 2.5") and ordinals of labelled parts ("Table 3")."""
     spans = [m.span() for m in _CITATION_RE.finditer(text)]
     spans += [m.span() for m in _URL_RE.finditer(text)]
     spans += [m.span() for m in _NAME_RE.finditer(text)]
@@ -325,6 +332,7 @@ def masked_spans(text: str) -> list[tuple[int, int]]:
     spans += models
     spans += _model_sizes_named_again(text, models)
     spans += [m.span() for m in _VERSION_RE.finditer(text)]
+    spans += [m.span(1) for m in _ORDINAL_LABEL_RE.finditer(text)]
     spans += [m.span() for m in _IDENTITY_RE.finditer(text)]
     spans += [m.span() for m in _PERCENTILE_RE.finditer(text)]
     return sorted(spans)

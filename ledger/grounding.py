@@ -220,7 +220,8 @@ def ground_figures(claim: str, quotes: Sequence[str],
     one to one, nearest value first, so a quote with one unused figure marks one claim figure,
     not every figure of that kind the quote leaves out.
     """
-    quoted = [pair for q in quotes for pair in typed_figures(_lower_multiplier(normalize(q)))]
+    quoted = [pair for q in quotes
+              for pair in typed_figures(_with_totals(_lower_multiplier(normalize(q))))]
     claimed = typed_figures(claim)
     missing = [(f, q) for f, q in claimed if not _grounded(f, q, quoted, dates)]
     if not missing:
@@ -244,6 +245,17 @@ def ungrounded_figures(claim: str, quotes: Sequence[str],
     (:mod:`ledger.quantities`: kind, unit, noun); a date may also match one of ``dates``, the
     source's own publication dates. :func:`ground_figures` also says which are contradicted."""
     return [u.figure for u in ground_figures(claim, quotes, dates)]
+
+
+#: "Changho Hwang and 14 other authors": one named and fourteen more, 15 authors in all.
+_AND_OTHERS_RE = re.compile(r"\band\s+(\d{1,4})\s+others?\s+([a-z]+s)\b")
+
+
+def _with_totals(text: str) -> str:
+    """The quote with the total a count of others implies written after it ("and 14 other
+    authors (15 authors)"), so a claim's "15 authors" is grounded in it."""
+    return _AND_OTHERS_RE.sub(lambda m: f"{m.group(0)} ({int(m.group(1)) + 1} {m.group(2)})",
+                              text)
 
 
 #: A capital X right after a number, as papers write multipliers ("2.2-3.3X", "5X"); a name such

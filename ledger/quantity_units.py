@@ -17,6 +17,7 @@ __all__ = [
     "Kind",
     "Quantity",
     "Unit",
+    "declared_readings",
     "defines_unit",
     "lemma",
     "metric_quantity",
@@ -303,6 +304,25 @@ def defines_unit(text: str, value: Decimal, unit: Unit, end: int) -> bool:
     return larger[0].factor == value * unit.factor
 
 
+#: A quoted unit symbol, then the article's reading of it: '"Gb"; we read it as gigabytes',
+#: '"GB" (meaning GiB)', '"Gb" here means GB'.
+_READING_RE = re.compile(
+    r"[\"“'‘](?P<sym>[A-Za-z]{1,4}(?:/s)?)[\"”'’][^.\[\n]{0,60}?\b(?:read(?:s|ing)?|means?|"
+    r"meaning|denotes?|stands?\s+for|tak(?:e|es|en|ing))\s+(?:(?:it|them|this|that|here)\s+)*"
+    r"(?:as\s+)?(?=\S)")
+
+
+def declared_readings(text: str) -> dict[str, Unit]:
+    """The units the text says it reads another unit's symbol as (the evidence's symbol ->
+    the unit meant): a source that heads a column "Gb" for gigabytes, read so in the body."""
+    out: dict[str, Unit] = {}
+    for m in _READING_RE.finditer(text):
+        written, meant = UNITS.get(m.group("sym")), parse_unit(text, m.end() - 1)
+        if written is not None and meant is not None and meant[0].dimension == written.dimension:
+            out[written.symbol] = meant[0]
+    return out
+
+
 def money_rate(text: str, end: int, start: int | None = None) -> Unit | None:
     """The time base of an amount of money at ``text[start:end]``: "$2 an hour" and "an hourly
     rate of $2" are $/h, so neither is the same figure as "$2 a day"; None for an amount per
@@ -351,6 +371,8 @@ _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "
                "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
                "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "tps": "TPS", "w": "W", "kw": "kW",
                "gflops": "GFLOPS", "tflops": "TFLOPS", "pflops": "PFLOPS", "eflops": "EFLOPS"}
+#: Words after which a final ``b`` is billions, not bytes: ``params_b``, ``tokens_b``.
+_BILLIONS_OF = frozenset({"param", "params", "parameters", "tokens", "tok", "weights"})
 _MONEY_NAMES = frozenset({"usd", "dollar", "dollars", "eur", "euro", "euros", "price", "cost"})
 _TIME_TOKENS = {"s": "s", "sec": "s", "min": "min", "h": "h", "hr": "h"}
 _MULT_NAMES = ("speedup", "speed_up", "multiplier", "ratio", "fold", "times", "factor", "gain_x")
@@ -382,7 +404,7 @@ def metric_quantity(name: str, kind: str | None = None) -> Quantity | None:
         b = parts[i + 1] if i + 1 < len(parts) else ""
         if b == "per" and i + 2 < len(parts):  # "tib_per_min"
             b = parts[i + 2]
-        if a in _NAME_UNITS:
+        if a in _NAME_UNITS and not (a == "b" and i and parts[i - 1] in _BILLIONS_OF):
             symbol = _NAME_UNITS[a] + (f"/{_TIME_TOKENS[b]}" if b in _TIME_TOKENS else "")
             unit = UNITS.get(symbol)
             if unit is not None:

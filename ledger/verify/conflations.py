@@ -30,7 +30,7 @@ from .prohibitions import article_prohibitions, in_prohibition
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations
 from .text import body_span
-from .tracing import TracedFigure
+from .tracing import Trace, TracedFigure, build_index
 
 __all__ = ["SEPARATION_RE", "WORKED_DOUBT", "check_conflations", "conflations", "worked_relation"]
 
@@ -275,12 +275,31 @@ def _names_document(body: str, start: int, end: int) -> bool:
                 and _DOC_NAME_AFTER_RE.match(body, end))
 
 
+def stated_as_written(article: Article, traced: list[TracedFigure]) -> dict[int, Figure]:
+    """Figures (by start) whose every value some evidence they trace to states with exactly
+    those digits ("1.3x" where a fact says "about 1.3x"): such a figure is that evidence's,
+    not an experiment's value that merely rounds to it (1.29)."""
+    numbers: dict[Trace, set[Decimal]] = {}
+    for ev in build_index(article).numbers:
+        numbers.setdefault(ev.trace, set()).add(ev.value)
+    return {t.figure.start: t.figure for t in traced if t.traced and all(
+        any(v in numbers.get(tr, ()) for tr in t.traces) for v in t.figure.values)}
+
+
+def _rounded_only(mark: Mark, exp: Experiment, written: Mapping[int, Figure]) -> bool:
+    figure = written.get(mark[0])
+    return figure is not None and not any(v in exp.values for v in figure.values)
+
+
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
-                computed: Mapping[int, frozenset[Decimal]] | None = None
+                computed: Mapping[int, frozenset[Decimal]] | None = None,
+                as_written: Mapping[int, Figure] | None = None
                 ) -> list[tuple[int, int, Experiment, Experiment]]:
     """Spans where a sentence joins a second experiment to the first, with both experiments.
 
     Only figures identify an experiment unless ``use_terms``; at least one side must be a figure.
+    ``as_written``: figures other evidence states with their very digits
+    (:func:`stated_as_written`), which an experiment owns only by an exactly equal value.
     """
     out: list[tuple[int, int, Experiment, Experiment]] = []
     if len(experiments) < 2:
@@ -293,6 +312,8 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
         placed = [m for m in sentence_owners(article, sentence, experiments, False)
                   if not in_prohibition(forbidding, m[0], m[1])
                   and not _names_document(article.body, m[0], m[1])]
+        if as_written:  # "up to about 1.3x" from the kernel table, not the 1.29 rounded
+            placed = [m for m in placed if not _rounded_only(m, m[2], as_written)]
         if computed and sentence.start in computed:  # the desk's own arithmetic combines
             # its inputs on purpose: only a figure it does not compute from can be joined
             placed = [m for m in placed
@@ -390,7 +411,8 @@ def check_conflations(article: Article, traced: list[TracedFigure]) -> list[Find
                   f"{first.name} experiment as one result; keep them in separate sentences"
                   + (WORKED_DOUBT if worked else ""))
         for start, end, first, second in conflations(
-            article, experiments_of(article), computed=derived_inputs(article, traced))
+            article, experiments_of(article), computed=derived_inputs(article, traced),
+            as_written=stated_as_written(article, traced))
         for worked in [worked_relation(article.body, start, end)]
     ]
 

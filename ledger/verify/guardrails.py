@@ -40,7 +40,7 @@ from ..models import (
 )
 from ..quantities import metric_quantity, parse_unit
 from ..report import Finding, Severity
-from .conflations import WORKED_DOUBT, conflations, worked_relation
+from .conflations import WORKED_DOUBT, conflations, stated_as_written, worked_relation
 from .denials import check_denial, denials
 from .derivations import check_form, form_rule
 from .experiments import Experiment, derived_inputs
@@ -514,7 +514,8 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
                   f"experiment to the {first.name!r} experiment as one result; keep them in "
                   "separate sentences" + (WORKED_DOUBT if worked else ""))
         for start, end, first, second in conflations(
-            article, experiments, use_terms=True, computed=derived_inputs(article, traced))
+            article, experiments, use_terms=True, computed=derived_inputs(article, traced),
+            as_written=stated_as_written(article, traced))
         for worked in [worked_relation(article.body, start, end)]
     ]
 

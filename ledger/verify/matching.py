@@ -14,7 +14,7 @@ evidence date; ``May 6`` (no year) matches any evidence date on that month and d
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
@@ -25,8 +25,10 @@ from ..quantities import (
     NOUN_CLASSES,
     Kind,
     Quantity,
+    Unit,
     Verdict,
     compare,
+    declared_readings,
     metric_quantity,
     typed_figures,
 )
@@ -180,10 +182,21 @@ def _same_number_other_unit(miss: Miss, value: Decimal) -> bool:
 _DIFFERENT = Verdict.value
 
 
-def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None
-                 ) -> TracedFigure:
+def _read_as(readings: Mapping[str, Unit], q: Quantity, ev: Quantity | None) -> bool:
+    """The evidence's unit is one the article says it reads as the figure's ("Gb"; we read it
+    as gigabytes): the figure in GB states the evidence's 18.8 Gb."""
+    if ev is None or ev.unit is None or q.unit is None:
+        return False
+    meant = readings.get(ev.unit.symbol)
+    return meant is not None and meant.factor == q.unit.factor
+
+
+def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None,
+                 readings: Mapping[str, Unit] | None = None) -> TracedFigure:
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
-    kind of quantity, and the evidence that had its number but not its kind (``misses``)."""
+    kind of quantity, and the evidence that had its number but not its kind (``misses``);
+    ``readings``: the units the article says it reads the evidence's units as
+    (:func:`~ledger.quantities.declared_readings`)."""
     if figure.kind is FigureKind.date:
         same_day = [d.trace for d in index.month_days if figure.date is not None
                     and figure.date_precision == "month_day"
@@ -205,6 +218,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
         start_level = _rise_from_its_own_level(q, value, index)
         for ev, rounded in zip(index.numbers, index.rounded(q.decimals), strict=True):
             verdict = compare(q, value, ev.value, ev.quantity, ev.percent, quantized=rounded)
+            if verdict is Verdict.unit and readings and _read_as(readings, q, ev.quantity):
+                verdict = Verdict.match
             if verdict is Verdict.other_noun and _prose_count(q):
                 verdict = Verdict.match  # "the same three changes": prose, not a moved count
             if verdict is Verdict.match and not (_named_count(q, ev) and _named_input(q, ev)):
@@ -267,9 +282,10 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     body = article.body if text is None else text
     typed = typed_figures(body)
     ratios = stated_ratios(body, typed)
+    readings = declared_readings(body)
     out = []
     for f, q in typed:
-        t = trace_figure(f, index, q)
+        t = trace_figure(f, index, q, readings)
         if not t.traced and (bylines := byline_counts(article, body, f, q)):
             t = TracedFigure(f, tuple(Trace("byline", f"/sources/{i}/authors", source_ids=(sid,))
                                       for i, sid in bylines), t.quantity, t.misses)

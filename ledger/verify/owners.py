@@ -473,6 +473,13 @@ _REFERRED_WORK_RE = re.compile(
     r"dr(?:ew|aws?|awing)\s+on|quot(?:es|ed|ing))\s+(?:an?|another|one)\s+$", re.IGNORECASE)
 
 
+#: A sentence set at an event, where its subject presented: "At Hot Chips 2025, AMD detailed
+#: ...", "At its GTC keynote, NVIDIA showed ...": a secondary source cited for it reports the
+#: talk, whose speaker the subject is.
+_AT_EVENT_RE = re.compile(r"\s*At\s+(?:its\s+|their\s+|the\s+)?(?:[A-Z][\w&.-]*\s+){1,4}"
+                          r"(?:\d{4}|conference|summit|keynote|symposium|workshop|event)?,\s")
+
+
 def _common_word(body: str, sentence: str, start: int, name: str) -> bool:
     """``name`` opens its sentence, is one word, and the body writes it in lower case
     elsewhere ("Throughput counts requests ..." beside "raw throughput"): a common word
@@ -507,6 +514,9 @@ def check_owners(article: Article) -> list[Finding]:
                     continue  # "Acme's write-up of NVIDIA's post": the work it reports on
                 if _REFERRED_WORK_RE.search(sentence.text[:s]):
                     continue  # "pointed to an OSTI.GOV paper": another work it mentions
+                if construction == "result" and _AT_EVENT_RE.match(sentence.text) and (
+                        set(_secondary(article, cited)) == set(cited)):
+                    continue  # "At Hot Chips 2025, AMD detailed ... [trade press]": the talk
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):

@@ -30,12 +30,21 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from ..figures import FigureKind, quantize
 from ..models import Article
-from ..quantities import Kind, Quantity, Verdict, defines_unit, sibling_units, unit_end
+from ..quantities import (
+    UNITS,
+    Kind,
+    Quantity,
+    Unit,
+    Verdict,
+    defines_unit,
+    sibling_units,
+    unit_end,
+)
 from ..report import Finding, Severity
 from .evidence import (
     EvidenceDate,
@@ -60,7 +69,7 @@ from .matching import (
 )
 from .misworked import Misworked, misworked_step
 from .points import Gap
-from .prose import enclosing, group_in, sentences
+from .prose import Span, enclosing, group_in, sentences
 from .restated import Restatement, restatements
 from .text import body_span, line_col
 from .worked import WorkedSum, worked_sums, wrong_sum_finding
@@ -317,6 +326,81 @@ def _prose_word(t: TracedFigure, counts: bool = True) -> bool:
     return q.noun_class not in _DEPLOYMENT
 
 
+def _item(trace: Trace) -> str:
+    """The piece of evidence a trace is in: a fact, an inference (with its computation and
+    assumptions), a metric, a scope field."""
+    return trace.fact_id or trace.metric or "/".join(trace.pointer.split("/")[:3])
+
+
+def _unit_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: Sequence[Span],
+                          by_sentence: dict[int, list[TracedFigure]]) -> Miss | None:
+    """The evidence that states the figure's number in another unit when it is the evidence
+    every other figure of the sentence comes from, and none of what the figure matched is
+    ("On a 100 GB/s cluster the gains are up to 2.2x" where the fact with the 2.2x says
+    100 Gb/s): the unit changed, and the match is a coincidence, when the figure's digits in
+    its unit are no other evidence's words, only a conversion (800 Gbps elsewhere) or the
+    desk's arithmetic."""
+    q = t.quantity
+    units = [m for m in t.misses if m.verdict is Verdict.unit]
+    if q is None or q.unit is None or not units:
+        return None
+    span = enclosing(spans, t.figure.start, t.figure.end)
+    if span is None:
+        return None
+    others = [o for o in by_sentence.get(span.start, []) if o is not t and o.traced
+              and o.figure.kind is not FigureKind.date and o.figure.kind is not FigureKind.year]
+    if not others:
+        return None
+    anchor = set.intersection(*({_item(tr) for tr in o.traces} for o in others))
+    if anchor & {_item(tr) for tr in t.traces}:
+        return None
+    value = t.figure.values[0] if len(t.figure.values) == 1 else None
+    traces = set(t.traces)
+    if any(ev.trace in traces and ev.value == value and ev.trace.origin != "computation"
+           and ev.quantity is not None and ev.quantity.unit is not None
+           and ev.quantity.unit.factor == q.unit.factor for ev in index.numbers):
+        return None  # another piece of evidence states these very digits in this unit
+    return next((m for m in units if _item(m.trace) in anchor and m.value == value
+                 and m.trace.origin not in _DESK_ORIGINS - {"inference"}), None)
+
+
+def _named_input_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: Sequence[Span],
+                                 by_sentence: dict[int, list[TracedFigure]]) -> bool:
+    """The figure is an input of the computation its sentence works, by the input's name
+    ("bytes_fp16": 2 for "two bytes each"), though a source states its number in another
+    unit (AQLM's "2 bits"): the sentence's other figures trace to that inference."""
+    q = t.quantity
+    if q is None or q.unit is None or len(t.figure.values) != 1:
+        return False
+    span = enclosing(spans, t.figure.start, t.figure.end)
+    if span is None:
+        return False
+    inferences = {tr.inference_id for o in by_sentence.get(span.start, []) if o is not t
+                  for tr in o.traces if tr.inference_id}
+    value = t.figure.values[0]
+    return any(ev.trace.inference_id in inferences and ev.value == value
+               and ev.trace.pointer.rsplit("/", 2)[-2] == "inputs"
+               and _name_states_unit(ev.trace.pointer.rsplit("/", 1)[-1], q.unit)
+               for ev in index.numbers)
+
+
+def _name_states_unit(name: str, unit: Unit) -> bool:
+    """A word of an input's name is the unit ("bytes_fp16", "gpu_hours")."""
+    return any((u := UNITS.get(part)) is not None and u.factor == unit.factor
+               and u.dimension == unit.dimension for part in name.split("_"))
+
+
+def _sentence_unit_finding(article: Article, t: TracedFigure, miss: Miss) -> Finding:
+    assert t.quantity is not None and miss.quantity is not None
+    return body_span(
+        article, t.figure.start, t.figure.end, Severity.error, "unit-mismatch",
+        f"{t.figure.text!r} is written in {_unit_words(t.quantity)}, but "
+        f"{miss.trace.describe()}, where the sentence's other figures come from, states "
+        f"{format(miss.value.normalize(), 'f')} {_unit_words(miss.quantity)}; elsewhere it "
+        f"traces only as a conversion or the desk's arithmetic ("
+        f"{', '.join(sorted({tr.describe() for tr in t.traces}))})", trace=tried(t))
+
+
 def _bare_under_unit(article: Article, index: EvidenceIndex, t: TracedFigure) -> str:
     """The fact that states the figure's number with no unit of its own in a claim that names
     the figure's unit ("HBM GiB 95/32/192", a table's header and its row), or ""."""
@@ -395,10 +479,13 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     widths: set[Decimal] | None = None
     by_sentence = group_in(sentences(article.body), traced,
                            lambda o: (o.figure.start, o.figure.end))
+    spans = sentences(article.body)
     for t in traced:
         if t.traced:
             if (r := restated.get(t.figure.start)) is not None:
                 findings.append(_restated_finding(article, r, t))
+            elif (miss := _unit_of_its_sentence(t, index, spans, by_sentence)) is not None:
+                findings.append(_sentence_unit_finding(article, t, miss))
             continue
         if t.figure.start in intervals:
             continue  # "Three months later" agrees with the dates around it
@@ -410,9 +497,13 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         if t.figure.start in working and not any(m.verdict is Verdict.unit for m in t.misses):
             continue  # "47,520 tokens (13.20 × 3,600)": a sum the body works and gets right,
             # unless the evidence gives its number in another unit ("9.3 s" for 9.3 ms)
+        if _named_input_of_its_sentence(t, index, spans, by_sentence):
+            continue  # "two bytes each in FP16: 70 × 2 = 140 GB", the input "bytes_fp16": 2
         finding = _finding_for(article, t, index)
         if finding.rule in _READINGS and _denied_reading(article.body, t, traced):
             continue  # "4.3 percentage points, not a 4.3% difference": the wrong reading denied
+        if finding.rule == "untraced-figure" and _denied_misreading(article.body, t, traced):
+            continue  # "1.38x ... a 27.5% reduction rather than a 38% one": the misreading
         findings.append(finding)
         if finding.rule == "untraced-figure" and (why := _diagnosis(article, t, index)):
             findings.append(why)
@@ -564,3 +655,22 @@ def _desk_arithmetic_sentences(article: Article, traced: list[TracedFigure]) -> 
             if start is not None:
                 out.add(start)
     return out
+
+
+def _denied_misreading(body: str, t: TracedFigure, traced: list[TracedFigure]) -> bool:
+    """The percent is denied ("rather than a 38% one") in a sentence with a traced multiplier
+    it misreads (1.38x as 38% less or as 138%): the sentence warns against the misreading."""
+    q = t.quantity
+    if q is None or q.kind is not Kind.percent or len(t.figure.values) != 1:
+        return False
+    if not _DENIED_BEFORE_RE.search(body[max(0, t.figure.start - 24):t.figure.start]):
+        return False
+    span = enclosing(sentences(body), t.figure.start, t.figure.end)
+    if span is None:
+        return False
+    value = t.figure.values[0]
+    return any(o.traced and o.quantity is not None and o.quantity.kind is Kind.multiplier
+               and span.start <= o.figure.start < span.end
+               and value in {quantize((m - 1) * 100, t.figure.decimals),
+                             quantize(m * 100, t.figure.decimals)}
+               for o in traced for m in o.figure.values)
