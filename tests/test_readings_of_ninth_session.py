@@ -186,3 +186,44 @@ def test_the_experiments_own_values_joined_are_still_a_conflation(tmp_path: Path
     doc, result = verify_with(tmp_path, _FIGURES, _apart, paragraph(
         "The authors' improvement of 1.29 comes with an MMLU of 0.69. [S4]"))
     assert rules_at(result, doc, "0.69").get("conflated-experiments") == "error"
+
+
+# --- a source's publisher and its site ----------------------------------------------------------
+
+def _source(doc: Doc, publisher: str, url: str, source_id: str = "S9") -> None:
+    doc["sources"].append({**doc["sources"][3], "id": source_id, "publisher": publisher,
+                           "url": url})
+
+
+def _publisher_findings(tmp_path: Path, *sources: tuple[str, str]) -> dict[int, str]:
+    """Severity of the publisher finding by the added source's place (0: the first)."""
+    def add(doc: Doc) -> None:
+        for n, (publisher, url) in enumerate(sources):
+            _source(doc, publisher, url, f"S{9 + n}")
+    doc, result = verify_with(tmp_path, add)
+    first = len(doc["sources"]) - len(sources)
+    return {int(f.pointer.split("/")[2]) - first: f.severity.value for f in result.findings
+            if f.rule == "misattributed-source" and f.pointer.endswith("/publisher")}
+
+
+def test_a_publisher_that_is_its_sites_owner(tmp_path: Path) -> None:
+    assert _publisher_findings(
+        tmp_path,
+        ("Carnegie Mellon University Parallel Data Lab", "https://www.pdl.cmu.edu/x.pdf"),
+        ("International Conference on Learning Representations", "https://iclr.cc/p/1"),
+        ("Microsoft DeepSpeed (GitHub blog)", "https://github.com/microsoft/DeepSpeed"),
+        ("IEEE Micro", "https://doi.org/10.1109/MM.2020.3016891"),  # a resolver
+        ("ServeTheHome (via Style Pass)", "https://vuink.com/post/x"),  # a copy, said so
+    ) == {}
+
+
+def test_a_publisher_of_another_site(tmp_path: Path) -> None:
+    found = _publisher_findings(
+        tmp_path,
+        ("Changho Hwang et al., ACM SIGCOMM", "https://arxiv.org/abs/2504.09014v4"),
+        ("Wccftech", "https://wccftech.com/amd-pollara/"),
+        ("Wccftech", "https://servethehome.com/amd-pensando-salina/"),
+        ("NeurIPS 2024 (neurips.cc)", "https://icml.cc/virtual/2024/poster/34964"))
+    assert found == {0: "warning",  # an arXiv page: the venue may have published it too
+                     2: "error",  # the source before shows Wccftech on its own site
+                     3: "error"}  # the publisher names another domain

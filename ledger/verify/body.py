@@ -8,6 +8,7 @@ from .conclusions import check_conclusions
 from .guardrails import check_guardrails
 from .labels import check_labels
 from .owners import check_owners
+from .publishers import check_publishers
 from .swaps import check_swaps
 from .tracing import check_tracing, trace_figures
 
@@ -21,7 +22,8 @@ def check_body(article: Article) -> list[Finding]:
     ``unsupported-conclusion`` findings."""
     traced = trace_figures(article)
     return _once(check_tracing(article, traced) + check_labels(article, traced)
-                  + check_owners(article) + check_guardrails(article, traced)
+                  + check_owners(article) + check_publishers(article)
+                  + check_guardrails(article, traced)
                   + check_conclusions(article) + check_swaps(article, traced))
 
 
