@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify_fixtures import Doc, add_inference, fact, paragraph, rules_at, verify_with
+from verify_fixtures import Doc, add_inference, fact, findings_at, paragraph, rules_at, verify_with
 
 from ledger.quantities import declared_readings, metric_quantity
 
@@ -227,3 +227,60 @@ def test_a_publisher_of_another_site(tmp_path: Path) -> None:
     assert found == {0: "warning",  # an arXiv page: the venue may have published it too
                      2: "error",  # the source before shows Wccftech on its own site
                      3: "error"}  # the publisher names another domain
+
+
+# --- a conclusion the desk labels as its own ------------------------------------------------
+
+def _concluded(text: str) -> list[str]:
+    import copy
+    import json
+
+    from verify_fixtures import load
+
+    from ledger.models import Article
+    from ledger.verify.conclusions import check_conclusions
+    from ledger.verify.consistency import word_count
+
+    doc = copy.deepcopy(load())
+    doc["body"] = text + "\n"
+    doc["editorial_word_count"] = word_count(doc["body"])
+    return [f.severity.value for f in check_conclusions(
+        Article.model_validate_json(json.dumps(doc)))]
+
+
+def test_a_labelled_conclusion_that_sweeps() -> None:
+    for text in ("PCT's conclusion: Lance wins on every workload.",
+                 "PCT's view: the chip removes a constraint on radix and will roughly halve "
+                 "total fabric cost.",
+                 "[S1] PCT's view: it offers the best price-performance of any H100 cloud, so "
+                 "compare offers on the fabric.",
+                 "Our verdict: the library eliminates egress costs entirely.",
+                 "PCT's conclusion: it cuts cost per token wherever it replaces NCCL."):
+        assert _concluded(text) == ["warning"], text
+
+
+def test_a_labelled_conclusion_that_hedges_or_advises() -> None:
+    for text in ("PCT's conclusion: it is a credible option where small messages dominate, "
+                 "but the evidence is still the authors' own.",
+                 "PCT's reading: ask any provider which of the two it is.",
+                 "PCT's reading: AQLM is a memory play first and a speed play only in some "
+                 "schemes.",
+                 "PCT's view: it does not yet show that the fabric beats a tuned one.",
+                 "The authors' view: it wins on every workload."):  # a report, not the desk's
+        assert _concluded(text) == [], text
+
+
+def test_a_denied_conclusion_verb_draws_nothing() -> None:
+    assert _concluded("PCT's view: the specification does not yet show that a UE fabric beats "
+                      "a tuned RoCE fabric.") == []
+    assert _concluded("The later figures show that the fabric beats every rival.") == [
+        "warning"]
+
+
+def test_a_count_that_refers_back_is_prose(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, paragraph(
+        "Buyers should keep the seven cards apart: one serves the front end. [S4]"))
+    assert {f.severity.value for f in findings_at(result, doc, "seven")} <= {"note"}
+    doc, result = verify_with(tmp_path, paragraph(
+        "Buyers should deploy seven cards per node. [S4]"))
+    assert rules_at(result, doc, "seven").get("untraced-figure") == "warning"

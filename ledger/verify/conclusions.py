@@ -23,9 +23,11 @@ the finding is a warning that says so.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..models import Article
 from ..report import Finding, Severity
+from .attribution import desk_names
 from .prose import sentences
 from .text import body_span
 
@@ -82,8 +84,9 @@ def _stated(article: Article, word: str) -> bool:
 def check_conclusions(article: Article) -> list[Finding]:
     """A warning for each sweeping conclusion that the article's evidence never states."""
     findings = []
+    labelled = _labelled_re(desk_names(article.publisher))
     for sentence in sentences(article.body):
-        found = _conclusion(sentence.text)
+        found = _conclusion(sentence.text) or _labelled_conclusion(labelled, sentence.text)
         if found is None:
             continue
         start, claim, word = found
@@ -161,9 +164,56 @@ def _sweeping_claim(text: str) -> tuple[int, str, str] | None:
     return None
 
 
+@lru_cache(maxsize=64)
+def _labelled_re(desk: tuple[str, ...]) -> re.Pattern[str]:
+    """A sentence the desk labels as its own conclusion: "PCT's view: ...", "Our verdict: ..."."""
+    names = "|".join(re.escape(n).replace("\\ ", r"\s+") for n in sorted(desk, key=len,
+                                                                       reverse=True))
+    return re.compile(
+        rf"^(?:\[S\d+\]\s*)*(?:(?:{names}|[Tt]he\s+desk)(?:'s|’s)|[Oo]ur)\s+(?:own\s+)?"
+        r"(?:conclusion|view|reading|verdict|take|assessment|judge?ment|bottom\s+line)s?:\s+")
+
+
+#: What makes a labelled conclusion sweeping: a universal, a superlative, an absolute or a
+#: promise ("will roughly halve", "wherever it replaces NCCL", "eliminates ... entirely").
+_LABELLED_SWEEP_RE = re.compile(
+    r"\b(?:(?:any|every|all)\s+(?!of\b|the\b|these\b|those\b|\d)[\w'’-]+|wherever|whatever|"
+    r"always|never|entirely|completely|guarantees?|guaranteed|eliminates?|"
+    r"(?:the\s+)?(?:lowest|highest|best|fastest|cheapest|most\s+\w+)(?:-\w+)?\s+[\w-]+|"
+    r"wins|beats|outperforms|will\s+(?:\w+ly\s+)?\w+)\b", re.IGNORECASE)
+#: Hedges, reports and advice within a labelled conclusion (not "should expect", a promise).
+_LABELLED_HEDGE_RE = re.compile(
+    r"\b(?:says?|said|claims?|reports?|reported|according|may|might|could|would|not|no|if|"
+    r"whether|unless|until|depends?|ask|measure|test|check|compare|verify|price|replay|"
+    r"confirm|but|where|when|only)\b|[\"“”?]", re.IGNORECASE)
+
+
+def _labelled_conclusion(labelled: re.Pattern[str], text: str) -> tuple[int, str, str] | None:
+    """``(start, claim, sweeping phrase)`` of a clause of a sentence the desk labels as its
+    conclusion, when the clause sweeps and neither hedges, reports nor advises."""
+    m = labelled.match(text)
+    if m is None:
+        return None
+    rest = text[m.end():]
+    starts = [0, *(t.end() for t in _TURN_RE.finditer(rest))]
+    ends = [t.start() for t in _TURN_RE.finditer(rest)] + [len(rest)]
+    for start, end in zip(starts, ends, strict=True):
+        clause = rest[start:end]
+        sweep = _LABELLED_SWEEP_RE.search(clause)
+        if sweep is not None and not _LABELLED_HEDGE_RE.search(clause):
+            return m.end() + start, clause.rstrip(" .!?"), sweep.group()
+    return None
+
+
+#: A conclusion verb denied: "does not (yet) show that", "never proved that".
+_NEGATED_RE = re.compile(r"\b(?:not|never|n't|nothing|no\s+one)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
 def _conclusion(text: str) -> tuple[int, str, str] | None:
     """``(start, claim, sweeping word)`` of the sentence's conclusion, if it draws one."""
     m = _CONCLUDES_RE.search(text)
+    if m is not None and _NEGATED_RE.search(text[max(0, m.start() - 24):m.start()]):
+        m = None  # "it does not yet show that a UE fabric beats ...": no conclusion drawn
     if m is not None:
         group = "claim" if m.group("claim") is not None else "bare"
         word = _SWEEPING_RE.search(m.group(group))

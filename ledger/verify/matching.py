@@ -151,14 +151,15 @@ def _is_level(ev: EvidenceNumber) -> bool:
 
 
 def _named_input(q: Quantity, ev: EvidenceNumber) -> bool:
-    """A multiplier traces to a computation input of unknown kind only when the input's name
-    does not say it is another kind of quantity: ``users: 3`` is three users, never
-    "tripled" or "threefold"; ``speedup_low: 2.7`` or ``factor: 3`` may be a multiplier."""
-    if q.kind is not Kind.multiplier or ev.quantity is not None or (
+    """A figure traces to a computation input of unknown kind only when the input's name does
+    not say it is another kind of quantity: ``users: 3`` is three users, never "tripled" or
+    "threefold"; ``max_speedup: 1.38`` is no "1.38%"; ``speedup_low: 2.7`` or ``factor: 3``
+    may be a multiplier. A count is left to its noun (:func:`_named_count`)."""
+    if q.kind in (Kind.number, Kind.count) or ev.quantity is not None or (
             ev.trace.origin != "computation" or "/inputs/" not in ev.trace.pointer):
         return True
     named = metric_quantity(ev.trace.pointer.rsplit("/", 1)[-1])
-    return named is None or named.kind in (Kind.multiplier, Kind.number)
+    return named is None or named.kind in (q.kind, Kind.number)
 
 
 def _names_another_count(q: Quantity, index: EvidenceIndex) -> bool:

@@ -219,7 +219,8 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
              and all(v <= _SMALL_SPELLED for v in f.values))
     if small:
         message += " (a spelled-out small number: it may be prose rather than a claim)"
-        severity = Severity.note if _ordinary(q) else Severity.warning
+        severity = Severity.note if _ordinary(q) or _ANAPHORIC_RE.search(
+            article.body, max(0, f.start - 12), f.start) else Severity.warning
     elif severity is Severity.error and _prose_word(t):
         message += _SPELLED_DOUBT
         severity = Severity.warning
@@ -448,6 +449,11 @@ def _pct(value: Decimal, unit: str = "%") -> str:
 
 def _relative(gap: Gap[Trace]) -> Decimal:
     return ((gap.high - gap.low) / gap.low * 100).quantize(Decimal("0.1"))
+
+
+#: A definite article right before a spelled-out count refers back to things already named
+#: ("keep the two cards apart", "both the three runs"): prose, not a count to trace.
+_ANAPHORIC_RE = re.compile(r"\b(?:the|these|those|both)\s+$", re.IGNORECASE)
 
 
 def _ordinary(q: Quantity | None) -> bool:
