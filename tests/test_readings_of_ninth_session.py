@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify_fixtures import Doc, add_inference, fact, findings_at, paragraph, rules_at, verify_with
+from verify_fixtures import (
+    Doc,
+    Mutation,
+    add_inference,
+    fact,
+    findings_at,
+    paragraph,
+    rules_at,
+    verify_with,
+)
 
 from ledger.quantities import declared_readings, metric_quantity
 
@@ -284,3 +293,75 @@ def test_a_count_that_refers_back_is_prose(tmp_path: Path) -> None:
     doc, result = verify_with(tmp_path, paragraph(
         "Buyers should deploy seven cards per node. [S4]"))
     assert rules_at(result, doc, "seven").get("untraced-figure") == "warning"
+
+
+# --- a result carried over to what it was not measured on ---------------------------------------
+
+def _guarded(text: str) -> Mutation:
+    def add(doc: Doc) -> None:
+        doc["corrections"].append({"id": "G9", "status": "prepublication_guardrail",
+                                   "text": text})
+    return add
+
+
+_OTHER_GPUS = _guarded("Do not extend the A100 results to other GPU generations; the kernel "
+                       "supports only Ampere.")
+_FABRICS = _guarded("Do not present them as evidence for cloud RoCE or InfiniBand fabrics.")
+
+
+def _carried(tmp_path: Path, guard: Mutation, sentence: str, at: str) -> dict[str, str]:
+    doc, result = verify_with(tmp_path, guard, paragraph(sentence))
+    return rules_at(result, doc, at)
+
+
+def test_a_result_carried_over_to_another_gpu(tmp_path: Path) -> None:
+    assert _carried(tmp_path, _OTHER_GPUS, "The same speedups should hold on Hopper GPUs.",
+                    "Hopper").get("guardrail") == "warning"
+    assert _carried(tmp_path, _FABRICS, "The results carry over directly to RoCE clusters.",
+                    "RoCE").get("guardrail") == "warning"
+
+
+def test_a_result_kept_where_it_was_measured(tmp_path: Path) -> None:
+    for sentence, at in (("Whether the speedups hold on Hopper GPUs is untested.", "Hopper"),
+                         ("The speedups hold on the A100 the authors used.", "A100"),
+                         ("The results do not carry over to RoCE clusters.", "RoCE"),
+                         ("RoCE clusters are where buyers will run it.", "RoCE")):
+        guard = _FABRICS if at == "RoCE" else _OTHER_GPUS
+        assert "guardrail" not in _carried(tmp_path, guard, sentence, at), sentence
+
+
+def test_a_product_name_with_plus_signs_is_a_subject(tmp_path: Path) -> None:
+    def name(doc: Doc) -> None:
+        doc["subject"] = "MSCCL++ collective communication library"
+
+    claim = fact("The authors report geomean speedups of 1.7x for collectives.")
+    doc, result = verify_with(tmp_path, name, claim, paragraph(
+        "The authors report gains of up to 5.4x. MSCCL++ delivers geomean speedups of 1.7x for "
+        "collectives. [S4]"))
+    assert rules_at(result, doc, "1.7x").get("unattributed-figure") == "warning"
+    doc, result = verify_with(tmp_path, name, claim, paragraph(
+        "The authors report gains of up to 5.4x, and say MSCCL++ delivers geomean speedups of "
+        "1.7x for collectives. [S4]"))
+    assert "unattributed-figure" not in rules_at(result, doc, "1.7x")
+
+
+# --- a sum the body works from a computation's inputs -------------------------------------------
+
+def _saving(doc: Doc) -> None:
+    doc["inferences"].append({
+        "id": "I9", "claim": "On a 100-hour job, 8% faster completion saves 8 hours.",
+        "basis_fact_ids": [], "label": "PCT analysis",
+        "computation": {"inputs": {"job_hours": 100, "jct_gain": 0.08}, "steps": [
+            {"name": "new_hours", "expression": "100 * (1 - 0.08)", "result": 92,
+             "unit": "hours"},
+            {"name": "saved_hours", "expression": "100 - new_hours", "result": 8,
+             "unit": "hours"}]}})
+
+
+def test_a_result_worked_from_an_input_stated_as_a_percent(tmp_path: Path) -> None:
+    doc, result = verify_with(tmp_path, _saving, paragraph(
+        "Likewise, on a job that takes 100 hours, 8% faster completion would save 13 hours."))
+    assert rules_at(result, doc, "13 hours").get("arithmetic") == "error"
+    doc, result = verify_with(tmp_path, _saving, paragraph(
+        "Likewise, on a job that takes 100 hours, 8% faster completion would save 8 hours."))
+    assert "arithmetic" not in rules_at(result, doc, "8 hours")

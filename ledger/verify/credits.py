@@ -442,7 +442,7 @@ _RESULT_VERBS = (
 #: "the gateway lifts hit rates from about 25%", "the router turns away one caller in seven". The
 #: subject is a name or "the" and a noun, with up to three words before the verb.
 _RESULT_CLAIM_RE = re.compile(
-    r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*|"
+    r"(?P<subject>(?:\b[A-Za-z][\w-]*[A-Z][\w+-]*|\b[A-Z][\w+-]*|"
     r"\b(?:the|The|its|Its|this|This)\s+[\w-]+)\s+(?:[\w-]+\s+){0,3}?)"
     # a second verb of the same subject: "Widget fine-tunes the heads and reaches 2x"
     r"(?:(?:[\w-]+\s+){1,8}?and\s+)?"
@@ -456,7 +456,7 @@ _RESULT_CLAIM_RE = re.compile(
 #: up to 5x"): the desk stating a result as the product's; a noun subject in the past tense
 #: ("Transfers reached 230 GB/s") narrates a test credited nearby, so it is left out.
 _PAST_CLAIM_RE = re.compile(
-    r"(?P<subject>\b[A-Za-z][\w-]*[A-Z][\w-]*|\b[A-Z][\w-]*)\s+"
+    r"(?P<subject>\b[A-Za-z][\w-]*[A-Z][\w+-]*|\b[A-Z][\w+-]*)\s+"
     r"(?:delivered|achieved|attained|sustained|outperformed|boosted|doubled|tripled)\s+"
     r"(?:[\w-]+\s+){0,5}?(?:by\s+|to\s+|at\s+|of\s+)?(?:about\s+|up\s+to\s+|roughly\s+|"
     r"over\s+|nearly\s+|almost\s+|around\s+)?$")

@@ -59,6 +59,7 @@ from .prose import (
 from .secondhand import check_secondhand, secondhand
 from .text import body_span
 from .tracing import TracedFigure
+from .transfers import check_transfer, transfer_rule
 from .vocabulary import metric_family, vocabularies
 
 __all__ = ["check_guardrails", "guardrail_rules", "rule_from_prose"]
@@ -678,6 +679,8 @@ def _more_readings(text: str) -> list[Callable[[Article, int], list[Finding]]]:
         out.append(lambda article, index: check_secondhand(relayed, article, index))
     if (form := form_rule(text)) is not None:
         out.append(lambda article, index: check_form(form, article, index))
+    if (carried := transfer_rule(text)) is not None:
+        out.append(lambda article, index: check_transfer(carried, article, index))
     return out
 
 

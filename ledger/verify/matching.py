@@ -150,15 +150,18 @@ def _is_level(ev: EvidenceNumber) -> bool:
                                    and ev.quantity.direction is None)
 
 
-def _named_input(q: Quantity, ev: EvidenceNumber) -> bool:
+def _named_input(q: Quantity, ev: EvidenceNumber, value: Decimal) -> bool:
     """A figure traces to a computation input of unknown kind only when the input's name does
     not say it is another kind of quantity: ``users: 3`` is three users, never "tripled" or
     "threefold"; ``max_speedup: 1.38`` is no "1.38%"; ``speedup_low: 2.7`` or ``factor: 3``
-    may be a multiplier. A count is left to its noun (:func:`_named_count`)."""
-    if q.kind in (Kind.number, Kind.count) or ev.quantity is not None or (
+    may be a multiplier. Sizes, rates and durations are left to the units they are written
+    in, counts to their nouns (:func:`_named_count`)."""
+    if q.kind not in (Kind.multiplier, Kind.percent) or ev.quantity is not None or (
             ev.trace.origin != "computation" or "/inputs/" not in ev.trace.pointer):
         return True
     named = metric_quantity(ev.trace.pointer.rsplit("/", 1)[-1])
+    if named is not None and q.kind is Kind.percent and named.kind is Kind.multiplier:
+        return ev.value != value  # "380% faster" states a speedup of 4.8; "1.38%" is no 1.38x
     return named is None or named.kind in (q.kind, Kind.number)
 
 
@@ -223,7 +226,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 verdict = Verdict.match
             if verdict is Verdict.other_noun and _prose_count(q):
                 verdict = Verdict.match  # "the same three changes": prose, not a moved count
-            if verdict is Verdict.match and not (_named_count(q, ev) and _named_input(q, ev)):
+            if verdict is Verdict.match and not (
+                    _named_count(q, ev) and _named_input(q, ev, value)):
                 verdict = Verdict.kind  # 3 configurations is not a computation's bare 3
             if verdict is Verdict.match and start_level and _is_level(ev):
                 verdict = Verdict.kind  # "rose by 40%" is not the level of 40% it rose from

@@ -86,15 +86,23 @@ def _operands(inf: Inference, step: ComputationStep) -> list[Decimal]:
         known[s.name] = Decimal(repr(float(s.result)))
     names = [known[n] for n in _NAME_RE.findall(step.expression) if n in known]
     literals = [Decimal(x) for x in _LITERAL_RE.findall(step.expression)]  # "49.12 - 45.41"
-    return names + literals
+    # the inputs an earlier step took ("100 * (1 - 0.08)", then "100 - new_hours"): the
+    # sentence may state them rather than the intermediate result
+    inputs = [Decimal(repr(float(v))) for v in inf.computation.inputs.values()]
+    return names + literals + inputs
 
 
 def _shares(values: list[Decimal], decimals: int, operands: list[Decimal]) -> Decimal | None:
+    """An operand the sentence states: as written, or a fraction as its percent (0.58, 58%)."""
     for v in values:
         for o in operands:
-            if o not in _COMMON and quantize(o, decimals) == v:
+            if o in _COMMON:
+                continue
+            if quantize(o, decimals) == v or (0 < o < 1 and quantize(o * 100, decimals) == v):
                 return o
     return None
+
+
 
 
 def misworked_step(article: Article, value: Decimal, quantity: Quantity | None,
