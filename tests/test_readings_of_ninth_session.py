@@ -275,6 +275,8 @@ def test_a_labelled_conclusion_that_hedges_or_advises() -> None:
                  "PCT's reading: AQLM is a memory play first and a speed play only in some "
                  "schemes.",
                  "PCT's view: it does not yet show that the fabric beats a tuned one.",
+                 # a superlative with its scope, not over every alternative (set AI)
+                 "PCT's view: binary quantization is most attractive for large collections.",
                  "The authors' view: it wins on every workload."):  # a report, not the desk's
         assert _concluded(text) == [], text
 

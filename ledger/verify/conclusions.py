@@ -179,7 +179,7 @@ def _labelled_re(desk: tuple[str, ...]) -> re.Pattern[str]:
 _LABELLED_SWEEP_RE = re.compile(
     r"\b(?:(?:any|every|all)\s+(?!of\b|the\b|these\b|those\b|\d)[\w'’-]+|wherever|whatever|"
     r"always|never|entirely|completely|guarantees?|guaranteed|eliminates?|"
-    r"(?:the\s+)?(?:lowest|highest|best|fastest|cheapest|most\s+\w+)(?:-\w+)?\s+[\w-]+|"
+    r"the\s+(?:lowest|highest|best|fastest|cheapest|most\s+\w+)(?:-\w+)?\s+[\w-]+|"
     r"wins|beats|outperforms|will\s+(?:\w+ly\s+)?\w+)\b", re.IGNORECASE)
 #: Hedges, reports and advice within a labelled conclusion (not "should expect", a promise).
 _LABELLED_HEDGE_RE = re.compile(
