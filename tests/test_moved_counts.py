@@ -36,9 +36,10 @@ def test_the_name_before_a_bare_value_is_the_setting_it_sizes() -> None:
     assert _quantity("it ran at batch 48", "48").named == ("batch",)
     assert _quantity("with pipeline parallelism of 4", "4").named == ("pipeline", "parallelism")
     assert _quantity("a LoRA rank of 16 throughout", "16").named == ("lora", "rank")
-    for text in ("a total of 48", "by a factor of 4", "they served 48", "release 4 added"):
+    for text in ("a total of 48", "by a factor of 4", "they served 48", "about 4 were added"):
         number = next(f.text for f, _ in typed_figures(text))
         assert _quantity(text, number).named == (), text
+    assert typed_figures("release 4 added") == []  # a labelled ordinal names the release
 
 
 def test_a_count_against_a_setting_of_another_thing_is_an_unsure_mismatch() -> None:
