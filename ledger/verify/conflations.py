@@ -286,9 +286,10 @@ def stated_as_written(article: Article, traced: list[TracedFigure]) -> dict[int,
         any(v in numbers.get(tr, ()) for tr in t.traces) for v in t.figure.values)}
 
 
-def _rounded_only(mark: Mark, exp: Experiment, written: Mapping[int, Figure]) -> bool:
+def _rounded_only(mark: Mark, written: Mapping[int, Figure]) -> bool:
+    """The mark's figure is other evidence's as written and no exact value of its experiment."""
     figure = written.get(mark[0])
-    return figure is not None and not any(v in exp.values for v in figure.values)
+    return figure is not None and not any(v in mark[2].values for v in figure.values)
 
 
 def conflations(article: Article, experiments: list[Experiment], *, use_terms: bool = False,
@@ -313,7 +314,7 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
                   if not in_prohibition(forbidding, m[0], m[1])
                   and not _names_document(article.body, m[0], m[1])]
         if as_written:  # "up to about 1.3x" from the kernel table, not the 1.29 rounded
-            placed = [m for m in placed if not _rounded_only(m, m[2], as_written)]
+            placed = [m for m in placed if not _rounded_only(m, as_written)]
         if computed and sentence.start in computed:  # the desk's own arithmetic combines
             # its inputs on purpose: only a figure it does not compute from can be joined
             placed = [m for m in placed

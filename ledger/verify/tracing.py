@@ -333,6 +333,14 @@ def _item(trace: Trace) -> str:
     return trace.fact_id or trace.metric or "/".join(trace.pointer.split("/")[:3])
 
 
+def _neighbours(t: TracedFigure, spans: Sequence[Span],
+                by_sentence: dict[int, list[TracedFigure]]) -> list[TracedFigure]:
+    """The other figures of the figure's sentence (``by_sentence``: figures by the start of
+    their sentence)."""
+    span = enclosing(spans, t.figure.start, t.figure.end)
+    return [] if span is None else [o for o in by_sentence.get(span.start, []) if o is not t]
+
+
 def _unit_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: Sequence[Span],
                           by_sentence: dict[int, list[TracedFigure]]) -> Miss | None:
     """The evidence that states the figure's number in another unit when it is the evidence
@@ -345,11 +353,8 @@ def _unit_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: Sequence
     units = [m for m in t.misses if m.verdict is Verdict.unit]
     if q is None or q.unit is None or not units:
         return None
-    span = enclosing(spans, t.figure.start, t.figure.end)
-    if span is None:
-        return None
-    others = [o for o in by_sentence.get(span.start, []) if o is not t and o.traced
-              and o.figure.kind is not FigureKind.date and o.figure.kind is not FigureKind.year]
+    others = [o for o in _neighbours(t, spans, by_sentence) if o.traced
+              and o.figure.kind not in (FigureKind.date, FigureKind.year)]
     if not others:
         return None
     anchor = set.intersection(*({_item(tr) for tr in o.traces} for o in others))
@@ -362,7 +367,7 @@ def _unit_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: Sequence
            and ev.quantity.unit.factor == q.unit.factor for ev in index.numbers):
         return None  # another piece of evidence states these very digits in this unit
     return next((m for m in units if _item(m.trace) in anchor and m.value == value
-                 and m.trace.origin not in _DESK_ORIGINS - {"inference"}), None)
+                 and m.trace.origin not in ("computation", "assumption")), None)
 
 
 def _named_input_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: Sequence[Span],
@@ -373,10 +378,7 @@ def _named_input_of_its_sentence(t: TracedFigure, index: EvidenceIndex, spans: S
     q = t.quantity
     if q is None or q.unit is None or len(t.figure.values) != 1:
         return False
-    span = enclosing(spans, t.figure.start, t.figure.end)
-    if span is None:
-        return False
-    inferences = {tr.inference_id for o in by_sentence.get(span.start, []) if o is not t
+    inferences = {tr.inference_id for o in _neighbours(t, spans, by_sentence)
                   for tr in o.traces if tr.inference_id}
     value = t.figure.values[0]
     return any(ev.trace.inference_id in inferences and ev.value == value
@@ -508,7 +510,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         finding = _finding_for(article, t, index)
         if finding.rule in _READINGS and _denied_reading(article.body, t, traced):
             continue  # "4.3 percentage points, not a 4.3% difference": the wrong reading denied
-        if finding.rule == "untraced-figure" and _denied_misreading(article.body, t, traced):
+        if finding.rule == "untraced-figure" and _denied_misreading(
+                article.body, t, _neighbours(t, spans, by_sentence)):
             continue  # "1.38x ... a 27.5% reduction rather than a 38% one": the misreading
         findings.append(finding)
         if finding.rule == "untraced-figure" and (why := _diagnosis(article, t, index)):
@@ -663,20 +666,17 @@ def _desk_arithmetic_sentences(article: Article, traced: list[TracedFigure]) -> 
     return out
 
 
-def _denied_misreading(body: str, t: TracedFigure, traced: list[TracedFigure]) -> bool:
+def _denied_misreading(body: str, t: TracedFigure, others: list[TracedFigure]) -> bool:
     """The percent is denied ("rather than a 38% one") in a sentence with a traced multiplier
-    it misreads (1.38x as 38% less or as 138%): the sentence warns against the misreading."""
+    (one of ``others``, the sentence's other figures) it misreads (1.38x as 38% less or as
+    138%): the sentence warns against the misreading."""
     q = t.quantity
     if q is None or q.kind is not Kind.percent or len(t.figure.values) != 1:
         return False
     if not _DENIED_BEFORE_RE.search(body[max(0, t.figure.start - 24):t.figure.start]):
         return False
-    span = enclosing(sentences(body), t.figure.start, t.figure.end)
-    if span is None:
-        return False
     value = t.figure.values[0]
     return any(o.traced and o.quantity is not None and o.quantity.kind is Kind.multiplier
-               and span.start <= o.figure.start < span.end
                and value in {quantize((m - 1) * 100, t.figure.decimals),
                              quantize(m * 100, t.figure.decimals)}
-               for o in traced for m in o.figure.values)
+               for o in others for m in o.figure.values)
