@@ -191,7 +191,7 @@ _NAME_RE = re.compile(
     r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b"
     r"|[KMGT]b/)[A-Za-z]{2,}\w*"
-    r"|\d{3,}(?![KMBT]\b)[A-Z](?![\w/]))"  # a model number ending in one capital: "Xeon 6 6740E"
+    r"|\d{3,}(?![KMBTWV]\b)[A-Z](?![\w/]))"  # a model number ending in one capital: "Xeon 6 6740E"
     r"(?<=[\w+])"
 )
 
@@ -250,7 +250,9 @@ _WORD_RE = re.compile(
 )
 _QUANTITY_UNITS = re.compile(
     r"(?:[KMGTP]i?B(?:/s)?|[KMGT]bps|Gb/s|GB/s|TB/s|ms|us|µs|ns|s|sec|seconds?|minutes?|hours?"
-    r"|days?|weeks?|months?|years?|W|kW|MW|GHz|MHz|tokens?/s|req/s|QPS|RPS|tokens?|requests?)\b"
+    r"|days?|weeks?|months?|years?|W|kW|MW|GW|Wh|kWh|MWh|GWh|TWh|V|VDC|VAC|kV|mV|"
+    r"(?:kilo|mega|giga)?watt(?:-hours?)?s?|amps?|amperes?|(?:kilo)?volts?|"
+    r"degrees\s+(?:Celsius|Fahrenheit|C|F)|GHz|MHz|tokens?/s|req/s|QPS|RPS|tokens?|requests?)\b"
 )
 _NOUN_RE = re.compile(r"(?:\s+|-)(?P<noun>(?:[A-Za-z][\w-]*\d[\w-]*\s+)?[A-Za-z][A-Za-z-]*)")
 
@@ -468,8 +470,10 @@ def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, 
     digits = m.group("n")
     year = (_YEAR_DIGITS_RE.fullmatch(digits) is not None and not m.group("mag")
             and not _SETTING_COMPOUND_RE.match(text, m.end()))
-    if year and _names_a_year(text, m.start()):
-        return FigureKind.year, None  # "OSDI 2024 papers", "the 2023 releases"
+    if year and (_names_a_year(text, m.start()) or (
+            _TIME_PREPOSITION_RE.search(text, max(0, m.start() - 8), m.start())
+            and int(digits) < 2030)):
+        return FigureKind.year, None  # "OSDI 2024 papers", "the 2023 releases", "in 2021 CPUs"
     noun = _NOUN_RE.match(text, m.end())
     if noun and value == value.to_integral_value() and _looks_like_count_noun(noun.group("noun")):
         return FigureKind.noun_count, noun.group("noun")
@@ -484,6 +488,12 @@ def _classify(text: str, m: re.Match[str], value: Decimal) -> tuple[FigureKind, 
 _YEAR_OWNER_RE = re.compile(
     r"(?:\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*|(?<=[\w,;:(] )[A-Z][a-z]+"
     r"|\b(?:the|its|their|this|these|those|whose|our|his|her)|'s)\s$")
+
+
+#: A preposition of time before a year that a plural noun follows: "in 2021 CPUs and AMD GPUs
+#: were not supported" (not "of" or "by": "a total of 2000 GPUs", "grew by 2024 requests").
+_TIME_PREPOSITION_RE = re.compile(r"\b(?:[Ii]n|[Ss]ince|[Uu]ntil|[Tt]ill|[Dd]uring|[Bb]efore|"
+                                  r"[Aa]fter|[Tt]hrough)\s$")
 
 
 def _names_a_year(text: str, start: int) -> bool:

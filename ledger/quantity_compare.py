@@ -199,6 +199,10 @@ def _significant(value: Decimal, decimals: int) -> int:
     return len("".join(map(str, digits)).lstrip("0"))
 
 
+#: Electrical dimensions an editor confuses by the unit alone: power, energy, current, voltage.
+_ELECTRIC = frozenset({"W", "Wh", "A", "V"})
+
+
 def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Verdict:
     assert fig.unit is not None and ev.unit is not None
     d = fig.decimals
@@ -207,6 +211,8 @@ def _units(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity) -> Ve
             return Verdict.kind  # a size is never a rate
         if "/" in fig.unit.dimension and "/" in ev.unit.dimension and _eq(ev_value, value, d):
             return Verdict.unit  # "300 tokens/s" for 300 GB/s: a rate in another unit
+        if {fig.unit.dimension, ev.unit.dimension} <= _ELECTRIC and _eq(ev_value, value, d):
+            return Verdict.unit  # "100 kWh" for 100 kW, "20,833 watts" for 20,833 amps
         return Verdict.kind if _eq(ev_value, value, d) else Verdict.value
     same = fig.unit.symbol == ev.unit.symbol or (  # "seconds" and "s" are one unit
         fig.unit.factor is not None and fig.unit.factor == ev.unit.factor)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from decimal import Decimal
 from functools import lru_cache
 
 from .figures import Figure, FigureKind, extract_figures, quantize
@@ -45,10 +46,15 @@ _VERBS_S = frozenset({"gives", "leaves", "means", "takes", "makes", "needs", "yi
                       "remains", "becomes", "equals", "puts", "sits", "stays", "holds",
                       "reaches", "comes", "goes", "does", "seems", "implies", "suggests",
                       "exceeds", "brings"})
+#: One word that names what changed, between a percent and the noun of its change: "a 10%
+#: step saving", "a 40% throughput gain" (not "of", "the" or another function word).
+_CHANGED = r"(?:\s+(?!(?:of|the|a|an|in|on|at|to|for|and|or|is|was)\b)[a-z][\w-]*(?=\s))?"
 _INCREASE = re.compile(r"\s*(?:faster|higher|more|greater|larger|better|bigger|quicker"
-                       r"|improvement|increase|gain|speed-?up|boost|uplift|rise)\b", re.I)
-_DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper|reduction"
-                       r"|decrease|cut|drop|saving|savings|decline|fall)\b", re.I)
+                       rf"|{_CHANGED}\s*(?:improvement|increase|gain|speed-?up|boost|uplift|"
+                       r"rise))\b", re.I)
+_DECREASE = re.compile(r"\s*(?:lower|less|fewer|smaller|shorter|slower|cheaper"
+                       rf"|{_CHANGED}\s*(?:reduction|decrease|cut|drop|saving|savings|decline|"
+                       r"fall))\b", re.I)
 _BEFORE_INCREASE = re.compile(r"\b(?:(?:rose|rises|rise|increased?|increases|improved?|improves"
                               r"|grew|grows|gains?|boosts?|up)\s+(?:by\s+)?|(?:increase|gain"
                               r"|improvement|rise|boost|uplift)\s+of\s+(?:about\s+|some\s+"
@@ -420,10 +426,68 @@ def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
                 _JOIN_RE.fullmatch(text[f.end:g.start]) is not None):
             out[i] = (f, Quantity(r.kind, q.values, f.decimals, r.unit, r.noun, r.modifiers,
                                   r.direction, q.spelled))
+    _type_operands(text, out)
     for i in range(len(out) - 1):
         if (pair := _compound_duration(text, out[i], out[i + 1])) is not None:
             out[i], out[i + 1] = pair
+        elif (way := _restated_change(text, out[i], out[i + 1])) is not None:
+            g, r = out[i + 1]
+            out[i + 1] = (g, replace(r, direction=way))
     return tuple(out)
+
+
+_PLUS_MINUS_RE = re.compile(r"\s*[-+−–]\s*")
+_EQUALS_RE = re.compile(r"\s*=\s*")
+
+
+def _type_operands(text: str, out: list[tuple[Figure, Quantity]]) -> None:
+    """Bare numbers added or subtracted to a typed result take its kind: in "51 - 21 = 30
+    percentage points" the 51 and 21 are percents (points are a gap of percents); in "40 + 24
+    = 64 GB" they are gigabytes."""
+    for k in range(1, len(out)):
+        g, r = out[k]
+        if r.kind not in (Kind.points, Kind.percent) and r.unit is None:
+            continue
+        if _EQUALS_RE.fullmatch(text, out[k - 1][0].end, g.start) is None:
+            continue
+        kind = Kind.percent if r.kind is Kind.points else r.kind
+        j = k - 1
+        chain = [j]
+        while j > 0 and _PLUS_MINUS_RE.fullmatch(text, out[j - 1][0].end, out[j][0].start):
+            j -= 1
+            chain.append(j)
+        if len(chain) < 2:
+            continue
+        for i in chain:
+            f, q = out[i]
+            if q.kind is Kind.number and not q.spelled:
+                out[i] = (f, Quantity(kind, q.values, f.decimals, r.unit))
+
+
+#: A percent set beside a ratio as its restatement: "= 1.218, about 21.8%", "1.5x (50%)".
+_RESTATE_RE = re.compile(r"\s*(?:[×x])?\s*(?:,|\(|,?\s+or)\s*(?:(?:about|roughly|around|nearly|"
+                         r"some|almost|i\.e\.,?|that\s+is,?)\s+)?$", re.IGNORECASE)
+
+
+def _restated_change(text: str, a: tuple[Figure, Quantity], b: tuple[Figure, Quantity]
+                     ) -> str | None:
+    """The direction of a percent of no direction that restates the ratio right before it as a
+    change ("rose by 353.185 / 290.005 = 1.218, about 21.8%": an increase of 21.8%; "0.9 of its
+    length, or 10% less" keeps its own word): "increase" for a ratio above one whose excess
+    it gives, "decrease" for one below one whose shortfall it gives, else None."""
+    (f, q), (g, r) = a, b
+    if r.kind is not Kind.percent or r.direction is not None or len(f.values) != 1 or (
+            len(g.values) != 1 or q.kind not in (Kind.number, Kind.multiplier)):
+        return None
+    if _RESTATE_RE.fullmatch(text, f.end, g.start) is None:
+        return None
+    ratio, percent = f.values[0], g.values[0]
+    tolerance = Decimal(1).scaleb(-g.decimals)
+    if ratio > 1 and abs((ratio - 1) * 100 - percent) <= tolerance:
+        return "increase"
+    if 0 < ratio < 1 and abs((1 - ratio) * 100 - percent) <= tolerance:
+        return "decrease"
+    return None
 
 
 _COMPOUND_JOIN_RE = re.compile(r"\s*,?\s*(?:and\s+)?")

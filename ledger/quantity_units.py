@@ -37,6 +37,10 @@ class Kind(Enum):
     rate = "rate"
     duration = "duration"
     power = "power"
+    energy = "energy"
+    voltage = "voltage"
+    current = "current"
+    temperature = "temperature"
     frequency = "frequency"
     money = "money"
     date = "date"
@@ -120,8 +124,25 @@ def _build_units() -> dict[str, Unit]:
         units[sym] = Unit(sym, "s", factor)
     for sym in ("month", "months", "year", "years"):
         units[sym] = Unit(sym.rstrip("s"), "calendar", None)
-    for sym, power in (("W", 0), ("kW", 3), ("MW", 6)):
+    for sym, power in (("W", 0), ("kW", 3), ("MW", 6), ("GW", 9)):
         units[sym] = Unit(sym, "W", Decimal(10) ** power)
+    for sym, power in (("Wh", 0), ("kWh", 3), ("MWh", 6), ("GWh", 9), ("TWh", 12)):
+        units[sym] = Unit(sym, "Wh", Decimal(10) ** power)
+    for word, power in (("", 0), ("kilo", 3), ("mega", 6), ("giga", 9)):
+        for plural in ("", "s"):  # "150 kilowatts", "1 gigawatt", "100 kilowatt-hours"
+            units[f"{word}watt{plural}"] = Unit(f"{word}watt", "W", Decimal(10) ** power)
+            units[f"{word}watt-hour{plural}"] = Unit(f"{word}watt-hour", "Wh",
+                                                     Decimal(10) ** power)
+    for sym in ("A", "amps", "amp", "amperes", "ampere"):
+        units[sym] = Unit("A", "A", Decimal(1))
+    for sym, power in (("V", 0), ("VDC", 0), ("VAC", 0), ("kV", 3), ("mV", -3)):
+        units[sym] = Unit(sym.replace("DC", "").replace("AC", ""), "V", Decimal(10) ** power)
+    for sym in ("volt", "volts", "kilovolt", "kilovolts"):
+        units[sym] = Unit("V", "V", Decimal(1000) if sym.startswith("kilo") else Decimal(1))
+    for scale, spellings in (("C", ("°C", "degrees Celsius", "degrees C", "ºC", "C")),
+                             ("F", ("°F", "degrees Fahrenheit", "degrees F", "ºF", "F"))):
+        for sym in spellings:  # no factor: a temperature converts by an offset
+            units[sym] = Unit(f"°{scale}", "temperature", None, scale)
     for sym, power in (("Hz", 0), ("MHz", 6), ("GHz", 9)):
         units[sym] = Unit(sym, "Hz", Decimal(10) ** power)
     for p, power in (("", 0), ("G", 9), ("T", 12), ("P", 15), ("E", 18)):
@@ -141,7 +162,8 @@ def _build_units() -> dict[str, Unit]:
 UNITS: dict[str, Unit] = _build_units()
 _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.rate,
                    "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
-                   "W": Kind.power, "Hz": Kind.frequency, "flop/s": Kind.rate}
+                   "W": Kind.power, "Wh": Kind.energy, "V": Kind.voltage, "A": Kind.current,
+                   "temperature": Kind.temperature, "Hz": Kind.frequency, "flop/s": Kind.rate}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})"
                       # a unit normalised per device stays the unit: "5,762 TPS/GPU"

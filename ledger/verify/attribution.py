@@ -123,6 +123,7 @@ _SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wro
 _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}" \
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
+       r"since|already|recently|" \
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
 _DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|document|"
              r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
@@ -229,7 +230,9 @@ _DESK_WORK = (r"(?:measured|measures|tested|tests|ran|runs|reran|reruns|benchmar
               r"reproduced|reproduces|replicated|replicates|got|obtained|measurements?|testing|"
               r"tests?|runs?|reruns?|results|offloaded|deployed|replayed|timed|profiled|"
               r"profiling|evaluated|evaluation|experiments?|trials?|numbers|data|"
-              r"reproductions?|replications?|benchmark|replays?|"
+              r"reproductions?|replications?|benchmark|replays?|compared|sampled|surveyed|"
+              # "PCT has since used it to produce kernels up to 2x"
+              r"used\s+(?:it|them|this|that)\s+to\s+(?:produce|build|write|reach|get|train|run)|"
               # "PCT counts 100,000-plus XPUs": a count of its own ("counts as" interprets)
               r"count(?:s|ed)(?!\s+(?:as|on|toward|against)\b)|tall(?:ies|ied))(?![\w-])")
 #: Machines a measurement runs on: "on a rented server", "on an H100".
@@ -237,7 +240,8 @@ _HARDWARE = (r"(?:systems?|machines?|servers?|nodes?|GPUs?|cards?|boxe?s?|instan
              r"[A-Z]+\d+[\w-]*)(?![\w-])")
 _DESK_SETTING = (r"(?:tests?|testing|runs?|reruns?|replays?|measurements?|benchmarks?|lab|experiments?|"
                  r"bench|test-?bed|test\s+bed|rigs?|setup|"
-                 r"reproductions?|replications?|trials?|cluster|hardware|evaluations?)(?![\w-])")
+                 r"reproductions?|replications?|trials?|cluster|hardware|evaluations?|"
+                 r"sampling|samples?|surveys?|comparisons?|studies|study)(?![\w-])")
 #: The desk's own work as the agent of a finding: "PCT's own count of the dataset finds that
 #: 73%", "our survey of the logs showed 40%". Not its reading of others' work or its arithmetic
 #: ("PCT's reading of the paper finds", "our arithmetic gives 44%"), which restate sources.

@@ -50,7 +50,10 @@ SEPARATION_RE = re.compile(
     r"|\b(?:sits?\s+\S+\s+(?:above|below)|a\s+gap)\b"
     # the two ends of a spread of separate results: "up to 1.9x at one end and up to 3.6x at
     # the other"
-    r"|\bat\s+one\s+end\b(?:[^.;]|\.(?=\d))*\bat\s+the\s+other\b",
+    r"|\bat\s+one\s+end\b(?:[^.;]|\.(?=\d))*\bat\s+the\s+other\b"
+    # a choice between results: "ask which mode the provider runs: the 5% to 15% saving at
+    # stock clocks, or the 20% performance gain"
+    r"|\b(?:which|whether)\b[^.;]*?,\s+or\s+(?:the|a|an|its|their)\b",
     re.IGNORECASE)
 
 
@@ -95,6 +98,20 @@ def _stated_together(facts: list[list[Figure]], a: Figure | None, b: Figure | No
     to 9x" from a fact that says so), not a join of two experiments."""
     return a is not None and b is not None and any(
         _states(numbers, a) and _states(numbers, b) for numbers in facts)
+
+
+def _a_setting_of(facts: list[list[Figure]], fig: Figure | None, mine: Experiment,
+                  other: Figure | None, theirs: Experiment) -> bool:
+    """``fig``, a count or a bare number, is stated by a fact in one result with ``other``, and
+    that result states more values of ``theirs`` than of ``mine``: the figure is a setting of
+    their result ("at (32, 32, 512, 64)" in a row of the commit's TFLOPS)."""
+    def count(numbers: list[Figure], exp: Experiment) -> int:  # distinct values it states
+        return len({v for n in numbers for v in n.values if v in exp.values})
+    if fig is None or fig.kind not in (FigureKind.number, FigureKind.noun_count):
+        return False  # a result (2x, 40%) is no setting, whatever a fact lists beside it
+    return other is not None and any(
+        _states(numbers, fig) and _states(numbers, other)
+        and count(numbers, theirs) > count(numbers, mine) for numbers in facts)
 
 
 def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experiment]],
@@ -321,14 +338,23 @@ def conflations(article: Article, experiments: list[Experiment], *, use_terms: b
                       if not _computed(computed[sentence.start], article.body, m)]
         if not placed:
             continue  # at least one side of a join is a figure
+        written = {(sentence.start + f.start, sentence.start + f.end): f
+                   for f in extract_figures(sentence.text)}
+        # a figure a fact states in one result with another experiment's figure of this
+        # sentence is that result's setting ("at batch 32 ... 290.005 TFLOPS" from one
+        # commit's row): no mark of its own experiment, for a figure or for a word
+        placed = [m for m in placed if not any(
+            n[2] is not m[2] and _a_setting_of(facts, written.get((m[0], m[1])), m[2],
+                                               written.get((n[0], n[1])), n[2])
+            for n in placed)]
+        if not placed:
+            continue
         marks = sorted(placed + [m for m in term_marks(article, sentence, experiments)
                                  if not in_prohibition(forbidding, m[0], m[1])],
                        key=lambda m: m[0]) if use_terms else placed
         if len({id(m[2]) for m in marks}) < 2:
             continue
         figures = {(s, e) for s, e, _ in placed}
-        written = {(sentence.start + f.start, sentence.start + f.end): f
-                   for f in extract_figures(sentence.text)}
         enumerated = enumerations(sentence.text, sentence.start)
         items = _list_items(sentence)
         for i, (start, end, exp) in enumerate(marks):

@@ -72,7 +72,7 @@ def _sources_author_reported(t: TracedFigure, article: Article) -> bool:
     if not any(tr.author_reported for tr in sourced) or _testbed_spec(t, article, sourced):
         return False
     kinds = {f.id: f.evidence_type for f in article.facts}
-    allowed = {EvidenceType.secondary_reporting}
+    allowed = {EvidenceType.secondary_reporting, EvidenceType.interview}
     if t.quantity is not None and t.quantity.kind in _RESULT_KINDS and any(
             tr.author_reported and tr.origin == "fact" for tr in sourced):
         allowed |= _DOCUMENTATION
@@ -525,7 +525,13 @@ def _refers_back_to(body: str, fig: Figure) -> bool:
     again: after a determiner ("the 13x is a warm-cache ratio"), as the condition of a test
     ("at 73% cache demand", "with a 128,000-token context" i.e. a hyphenated modifier)."""
     before = body[max(0, fig.start - 12):fig.start]
+    if (lower := _RANGE_LOW_RE.search(body, max(0, fig.start - 24), fig.start)) is not None:
+        before = body[max(0, lower.start() - 12):lower.start()]  # "the 5% to 15% saving"
     return bool(_REFERENCE_BEFORE.search(before)) or body[fig.end:fig.end + 1] == "-"
+
+
+#: The low end of a range just before a figure: "5% to ", "1.2-", "3x to ".
+_RANGE_LOW_RE = re.compile(r"\d[\d.,]*\s*(?:%|x|×)?\s*(?:to|-|–)\s*$")
 
 
 def _bare_name_of_credited(t: TracedFigure, seen: set[tuple[str, tuple[Decimal, ...]]]

@@ -153,9 +153,11 @@ def sentence_owners(article: Article, sentence: Span, experiments: list[Experime
         whole = ranges[fig.start]
         if any(owner[f.start] is not exp for f, _ in typed if whole[0] <= f.start < whole[1]):
             continue  # "14x to 24x": a range is an experiment's only when both ends are
-        if any(owner[f.start] not in (None, exp) for f, _ in typed
-               if f.start in listed and listed[f.start] == listed.get(fig.start)):
+        if any(owner[f.start] not in (None, exp) for f, q in typed
+               if f.start in listed and listed[f.start] == listed.get(fig.start)
+               and q.kind is quantity.kind):
             continue  # "pages of 64KB, 128KB and 2MB": a list of values of mixed owners
+            # (of one kind: "1400W and 2.2 GHz" lists two quantities, each its own)
         marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
     if use_terms:
         marks += term_marks(article, sentence, experiments)

@@ -57,6 +57,7 @@ from .prose import (
     sentences,
 )
 from .secondhand import check_secondhand, secondhand
+from .stale import check_stale, stale_rule
 from .text import body_span
 from .tracing import TracedFigure
 from .transfers import check_transfer, transfer_rule
@@ -681,6 +682,8 @@ def _more_readings(text: str) -> list[Callable[[Article, int], list[Finding]]]:
         out.append(lambda article, index: check_form(form, article, index))
     if (carried := transfer_rule(text)) is not None:
         out.append(lambda article, index: check_transfer(carried, article, index))
+    if (dated := stale_rule(text)) is not None:
+        out.append(lambda article, index: check_stale(dated, article, index))
     return out
 
 

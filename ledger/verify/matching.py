@@ -14,8 +14,9 @@ evidence date; ``May 6`` (no year) matches any evidence date on that month and d
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cached_property
 
@@ -34,6 +35,7 @@ from ..quantities import (
 )
 from .bylines import byline_counts
 from .evidence import EvidenceIndex, EvidenceNumber, Trace, build_index
+from .prose import enclosing, sentences
 from .ratios import disagrees, stated_ratios
 
 __all__ = [
@@ -114,6 +116,9 @@ def _exact(q: Quantity, value: Decimal, ev: EvidenceNumber) -> bool:
     """The evidence states the figure's value exactly, once converted to the figure's unit
     (the desk's "3,200 Gb/s, or 400 GB/s"), not merely after rounding (37.5 GiB/s as "40
     GB/s")."""
+    if q.unit is None and ev.quantity is not None and ev.quantity.kind is q.kind and (
+            q.kind in (Kind.points, Kind.percent, Kind.multiplier)):
+        return ev.value == value  # "differ by 30 percentage points" in the desk's own claim
     if q.unit is None or ev.quantity is None or ev.quantity.unit is None:
         return False
     if q.unit.factor is None or ev.quantity.unit.factor is None:
@@ -291,14 +296,84 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
     out = []
     for f, q in typed:
         t = trace_figure(f, index, q, readings)
+        if not t.traced and (whole := share_short_of_whole(body, f, q)) is not None:
+            # "within about 15% of FlashAttention-3": the share it reached, 85% (84.9)
+            short = trace_figure(whole[0], index, whole[1], readings)
+            if short.traced:
+                t = TracedFigure(f, short.traces, q, t.misses)
         if not t.traced and (bylines := byline_counts(article, body, f, q)):
             t = TracedFigure(f, tuple(Trace("byline", f"/sources/{i}/authors", source_ids=(sid,))
                                       for i, sid in bylines), t.quantity, t.misses)
         if (r := ratios.get(f.start)) is not None and disagrees(r[0], f):
             # "about three times apart" for 28.3 and 12.1: a 3x elsewhere is a coincidence
             t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
+        if not t.traced and (ages := _age_traces(article, index, body, f, q)):
+            t = TracedFigure(f, ages, t.quantity, t.misses)
         out.append(t)
+    return _complements(body, out)
+
+
+#: A duration that says how old something is at the article's date: "more than five years
+#: old", "three years ago".
+_AGE_AFTER_RE = re.compile(r"\s+years?\s+(?:old|ago|earlier|on)\b", re.IGNORECASE)
+
+
+def _age_traces(article: Article, index: EvidenceIndex, body: str, f: Figure,
+                q: Quantity | None) -> tuple[Trace, ...]:
+    """The evidence dates about as many years before the article's date as an age in years
+    states ("its public launch is more than five years old" in November 2026: July 28, 2021),
+    within 30% of the age, as :mod:`.intervals` reads durations between the body's dates."""
+    if q is None or q.kind is not Kind.duration or len(f.values) != 1 or not 1 <= f.values[0]:
+        return ()
+    if _AGE_AFTER_RE.match(body, f.end) is None:
+        return ()
+    years = float(f.values[0])
+    return _unique(Trace("date", d.trace.pointer) for d in index.dates  # a date, no claim
+                   if d.date < article.as_of_date and abs(
+        (article.as_of_date - d.date).days / 365.25 - years) <= 0.3 * years)
+
+
+def _complements(body: str, out: list[TracedFigure]) -> list[TracedFigure]:
+    """A percent that traces to nothing but is the rest of a traced percent of its sentence
+    ("an availability of 99.999% leaves 0.001% of a year"): the sentence works it out, so it
+    traces where that percent does."""
+    spans = sentences(body)
+    for k, t in enumerate(out):
+        q = t.quantity
+        if t.traced or q is None or q.kind is not Kind.percent or len(t.figure.values) != 1 or (
+                any(m.verdict is Verdict.points for m in t.misses)):
+            continue  # evidence that states the number as points: a gap, not a rest
+        span = enclosing(spans, t.figure.start, t.figure.end)
+        if span is None:
+            continue
+        value = t.figure.values[0]
+        for o in out:
+            if (o.traced and o.quantity is not None and o.quantity.kind is Kind.percent
+                    and len(o.figure.values) == 1 and span.contains(o.figure.start, o.figure.end)
+                    and quantize(100 - o.figure.values[0], t.figure.decimals) == value):
+                out[k] = TracedFigure(t.figure, o.traces, q, t.misses)
+                break
     return out
+
+
+#: A percent that says how far a share falls short of the whole: "within about 15% of",
+#: "15% short of".
+_WITHIN_RE = re.compile(r"\bwithin\s+(?:about\s+|roughly\s+|some\s+|around\s+|nearly\s+|"
+                        r"just\s+)?$", re.IGNORECASE)
+_OF_RE = re.compile(r"\s+of\b")
+_SHORT_OF_RE = re.compile(r"\s+(?:short|shy)\s+of\b", re.IGNORECASE)
+
+
+def share_short_of_whole(body: str, f: Figure, q: Quantity) -> tuple[Figure, Quantity] | None:
+    """The share a "within X% of" (or "X% short of") figure leaves of the whole, as a figure
+    of its own precision (15% -> 85%), or None for any other figure."""
+    if q.kind is not Kind.percent or len(f.values) != 1 or not 0 < f.values[0] < 100:
+        return None
+    if not ((_WITHIN_RE.search(body, max(0, f.start - 24), f.start) and _OF_RE.match(body, f.end))
+            or _SHORT_OF_RE.match(body, f.end)):
+        return None
+    share = 100 - f.values[0]
+    return replace(f, value=share, upper=None), replace(q, values=(share,), direction=None)
 
 
 def _prose_count(q: Quantity) -> bool:

@@ -115,6 +115,11 @@ _INFLECTED = sorted({f for v in REPORTING_VERBS for f in (v + "s", v + "ed", v[:
 #: After a participle, words that make it passive: "Text quoted there from the specification
 #: describes ..." (the text was quoted; no one named quotes it).
 _NOT_PASSIVE = r"(?!\s+(?:there|here|from|by|above|below|earlier)\b)"
+#: After a document noun, an artefact it qualifies: "the Triton tutorial kernel" is a kernel
+#: (from a tutorial), not a document of Triton's.
+_NOT_MODIFIER = (r"(?!\s+(?:kernels?|code|examples?|implementations?|models?|scripts?|programs?|"
+                 r"functions?|operators?|ops|layers?|configs?|configurations?|settings?|"
+                 r"workloads?|shapes?|variants?|versions?|builds?|binar(?:y|ies))\b)")
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
     # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
@@ -125,7 +130,7 @@ _PATTERNS = [
     ("doc", re.compile(rf"\b{NAME}{_POSS}\s+{_TITLED}(?:[\w.-]*\d,\s+|[\w.-]+\s+){{0,3}}?"
                        rf"{_OWNED_DOC}\b")),
     ("named", re.compile(rf"\b(?:a|an|the|The|A|An)\s+{NAME}\s+(?:[a-z][\w-]*\s+){{0,1}}?"
-                         rf"{_DOC}\b")),
+                         rf"{_DOC}\b{_NOT_MODIFIER}")),
     ("doc", re.compile(rf"\b(?:on|in|from|by)\s+{NAME}{_POSS}?\s+(?:[a-z][\w-]*\s+){{0,1}}?"
                        rf"(?:blog|site|website|documentation|docs)\b")),
     ("person", re.compile(rf"\b{NAME}{_POSS}\s+(?P<person>[A-Z]?[a-z][\w-]*(?:\s+[A-Z][\w-]+)?)"
@@ -158,6 +163,15 @@ _PATTERNS = [
     ("team", re.compile(rf"\b(?:authors|paper|post|team)(?:'|’|'s|’s)\s+(?:own\s+)?"
                         rf"(?:lab|group|team|institution|university|employer|company)\s+"
                         rf"\(\s*(?:the\s+)?{NAME}")),
+    # whose account a sentence gives: "according to Converge Digest"
+    ("result", re.compile(rf"\baccording\s+to\s+(?:the\s+)?{NAME}")),
+    # where a work appeared: "presented at ISCA 2021", "published in IEEE Transactions on
+    # Components", "posted on arXiv"
+    ("venue", re.compile(rf"\b(?:presented|published|appeared|accepted)"
+                         rf"(?:\s+(?:it|them|this|that))?\s+(?:at|in)\s+(?:the\s+)?{NAME}")),
+    # "a companion journal article in IEEE Transactions on ...", '... Kernels" in ...'
+    ("venue", re.compile(rf"(?:\b(?:article|paper|study|preprint)|[\"”])\s+in\s+"
+                         rf"(?:the\s+)?{NAME}")),
     # whom a source's words were told to: "a maintainer told Intel that"
     ("doc", re.compile(rf"\btold\s+(?:The\s+)?{NAME}(?=\s+(?:that|about|in|on|the|it)\b|,)")),
     # a possessive heading the subject of a verb of saying, whatever its noun: "Intel's spec
@@ -237,6 +251,8 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
                       m.group("product").strip() if construction == "product" else "")
             start = org_start(sentence, m.start("name"))
             name = sentence[start:m.end("name")].strip()
+            if name.endswith(".") and sentence[m.end("name"):m.end("name") + 1] in ("", " "):
+                name, end = name[:-1], end - 1  # "according to Converge Digest.": its full stop
             if _OWNED_DOC_RE.fullmatch(name):
                 continue  # "the README's example": a document's own part, not an owner
             if construction == "named" and _HARDWARE_NAME_RE.fullmatch(name):
@@ -480,12 +496,44 @@ _AT_EVENT_RE = re.compile(r"\s*At\s+(?:its\s+|their\s+|the\s+)?(?:[A-Z][\w&.-]*\
                           r"(?:\d{4}|conference|summit|keynote|symposium|workshop|event)?,\s")
 
 
-def _common_word(body: str, sentence: str, start: int, name: str) -> bool:
-    """``name`` opens its sentence, is one word, and the body writes it in lower case
-    elsewhere ("Throughput counts requests ..." beside "raw throughput"): a common word
-    capitalised because it starts the sentence, not a name."""
-    return (not sentence[:start].strip(" \t\"'(*-") and name.isalpha() and name[1:].islower()
-            and re.search(rf"\b{re.escape(name.lower())}\b", body) is not None)
+#: A venue as a source's publisher or title names it: "ISCA 2021", "OSDI '24", "IEEE
+#: Transactions on ...", "Journal of ...".
+_VENUE_RE = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]{2,}\s*(?:'\d{2}|\d{4})\b|"
+                       r"\b(?:Transactions|Journal|Proceedings)\b")
+
+
+def _cited_venue(article: Article, cited: list[str]) -> bool:
+    """A cited source names the venue it appeared at (its publisher or title), so another
+    venue named for it is a mistake rather than a second appearance."""
+    return any(_VENUE_RE.search(f"{s.publisher} {s.title}") for s in article.sources
+               if s.id in cited)
+
+
+def _common_word(article: Article, sentence: str, start: int, name: str) -> bool:
+    """``name`` opens its sentence, is one word, and either the body writes it in lower case
+    elsewhere ("Throughput counts requests ..." beside "raw throughput") or, an abstract noun
+    before a word that is a plural noun as often as a verb ("Reliability claims need the same
+    care"), the article writes it nowhere else: a common word capitalised because it starts the sentence,
+    not a name."""
+    if sentence[:start].strip(" \t\"'(*-") or not name.isalpha() or not name[1:].islower():
+        return False
+    body = article.body
+    if re.search(rf"\b{re.escape(name.lower())}\b", body) is not None:
+        return True
+    after = sentence[start + len(name):]
+    if not _NOUN_OR_VERB_RE.match(after) or not _ABSTRACT_NOUN_RE.search(name):
+        return False
+    elsewhere = " ".join([*(f"{s.publisher} {s.title}" for s in article.sources),
+                          *(f.claim for f in article.facts)])
+    return len(re.findall(rf"\b{re.escape(name)}\b", body)) == 1 and re.search(
+        rf"\b{re.escape(name)}\b", elsewhere) is None
+
+
+#: Endings of abstract nouns, which names rarely have: "Reliability", "Adoption".
+_ABSTRACT_NOUN_RE = re.compile(r"(?:ity|tion|sion|ment|ness|ship|ism|acy|ics)$")
+#: Words after a sentence's first word that are plural nouns as often as verbs.
+_NOUN_OR_VERB_RE = re.compile(r"\s+(?:claims|reports|notes|states|results|findings|figures|"
+                              r"numbers|measures|counts)\b")
 
 
 def check_owners(article: Article) -> list[Finding]:
@@ -508,7 +556,7 @@ def check_owners(article: Article) -> list[Finding]:
             for s, e, name, construction, detail in owners_in(sentence.text):
                 if s >= subject or norm(name) in desk_keys:
                     continue  # "StorageMath faults a WEKA post": the object, not the owner
-                if _common_word(body, sentence.text, s, name):
+                if _common_word(article, sentence.text, s, name):
                     continue  # "Throughput counts requests ...": a word, capitalised to open
                 if _REPORTED_WORK_RE.search(sentence.text[:s]):
                     continue  # "Acme's write-up of NVIDIA's post": the work it reports on
@@ -517,6 +565,10 @@ def check_owners(article: Article) -> list[Finding]:
                 if construction == "result" and _AT_EVENT_RE.match(sentence.text) and (
                         set(_secondary(article, cited)) == set(cited)):
                     continue  # "At Hot Chips 2025, AMD detailed ... [trade press]": the talk
+                if construction == "venue":
+                    if matches(name, accepted(article, cited, "doc")) or not _cited_venue(
+                            article, cited):
+                        continue  # a work may appear at a venue its cited copy does not name
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):

@@ -80,6 +80,9 @@ GENERIC = frozenset({
     "media", "project", "community", "official", "the", "of", "and", "for", "global",
     "international", "digital", "analytics", "solutions", "services", "hub", "io", "dev",
     "developers", "docs", "github", "open", "science", "sciences", "intelligence",
+    # the kind of a venue, which two venues share: "IEEE Transactions" is no "ACM Transactions"
+    "journal", "transactions", "proceedings", "conference", "symposium", "workshop", "review",
+    "letters", "magazine", "daily", "times", "weekly", "digest",
 })
 
 

@@ -63,6 +63,7 @@ from .matching import (
     TracedFigure,
     _moved_onto_hardware,
     nearest_evidence,
+    share_short_of_whole,
     trace_figure,
     trace_figures,
     tried,
@@ -467,6 +468,14 @@ def _ordinary(q: Quantity | None) -> bool:
     return q.kind is Kind.number or q.noun_class is None
 
 
+def _its_result(body: str, t: TracedFigure, r: Restatement) -> bool:
+    """The figure traces to a result of the very inference it restates ("within about 15% of"
+    the 84.9% share that inference computes): that inference's figure, said another way."""
+    return t.quantity is not None and share_short_of_whole(
+        body, t.figure, t.quantity) is not None and any(
+        tr.inference_id == r.inference.id and tr.pointer.endswith("/result") for tr in t.traces)
+
+
 def check_tracing(article: Article, traced: list[TracedFigure] | None = None) -> list[Finding]:
     """``untraced-figure`` for each body figure that matches no evidence of its kind;
     ``unit-mismatch``, ``percentage-points`` and ``mislabeled-figure`` when evidence has its
@@ -490,7 +499,7 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     spans = sentences(article.body)
     for t in traced:
         if t.traced:
-            if (r := restated.get(t.figure.start)) is not None:
+            if (r := restated.get(t.figure.start)) is not None and not _its_result(article.body, t, r):
                 findings.append(_restated_finding(article, r, t))
             elif (miss := _unit_of_its_sentence(t, index, spans, by_sentence)) is not None:
                 findings.append(_sentence_unit_finding(article, t, miss))
@@ -499,6 +508,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
             continue  # "Three months later" agrees with the dates around it
         if _definition(article.body, t):
             continue  # "divided by eight bits per byte": a unit's definition
+        if _counts_its_list(article.body, t):
+            continue  # "Seven partners (Boyd, ..., Vertiv)": the sentence lists the seven
         if _BIT_WIDTH_RE.match(article.body, t.figure.end) and set(t.figure.values) <= (
                 widths := _bit_widths(article) if widths is None else widths):
             continue  # "16-bit floats" where the evidence writes f16: a format's name
@@ -541,6 +552,25 @@ _BIT_WIDTH_RE = re.compile(r"[\s-]bits?\b")
 _FORMAT_RE = re.compile(r"(?<![A-Za-z0-9])(?:[uU]?[iI][nN][tT]|[fF][pP]|[bB][fF]|f|[qQ]|"
                         r"[nN][fF]|mxfp|MXFP|[tT][fF])(?P<n>\d{1,2})(?![0-9])|"
                         r"(?<![\w.])(?P<b>\d{1,2})[\s-]bits?\b")
+
+
+#: The list a count introduces, in brackets or after a colon: "Seven ecosystem partners
+#: (Boyd, CoolerMaster, ..., and Vertiv)", "three tiers: GPU, host and disk".
+_LIST_AFTER_RE = re.compile(r"[^(:.;\[]{0,60}?(?:\(|:\s)(?P<items>[^()\[\].;:]{3,400}?)(?:\)|[.;]|$)")
+_ITEM_SEP_RE = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+
+
+def _counts_its_list(body: str, t: TracedFigure) -> bool:
+    """A count whose own sentence lists the things it counts, as many as it says."""
+    q = t.quantity
+    if q is None or q.kind is not Kind.count or len(t.figure.values) != 1 or not (
+            2 <= t.figure.values[0] <= 30):
+        return False
+    m = _LIST_AFTER_RE.match(body, t.figure.end)
+    if m is None:
+        return False
+    items = [i for i in _ITEM_SEP_RE.split(m.group("items")) if i.strip()]
+    return len(items) == t.figure.values[0] and all(len(i.split()) <= 4 for i in items)
 
 
 def _definition(body: str, t: TracedFigure) -> bool:
