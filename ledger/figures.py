@@ -189,7 +189,8 @@ _NAME_RE = re.compile(
     rf"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?!(?i:{_WORD_NUMBER})-[A-Za-z]+\d)"
     r"(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
     r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
-    r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|ms|us|ns|st|nd|rd|th|x|K|M|B)\b"
+    r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|GW|[kMGT]?Wh|ms|us|ns|min|mins|"
+    r"secs?|hrs?|st|nd|rd|th|x|K|M|B)\b"
     r"|[KMGT]b/)[A-Za-z]{2,}\w*"
     r"|\d{3,}(?![KMBTWV]\b)[A-Z](?![\w/]))"  # a model number ending in one capital: "Xeon 6 6740E"
     r"(?<=[\w+])"
@@ -249,7 +250,8 @@ _WORD_RE = re.compile(
     re.IGNORECASE,
 )
 _QUANTITY_UNITS = re.compile(
-    r"(?:[KMGTP]i?B(?:/s)?|[KMGT]bps|Gb/s|GB/s|TB/s|ms|us|µs|ns|s|sec|seconds?|minutes?|hours?"
+    r"(?:[KMGTP]i?B(?:/s)?|[KMGT]bps|Gb/s|GB/s|TB/s|ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?|"
+    r"hrs?|hours?"
     r"|days?|weeks?|months?|years?|W|kW|MW|GW|Wh|kWh|MWh|GWh|TWh|V|VDC|VAC|kV|mV|"
     r"(?:kilo|mega|giga)?watt(?:-hours?)?s?|amps?|amperes?|(?:kilo)?volts?|"
     r"degrees\s+(?:Celsius|Fahrenheit|C|F)|GHz|MHz|tokens?/s|req/s|QPS|RPS|tokens?|requests?)\b"

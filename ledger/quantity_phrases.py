@@ -438,6 +438,7 @@ def _typed(text: str) -> tuple[tuple[Figure, Quantity], ...]:
 
 _PLUS_MINUS_RE = re.compile(r"\s*[-+−–]\s*")
 _EQUALS_RE = re.compile(r"\s*=\s*")
+_OTHER_OPERATOR_RE = re.compile(r"[/*×÷x(]\s*$")
 
 
 def _type_operands(text: str, out: list[tuple[Figure, Quantity]]) -> None:
@@ -456,8 +457,9 @@ def _type_operands(text: str, out: list[tuple[Figure, Quantity]]) -> None:
         while j > 0 and _PLUS_MINUS_RE.fullmatch(text, out[j - 1][0].end, out[j][0].start):
             j -= 1
             chain.append(j)
-        if len(chain) < 2:
-            continue
+        if len(chain) < 2 or _OTHER_OPERATOR_RE.search(text, max(0, out[j][0].start - 3),
+                                                       out[j][0].start):
+            continue  # "493017 / 425000 - 1 = 16.0%": a ratio less one, not a gap of percents
         for i in chain:
             f, q = out[i]
             if q.kind is Kind.number and not q.spelled:

@@ -459,6 +459,8 @@ def unit_quantity(unit: str | None) -> Quantity | None:
     text = unit.strip()
     if text in ("%", "percent", "pct"):
         return Quantity(Kind.percent)
+    if text.lower() in ("percentage points", "percentage point", "pp", "points", "pts"):
+        return Quantity(Kind.points)
     if text in ("x", "×", "ratio", "times", "multiplier"):
         return Quantity(Kind.multiplier)
     parsed = parse_unit(" " + text, 0)

@@ -318,3 +318,24 @@ def test_another_venue_than_the_cited_copys_is_misattributed(tmp_path: Path) -> 
     doc, result = verify_with(tmp_path, _published_at("Ruoyu Qin et al., FAST 2025"),
                               paragraph(sentence.replace("SIGCOMM 2021", "FAST 2025")))
     assert "misattributed-source" not in rules_at(result, doc, "FAST")
+
+
+# --- the held-out set AJ, after its one blind run ------------------------------------------------
+
+def test_a_ratio_less_one_keeps_its_operands_bare() -> None:
+    from ledger.quantities import Kind, typed_figures
+    kinds = [q.kind for _, q in typed_figures("ran 493017 / 425000 - 1 = 16.0% over")]
+    assert kinds == [Kind.number, Kind.number, Kind.number, Kind.percent]
+
+
+def test_minutes_glued_to_their_number() -> None:
+    from ledger.quantities import Kind, typed_figures
+    assert [(f.text, q.kind) for f, q in typed_figures("a 20k scale (~20min)")][-1] == (
+        "20", Kind.duration)
+
+
+def test_a_second_predicate_names_its_own_experiment() -> None:
+    from ledger.verify.conflations import _ITEM_SEP_RE
+    text = "achieved 1.25x savings in real deployments and came within 10% in simulation"
+    assert len(_ITEM_SEP_RE.split(text)) == 2
+    assert len(_ITEM_SEP_RE.split("cut cost and latency by 10%")) == 1

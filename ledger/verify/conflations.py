@@ -140,6 +140,9 @@ _ITEM_SEP_RE = re.compile(
     r"[;:]\s*|,\s+(?!\d{4}\b)"
     r"|\s+(?:and|or)\s+(?=(?:that|by|against|compared|versus|over)\b)"
     r"|\s+(?:and|or)\s+(?=(?:up\s+to\s+|about\s+|roughly\s+|nearly\s+|some\s+)?\d)"
+    # a second predicate of the subject: "achieved 1.25-3.96x ... and came within 10% ..."
+    r"|\s+(?:and|but)\s+(?=(?:[a-z]{3,}ed|came|ran|fell|rose|grew|took|gave|made|hit|beat|"
+    r"won|kept|held|met|got)\s)"
     # "... and the 50x figure is the kernel alone": a clause whose subject is its own, kept
     # with its conjunction so that :data:`_OWN_FIGURE_SUBJECT_RE` reads it
     r"|\s+(?=(?:and|but|while|whereas)\s+(?:the|its|their|this|that)\s+(?:[\w.%'’-]+\s+){1,3}?"
