@@ -339,3 +339,10 @@ def test_a_second_predicate_names_its_own_experiment() -> None:
     text = "achieved 1.25x savings in real deployments and came within 10% in simulation"
     assert len(_ITEM_SEP_RE.split(text)) == 2
     assert len(_ITEM_SEP_RE.split("cut cost and latency by 10%")) == 1
+
+
+def test_two_in_words_beside_another_noun_is_a_doubt(tmp_path: Path) -> None:
+    pods = fact("The scheduler places two pods on each node group.")
+    doc, result = verify_with(tmp_path, pods, paragraph(
+        "The authors say the fewer switches between two nodes, the lower the latency. [S4]"))
+    assert rules_at(result, doc, "two nodes").get("mislabeled-figure") != "error"

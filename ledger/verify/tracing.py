@@ -189,13 +189,15 @@ def _finding_for(article: Article, t: TracedFigure, index: EvidenceIndex) -> Fin
                           f"({miss.trace.describe()}) reads as a {miss.quantity.describe()}; "
                           "a claim's shorthand may name the same thing, so the checker "
                           "cannot be sure")
-            if q.spelled and all(v <= _SMALL_SPELLED for v in f.values):
-                # "the fewer switches between two nodes": a small number in words is often
-                # prose, so a count of other things with it is a doubt, not a certainty
+            if q.spelled and all(v <= 2 for v in f.values):
+                # "the fewer switches between two nodes": "one" and "two" in words are prose
+                # as often as counts, so a count of other things with it is a doubt ("six
+                # nodes" for six GPUs stays a count moved onto other hardware)
                 return at(Severity.warning, "mislabeled-figure",
                           f"{f.text!r} is a {q.describe()} here, but the evidence with that "
                           f"number ({miss.trace.describe()}) is a {miss.quantity.describe()}; "
-                          "a small number in words may be prose, so the checker cannot be sure")
+                          "\"one\" or \"two\" in words may be prose, so the checker cannot be "
+                          "sure")
             return at(Severity.error, "mislabeled-figure",
                       f"{f.text!r} is a {q.describe()} here, but the evidence with that number "
                       f"({miss.trace.describe()}) is a {miss.quantity.describe()}")
