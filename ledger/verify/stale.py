@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from ..figures import FigureKind, extract_figures
 from ..models import Article
-from ..report import Finding, Severity
+from ..report import Finding
 from .prose import clauses
-from .text import body_span
+from .text import prose_guardrail_warning
 
 __all__ = ["Stale", "check_stale", "stale_rule"]
 
@@ -88,7 +88,6 @@ def _word_re(word: str) -> re.Pattern[str]:
 
 def check_stale(rule: Stale, article: Article, index: int) -> list[Finding]:
     """Warnings where a clause says what the guardrail dates holds now."""
-    text = article.corrections[index].text
     findings = []
     for clause in clauses(article.body):
         now = _NOW_RE.search(clause.text)
@@ -102,9 +101,7 @@ def check_stale(rule: Stale, article: Article, index: int) -> list[Finding]:
             hits = [(m.start(), m.end()) for m in found]
         start = clause.start + min(now.start(), *(h[0] for h in hits))
         end = clause.start + max(now.end(), *(h[1] for h in hits))
-        findings.append(body_span(
-            article, start, end, Severity.warning, "guardrail",
-            f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this clause "
-            f"presents what the guardrail dates as holding now ({now.group()!r}); the checker "
-            "read the guardrail's wording and cannot be sure"))
+        findings.append(prose_guardrail_warning(
+            article, index, start, end,
+            f"this clause presents what the guardrail dates as holding now ({now.group()!r})"))
     return findings

@@ -37,6 +37,16 @@ def body_span(
                    trace=tuple(trace) if trace is not None else None)
 
 
+def prose_guardrail_warning(article: Article, index: int, start: int, end: int, says: str
+                            ) -> Finding:
+    """The ``guardrail`` warning of a prose-only guardrail (number ``index``) that the body
+    breaks at ``[start, end)``; ``says`` is what the body does there ("this clause ...")."""
+    text = article.corrections[index].text
+    return body_span(article, start, end, Severity.warning, "guardrail",
+                     f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: {says}; "
+                     "the checker read the guardrail's wording and cannot be sure")
+
+
 def with_label(body: str, start: int, end: int, label: tuple[int, int, str] | None
                ) -> tuple[int, int]:
     """The span of a figure widened to the words a clause calls it by ("a time to first token

@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass
 
 from ..models import Article
-from ..report import Finding, Severity
+from ..report import Finding
 from .prose import sentences
-from .text import body_span
+from .text import prose_guardrail_warning
 
 __all__ = ["Transfer", "check_transfer", "transfer_rule"]
 
@@ -89,7 +89,6 @@ def _target_pattern(term: str) -> re.Pattern[str]:
 
 def check_transfer(rule: Transfer, article: Article, index: int) -> list[Finding]:
     """Warnings where a clause carries a result over to one of the rule's targets."""
-    text = article.corrections[index].text
     findings = []
     for sentence in sentences(article.body):
         offset = 0
@@ -107,11 +106,10 @@ def check_transfer(rule: Transfer, article: Article, index: int) -> list[Finding
             if hit is None:
                 continue
             at = sentence.start + start
-            findings.append(body_span(
-                article, at + min(carry.start(), hit.start()), at + max(carry.end(), hit.end()),
-                Severity.warning, "guardrail",
-                f"guardrail {index + 1} ({text[:60]!r}...), read from its prose: this clause "
-                f"carries the result over to {hit.group()!r}, which the guardrail rules out; "
-                "the checker read the guardrail's wording and cannot be sure"))
+            findings.append(prose_guardrail_warning(
+                article, index, at + min(carry.start(), hit.start()),
+                at + max(carry.end(), hit.end()),
+                f"this clause carries the result over to {hit.group()!r}, which the guardrail "
+                "rules out"))
             break
     return findings
