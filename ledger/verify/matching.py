@@ -35,7 +35,7 @@ from ..quantities import (
 )
 from .bylines import byline_counts
 from .evidence import EvidenceIndex, EvidenceNumber, Trace, build_index
-from .prose import enclosing, sentences
+from .prose import enclosing, group_in, sentences
 from .ratios import disagrees, stated_ratios
 
 __all__ = [
@@ -338,6 +338,10 @@ def _complements(body: str, out: list[TracedFigure]) -> list[TracedFigure]:
     ("an availability of 99.999% leaves 0.001% of a year"): the sentence works it out, so it
     traces where that percent does."""
     spans = sentences(body)
+    # the traced single percents of each sentence, read once (not every figure per percent)
+    traced = group_in(spans, [o for o in out if o.traced and o.quantity is not None
+                              and o.quantity.kind is Kind.percent and len(o.figure.values) == 1],
+                      lambda o: (o.figure.start, o.figure.end))
     for k, t in enumerate(out):
         q = t.quantity
         if t.traced or q is None or q.kind is not Kind.percent or len(t.figure.values) != 1 or (
@@ -347,12 +351,10 @@ def _complements(body: str, out: list[TracedFigure]) -> list[TracedFigure]:
         if span is None:
             continue
         value = t.figure.values[0]
-        for o in out:
-            if (o.traced and o.quantity is not None and o.quantity.kind is Kind.percent
-                    and len(o.figure.values) == 1 and span.contains(o.figure.start, o.figure.end)
-                    and quantize(100 - o.figure.values[0], t.figure.decimals) == value):
-                out[k] = TracedFigure(t.figure, o.traces, q, t.misses)
-                break
+        rest = next((o for o in traced.get(span.start, [])
+                     if quantize(100 - o.figure.values[0], t.figure.decimals) == value), None)
+        if rest is not None:
+            out[k] = TracedFigure(t.figure, rest.traces, q, t.misses)
     return out
 
 

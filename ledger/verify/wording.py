@@ -236,12 +236,10 @@ def _head_end(text: str, at: int) -> int | None:
     gap = _PHRASE_GAP_RE.match(text, at)
     if gap is None:
         return None
-    for m in _FAMILY_RE.finditer(text, gap.start(), min(len(text), gap.start() + 48)):
-        between = _PHRASE_GAP_RE.fullmatch(text, at, m.start())
-        if between is not None:
-            return m.end()
-        break
-    return None
+    m = _FAMILY_RE.search(text, gap.start(), min(len(text), gap.start() + 48))
+    if m is None or _PHRASE_GAP_RE.fullmatch(text, at, m.start()) is None:
+        return None
+    return m.end()
 
 
 def _traced_texts(article: Article, t: TracedFigure) -> list[str]:
