@@ -188,7 +188,7 @@ _NAME_RE = re.compile(
     # word is a figure, the name after the hyphen a name
     rf"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?!(?i:{_WORD_NUMBER})-[A-Za-z]+\d)"
     r"(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
-    r"|(?!\d+[x×]\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
+    r"|(?!\d+[x×]\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|GW|[kMGT]?Wh|ms|us|ns|min|mins|"
     r"secs?|hrs?|st|nd|rd|th|x|K|M|B)\b"
     r"|[KMGT]b/)[A-Za-z]{2,}\w*"

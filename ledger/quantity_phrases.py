@@ -98,9 +98,15 @@ def _noun_word(word: str) -> bool:
 
 
 def _next_is_noun(text: str, pos: int) -> bool:
+    """The next word continues the noun phrase: a known noun or a plural, or a model name
+    before one ("three GB300 NVL72 configurations": configurations are counted)."""
     m = _WORD_RE.match(text, pos)
-    return bool(m and not text[pos:m.start("w")].strip() and m.group("w").lower() not in _STOP
-                and (noun_class(lemma(m.group("w"))) or m.group("w").lower().endswith("s")))
+    if not m or text[pos:m.start("w")].strip() or m.group("w").lower() in _STOP:
+        return False
+    word = m.group("w")
+    if any(c.isdigit() for c in word) and _next_is_noun(text, m.end()):
+        return True
+    return bool(noun_class(lemma(word)) or word.lower().endswith("s"))
 
 
 def _direction(text: str, fig: Figure) -> str | None:
@@ -135,6 +141,11 @@ _X_COUNT_RE = re.compile(r"\s?(?!(?:faster|slower|times|less|more|lower|higher|g
                          r"(?=[A-Z][A-Za-z]*\d|\d|[A-Za-z]{3,}s\b)")
 
 
+#: A price after "N ×": the number is a factor of a product ("200 × $0.0032 for GiB of RAM"),
+#: not a multiple.
+_TIMES_PRICE_RE = re.compile(r"\s?[$€£]\s?\d")
+
+
 _DETERMINER_BEFORE_RE = re.compile(r"(?:\b(?:the|this|that|its|their|our|his|her)|'s)\s+$",
                                    re.I)
 
@@ -149,13 +160,15 @@ def _refers_to_result(text: str, fig: Figure) -> bool:
     if noun_class(lemma(m.group("w"))) is not None:
         return False
     start = fig.start
-    if (lead := _RANGE_LEAD_RE.search(text, max(0, start - 24), start)) is not None:
+    if (lead := _RANGE_LEAD_RE.search(text, max(0, start - 48), start)) is not None:
         start = lead.start()  # "the 3 to 4x figures": the determiner is before the range
     return _DETERMINER_BEFORE_RE.search(text[max(0, start - 12):start]) is not None
 
 
-#: The first end of a range written before an ``Nx`` ("3 to 4x", "2-4x" read apart).
-_RANGE_LEAD_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:to|or|-|–|—)\s*$")
+#: The first end of a range, or the items of a list, written before an ``Nx`` ("3 to 4x",
+#: "2-4x" read apart; "the 3.5x, 63x and 10x figures").
+_RANGE_LEAD_RE = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?[x×]?(?:\s*(?:,|to|or|and|-|–|—)\s*|"
+                            r",\s*(?:and|or)\s+))+$")
 
 
 def _is_frequency(text: str, fig: Figure) -> bool:
@@ -233,6 +246,8 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
     if fig.kind is FigureKind.multiplier:
         if _is_frequency(text, fig):
             return Quantity(Kind.count, noun="time", **base)  # type: ignore[arg-type]
+        if _TIMES_PRICE_RE.match(text, fig.end):  # "200 × $0.0032": a factor of a product
+            return Quantity(Kind.number, **base)  # type: ignore[arg-type]
         if _X_COUNT_RE.match(text, fig.end) and fig.text.rstrip()[-1:] in ("x", "×") and (
                 not fig.decimals and not _refers_to_result(text, fig)):  # 3.6 of a thing: no
             noun, modifiers = _noun_phrase(text, fig.end)  # "16x H200 GPUs": sixteen of them

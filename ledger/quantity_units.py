@@ -42,6 +42,7 @@ class Kind(Enum):
     current = "current"
     temperature = "temperature"
     frequency = "frequency"
+    length = "length"
     money = "money"
     date = "date"
     year = "year"
@@ -145,6 +146,20 @@ def _build_units() -> dict[str, Unit]:
             units[sym] = Unit(f"°{scale}", "temperature", None, scale)
     for sym, power in (("Hz", 0), ("MHz", 6), ("GHz", 9)):
         units[sym] = Unit(sym, "Hz", Decimal(10) ** power)
+    for sym, power in (("MT/s", 6), ("GT/s", 9)):  # transfers per second: "200 GT/s per lane"
+        units[sym] = Unit(sym, "transfers/s", Decimal(10) ** power)
+    lengths = {"nm": Decimal("1e-9"), "µm": Decimal("1e-6"), "um": Decimal("1e-6"),
+               "mm": Decimal("0.001"), "cm": Decimal("0.01"), "m": Decimal(1),
+               "km": Decimal(1000), "ft": Decimal("0.3048"), "inches": Decimal("0.0254"),
+               "inch": Decimal("0.0254")}
+    for word, sym in (("nanometer", "nm"), ("micrometer", "µm"), ("micron", "µm"),
+                      ("millimeter", "mm"), ("centimeter", "cm"), ("meter", "m"),
+                      ("kilometer", "km")):
+        for spelling in (word, word + "s", word[:-2] + "re", word[:-2] + "res"):
+            lengths[spelling] = lengths[sym]
+    lengths.update({"feet": Decimal("0.3048"), "foot": Decimal("0.3048")})
+    for sym, factor in lengths.items():  # "cables under 4 m", "4 meters", "775 micrometers"
+        units[sym] = Unit(sym if len(sym) <= 2 else sym.rstrip("s"), "m", factor)
     for p, power in (("", 0), ("G", 9), ("T", 12), ("P", 15), ("E", 18)):
         # compute rate: "740 TFLOPs/s", "1.2 PFLOPS", "989 TFLOP/s" are one unit each; the
         # plural "FLOPs" without "/s" is written for the rate as often as for a count
@@ -163,7 +178,8 @@ UNITS: dict[str, Unit] = _build_units()
 _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.rate,
                    "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
                    "W": Kind.power, "Wh": Kind.energy, "V": Kind.voltage, "A": Kind.current,
-                   "temperature": Kind.temperature, "Hz": Kind.frequency, "flop/s": Kind.rate}
+                   "temperature": Kind.temperature, "Hz": Kind.frequency, "flop/s": Kind.rate,
+                   "transfers/s": Kind.rate, "m": Kind.length}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})"
                       # a unit normalised per device stays the unit: "5,762 TPS/GPU"
@@ -199,6 +215,11 @@ NOUN_CLASSES: dict[str, frozenset[str]] = {
 _CLASS_OF = {lemma: name for name, lemmas in NOUN_CLASSES.items() for lemma in lemmas}
 
 
+def _plural_of(noun: str) -> str:
+    """How a message writes a counted noun's plural: "addresses", "GPUs", "boxes"."""
+    return noun + ("es" if noun.endswith(("s", "x", "z", "ch", "sh")) else "s")
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A figure's kind, unit, noun and direction; ``values`` as printed, ``decimals`` their
@@ -227,7 +248,7 @@ class Quantity:
         """``count of GPUs``, ``rate in GB/s``, ``percent (decrease)``..."""
         if self.kind is Kind.count and self.noun:
             mods = " ".join(self.modifiers)
-            return f"count of {(mods + ' ') if mods else ''}{self.noun}s"
+            return f"count of {(mods + ' ') if mods else ''}{_plural_of(self.noun)}"
         if self.named:
             return f"value of the {' '.join(self.named)}"
         if self.unit is not None:
@@ -283,6 +304,8 @@ def parse_unit(text: str, end: int) -> tuple[Unit, int] | None:
     if m is None:
         return None
     if m.group("u"):
+        if m.group("u") == "m" and (m.start("u") == end or text[m.end():m.end() + 1] == "-"):
+            return None  # "100m", "a 125m-parameter model": millions; "4 m cables": metres
         return UNITS[m.group("u")], m.end()
     per = m.group("per")
     key = f"{per}/{_PER[m.group('t')]}"

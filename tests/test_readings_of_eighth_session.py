@@ -416,4 +416,4 @@ def test_a_multipliers_number_written_as_a_percent(tmp_path: Path) -> None:
     doc, result = verify_with(tmp_path, fact("The loader is about 4x faster than native code."),
                               paragraph("The authors find the loader about 4% faster. [S4]"))
     found = rules_at(result, doc, "4%")
-    assert found.get("mislabeled-figure") == "error" and found.get("untraced-figure") == "error"
+    assert found.get("unit-mismatch") == "error" and found.get("untraced-figure") == "error"

@@ -96,7 +96,9 @@ _SOURCE_NOUN = (r"(?:authors?|team|vendor|company|post|blog(?:\s+post)?|paper|pa
                 r"project|guide|series|benchmark|evaluation|talk|slides|repository|repo|"
                 r"source|press\s+release|datasheet|whitepaper|deck|test|experiment|run|study|setup|"
                 r"trial|demo|case\s+study|abstract|version|revision|preprint|deck|README|summary|note|"
-                r"document|entry|listing|wiki|encyclopa?edia|datasheet|spec\s+sheet|fact\s+sheet)")
+                r"document|entry|listing|wiki|encyclopa?edia|datasheet|spec\s+sheet|fact\s+sheet|"
+                # a standards body and what it publishes: "the consortium's webinar follow-up"
+                r"consortium|committee|foundation|specification|webinar|FAQ|follow-?up)")
 _NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|A|An|"
               r"But|And|Or|If|When|While|As|So|Both|Each|Every|No|Not|One|All|Such|Then|"
               r"There|Here|Across|After|Before|Without|Under|Over|From|By|Unlike|Like)\b)"
@@ -119,7 +121,7 @@ _PLURAL_AGENT = (rf"(?:[Tt]hey|(?:the|The|its|Its|their|Their)\s+(?:[\w-]+(?:'s|
 _SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wrote|notes|noted|"
          r"lists|listed|describes|described|publishes|published|announces|announced|quotes|"
          r"quoted|cites|cited|mentions|mentioned|explains|explained|"
-         r"tells|told|recalls|recalled|puts\s+it|put\s+it)")
+         r"tells|told|recalls|recalled|presents|presented|puts\s+it|put\s+it)")
 _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}" \
          rf"|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
@@ -127,14 +129,19 @@ _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|h
        r"was|were|is|are|did|does|do|only|further|instead|originally|publicly|explicitly))*"
 _DOCUMENT = (r"(?:abstract|paper|post|README|blog|report|article|page|documentation|docs|document|"
              r"announcement|study|preprint|summary|review|note|notes|deck|slides|talk|"
-             r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart)")
+             r"whitepaper|datasheet|guide|FAQ|explainer|write-?up|table|chart|standard|"
+             r"specification|spec)")
 #: What a document does to the figures it carries.
 _CONTENT_VERB = (r"(?:keeps|kept|adds|added|lists|listed|sets|offers|offered|includes|included|"
                  r"contains|contained|carries|carried|repeats|repeated|restates|restated|"
                  r"updates|updated|revises|revised|drops|dropped|omits|omitted|changes|changed|"
                  r"puts|gives|gave|cuts|lowers|lowered|raises|raised|quotes|prints|printed|"
                  r"tabulates|tabulated|breaks\s+down|broke\s+down|reads|read|compares|compared|"
-                 r"ranks|ranked|plots|plotted|charts|charted)")
+                 r"ranks|ranked|plots|plotted|charts|charted|"
+                 # what a standard does to the figures it sets: "the tallest stack the
+                 # standard allows"
+                 r"allows|allowed|permits|permitted|specifies|specified|defines|defined|"
+                 r"requires|required|mandates|mandated)")
 #: A parenthetical between an agent and its verb, of up to two comma-separated parts:
 #: ", citing one trace, ", ", dated May 3, 2026, ".
 _ASIDE = rf",\s+[^,\[.;]{{1,60}}(?:,\s+[^,\[.;]{{1,30}})?,{_GAP}\s+"
@@ -170,6 +177,12 @@ _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                # (a named one, "A vLLM report lists", is a claim unless the name is an agent)
                rf"|\b(?:[Aa]n?)\s+(?:[a-z][a-z-]*\s+){{0,2}}{_SOURCE_NOUN}(?:\s+(?:on|about|of|for)\s+"
                rf"(?:the|its|their|this|that|an?)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+)?{_GAP}\s+{_SAYS}\b"
+               # a document, with the words that place it, stating or repeating figures: "A
+               # later revision (v5) restates the headline as", "A consulting primer last
+               # verified on June 7, 2026 repeats"
+               rf"|\b(?:[Aa]n?|[Tt]he|[Ii]ts|[Tt]heir|[Tt]his|[Tt]hat)\s+(?:[a-z][a-z-]*\s+){{0,2}}"
+               rf"(?:{_SOURCE_NOUN}|{_DOCUMENT}|primer)\b(?:\s+(?:[^.;\[]|\.(?=\S)){{0,90}}?)?\s+"
+               rf"(?:{_SAYS}|{_CONTENT_VERB}|restates|repeats)\b"
                rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
                rf"|\b(?:{_AGENT}|(?:[Aa]n?)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}"
                rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")
@@ -197,7 +210,8 @@ _PRODUCT = (r"(?:figures?|results?|numbers?|benchmarks?|tests?|measurements?|dat
             r"deployment|write-?up|page|guide|README|count|reckoning|words|wording|"
             # a third party's document about the work: "Liner's summary", "the Gazette's recap"
             r"summary|summaries|review|overview|digest|recap|explainer|tutorial|article|"
-            r"coverage|thread|notes|changelog|talk|slides|"
+            r"coverage|thread|notes|changelog|talk|slides|webinar|follow-?up|answers|FAQ|"
+            r"specification|"
             r"(?i:table|figure|chart)(?:\s+\d+)?)")
 _POSSESSIVE = (rf"\b(?:{_AGENT}|{_SOURCE_NOUN})(?:'s|’s|s'|s’|(?<=s)'|(?<=s)’)\s+"
                rf"(?:[\w-]+\s+){{0,3}}?"

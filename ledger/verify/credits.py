@@ -260,6 +260,11 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
             continue
         key = _figure_key(t)
         if credited.at(para.start):
+            if (finding := _credit_elsewhere(article, t, para, key in seen,
+                                             (names, authors, desk, product))) is not None:
+                findings.append(finding)
+                seen.add(key)
+                continue
             seen.add(key)
             tense = _claim_tense(article.body, t.figure, product)
             if (_sources_author_reported(t, article) and tense is not None
@@ -303,6 +308,57 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
             ", not independently reproduced) but its paragraph does not attribute it "
             "(e.g. 'the authors reported')" + doubt, trace=tried(t)))
     return findings
+
+
+_MARKER_RE = re.compile(r"\[(S\d+)\]")
+
+
+def _credit_elsewhere(article: Article, t: TracedFigure, para: Span, seen: bool,
+                      agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
+                      ) -> Finding | None:
+    """A warning for an author's figure, new to the reader, whose part of a paragraph (the
+    sentences up to its citation marker) credits no one, while another part, citing other
+    sources, does ("... using 20% fewer GPUs ... [S4] For context, that is Azure's figure
+    [S6]"): the paragraph's credit is for the other source, not this figure's."""
+    if seen or t.figure.spelled or not (t.author_reported or _sources_author_reported(t, article)):
+        return None
+    sources = {s for tr in t.traces for s in tr.source_ids}
+    parts = _cited_parts(para)
+    if not sources or len(parts) < 2:
+        return None
+    offset = t.figure.start - para.start
+    mine = next((p for p in parts if p[0] <= offset < p[1]), None)
+    if mine is None or not (sources & mine[2]) or attributes(
+            para.text[mine[0]:mine[1]], *agents):
+        return None
+    others = [p for p in parts if p is not mine and not (p[2] & sources)
+              and attributes(para.text[p[0]:p[1]], *agents)]
+    if not others:
+        return None
+    return body_span(
+        article, t.figure.start, t.figure.end, Severity.warning, "unattributed-figure",
+        f"{t.figure.text!r} is author-reported ({', '.join(sorted(sources))}, not "
+        "independently reproduced); its paragraph credits the part citing "
+        f"{', '.join(sorted(others[0][2]))}, but the part citing {', '.join(sorted(mine[2]))} "
+        "credits no one (the checker cannot be sure)", trace=tried(t))
+
+
+_MARKERS_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
+
+
+def _cited_parts(para: Span) -> list[tuple[int, int, set[str]]]:
+    """The parts of a paragraph that each end at a group of citation markers: (start, end,
+    the sources cited), offsets in the paragraph's text; text after the last group belongs to
+    the last part."""
+    parts: list[tuple[int, int, set[str]]] = []
+    start = 0
+    for m in _MARKERS_RE.finditer(para.text):
+        parts.append((start, m.end(), set(re.findall(r"S\d+", m.group()))))
+        start = m.end()
+    if parts and start < len(para.text):
+        last = parts[-1]
+        parts[-1] = (last[0], len(para.text), last[2])
+    return parts
 
 
 #: Words by which a paragraph names whose account it gives, whatever its grammar: "the

@@ -38,7 +38,7 @@ from ..models import (
     GuardrailRule,
     SeparateExperimentsRule,
 )
-from ..quantities import metric_quantity, parse_unit
+from ..quantities import Kind, Quantity, metric_quantity, parse_unit, typed_figures
 from ..report import Finding, Severity
 from .conflations import WORKED_DOUBT, conflations, stated_as_written, worked_relation
 from .denials import check_denial, denials
@@ -69,10 +69,11 @@ _LABEL_RE = re.compile(
     r"^\s*Do not (?:label|call|describe|present|report) (?P<fig>.+?) as (?P<labels>[^;.]+)",
     re.IGNORECASE)
 #: "Do not merge A and B [into one claim | as one result] [or present ...]": B ends where the
-#: joining phrase or the next instruction starts.
+#: joining phrase or the next instruction starts; a bracket's commas are its own ("Micron's
+#: sample figures (11 Gbps, 2.8 TB/s)").
 _CONFLATE_RE = re.compile(
-    r"^\s*Do not (?:conflate|mix|merge|combine) (?P<a>.+?) (?:with|and|to) "
-    r"(?P<b>.+?)(?=\s+(?:into|as\s+(?:one|a\s+single)|together)\b|,?\s+(?:or|and|nor)\s+"
+    r"^\s*Do not (?:conflate|mix|merge|combine) (?P<a>(?:\([^()]*\)|[^(])+?) (?:with|and|to) "
+    r"(?P<b>(?:\([^()]*\)|[^(])+?)(?=\s+(?:into|as\s+(?:one|a\s+single)|together)\b|,?\s+(?:or|and|nor)\s+"
     r"(?:do\s+not\s+|never\s+)?(?:present|describe|call|label|treat|report|add|sum|credit|"
     r"attribute|state|say|write)\b|\s*[;.,]|\s*$)",
     re.IGNORECASE)
@@ -132,6 +133,12 @@ def _resolve_date(text: str, article: Article) -> dt.date | None:
     return None
 
 
+def _is_unit(word: str) -> bool:
+    """``Gbps``, ``TB/s``: the whole word is a unit."""
+    unit = parse_unit(word, 0)
+    return unit is not None and unit[1] == len(word)
+
+
 def _terms(text: str) -> list[str]:
     words = [re.sub(r"(?:'s|’s)$", "", w.strip(".,;:'\"()")) for w in text.split()]
     return [w for w in words if w and w.lower() not in _STOPWORDS
@@ -182,8 +189,12 @@ def rule_from_prose(text: str, article: Article) -> GuardrailRule | None:
             return ForbiddenLabelRule(kind="forbidden_label", value=float(value), forbidden=labels)
         return None
     if m := _CONFLATE_RE.match(text):
+        parts = (m.group("a"), m.group("b"))
+        # a word both parts use ("figures"), or a unit, tells neither experiment apart
+        shared = {w.lower() for w in _terms(parts[0])} & {w.lower() for w in _terms(parts[1])}
         specs = [ExperimentSpec(name=part.strip(), values=[float(v) for v in _values(part)],
-                                terms=_terms(part)) for part in (m.group("a"), m.group("b"))]
+                                terms=[w for w in _terms(part) if w.lower() not in shared
+                                       and not _is_unit(w)]) for part in parts]
         if all(s.values or s.terms for s in specs):
             return SeparateExperimentsRule(kind="separate_experiments", experiments=specs)
         return None
@@ -486,19 +497,26 @@ def _nearest_figure(start: int, end: int, figures: list[Figure], fig: Figure | N
     return min(figures, key=distance, default=None)
 
 
-def _typed_experiment(article: Article, spec: ExperimentSpec) -> Experiment:
+def _typed_experiment(article: Article, spec: ExperimentSpec, text: str) -> Experiment:
     """The experiment of a join guardrail, each value typed by the reported metric that states
     it (a metric of the experiment of that name first), so that a "15%" is not the paper's
-    "15x"; a value no metric states stays untyped."""
+    "15x"; else as the guardrail's own ``text`` writes it ("<1 µs" is a duration, never "1
+    lane"); a value neither types stays untyped."""
     scope = article.benchmark_scope
     metrics = scope.reported_metrics if scope else {}
     specs = (scope.metric_specs or {}) if scope else {}
+    written: dict[Decimal, Quantity] = {}
+    for f, q in typed_figures(text):
+        if q.kind is not Kind.number:
+            for v in f.values:
+                written.setdefault(v, q)
     experiment = Experiment(spec.name, terms=list(spec.terms))
     for value in (Decimal(str(v)) for v in spec.values):
         named = sorted((name for name, v in metrics.items() if Decimal(str(v)) == value),
                        key=lambda n: (specs[n].experiment != spec.name) if n in specs else True)
         experiment.add(named[0] if named else "", value, metric_quantity(
-            named[0], specs[named[0]].kind if named[0] in specs else None) if named else None)
+            named[0], specs[named[0]].kind if named[0] in specs else None) if named
+            else written.get(value))
     return experiment
 
 
@@ -508,7 +526,8 @@ def _separate(rule: SeparateExperimentsRule, article: Article, traced: list[Trac
     ``conflated-experiments`` error, whoever declared the experiments (the scope's metric specs
     or this guardrail): the rule names the mistake; the message names the guardrail it breaks,
     so that the report still shows that guardrail as violated."""
-    experiments = [_typed_experiment(article, e) for e in rule.experiments]
+    experiments = [_typed_experiment(article, e, article.corrections[index].text)
+                   for e in rule.experiments]
     return [
         body_span(article, start, end, Severity.warning if worked else Severity.error,
                   "conflated-experiments",

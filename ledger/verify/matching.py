@@ -24,6 +24,7 @@ from ..figures import Figure, FigureKind, quantize
 from ..models import Article
 from ..quantities import (
     NOUN_CLASSES,
+    UNITS,
     Kind,
     Quantity,
     Unit,
@@ -41,6 +42,7 @@ from .ratios import disagrees, stated_ratios
 __all__ = [
     "Miss",
     "TracedFigure",
+    "date_gap_traces",
     "nearest_evidence",
     "trace_figure",
     "trace_figures",
@@ -301,16 +303,36 @@ def trace_figures(article: Article, text: str | None = None) -> list[TracedFigur
             short = trace_figure(whole[0], index, whole[1], readings)
             if short.traced:
                 t = TracedFigure(f, short.traces, q, t.misses)
+        if not t.traced and (size := _billions_as_bytes(f)) is not None:
+            # "64B, 128B, 192B or 256B": a glued B is billions ("70B") or bytes; the
+            # evidence settles which
+            as_bytes = trace_figure(size[0], index, size[1], readings)
+            if as_bytes.traced:
+                t = TracedFigure(f, as_bytes.traces, size[1], t.misses)
         if not t.traced and (bylines := byline_counts(article, body, f, q)):
             t = TracedFigure(f, tuple(Trace("byline", f"/sources/{i}/authors", source_ids=(sid,))
                                       for i, sid in bylines), t.quantity, t.misses)
         if (r := ratios.get(f.start)) is not None and disagrees(r[0], f):
             # "about three times apart" for 28.3 and 12.1: a 3x elsewhere is a coincidence
             t = TracedFigure(f, (), t.quantity, t.misses, (r[0], r[1].text, r[2].text))
-        if not t.traced and (ages := _age_traces(article, index, body, f, q)):
+        if not t.traced and (ages := _age_traces(article, index, body, f, q)
+                             or date_gap_traces(index, f, q)):
             t = TracedFigure(f, ages, t.quantity, t.misses)
         out.append(t)
     return _complements(body, out)
+
+
+_GLUED_B_RE = re.compile(r"\d[\d,]*(?:\.\d+)?B")
+
+
+def _billions_as_bytes(f: Figure) -> tuple[Figure, Quantity] | None:
+    """A number with a glued "B" ("256B", read as 256 billion) read as a size in bytes."""
+    if len(f.values) != 1 or not _GLUED_B_RE.fullmatch(f.text):
+        return None
+    value = Decimal(f.text[:-1].replace(",", ""))
+    decimals = len(f.text[:-1].partition(".")[2])
+    figure = replace(f, value=value, decimals=decimals)
+    return figure, Quantity(Kind.size, (value,), figure.decimals, UNITS["B"])
 
 
 #: A duration that says how old something is at the article's date: "more than five years
@@ -331,6 +353,21 @@ def _age_traces(article: Article, index: EvidenceIndex, body: str, f: Figure,
     return _unique(Trace("date", d.trace.pointer) for d in index.dates  # a date, no claim
                    if d.date < article.as_of_date and abs(
         (article.as_of_date - d.date).days / 365.25 - years) <= 0.3 * years)
+
+
+def date_gap_traces(index: EvidenceIndex, f: Figure, q: Quantity | None) -> tuple[Trace, ...]:
+    """The two evidence dates exactly as many days apart as a duration in days or weeks states
+    ("taken 24 days apart": May 18 and June 11): the gap between them, worked out."""
+    if (q is None or q.kind is not Kind.duration or q.unit is None or q.unit.factor is None
+            or q.unit.dimension != "s" or len(f.values) != 1):
+        return ()
+    days = f.values[0] * q.unit.factor / 86400
+    if days < 1 or days != days.to_integral_value():
+        return ()
+    dates = sorted({d.date: d for d in index.dates}.values(), key=lambda d: d.date)
+    return next(((Trace("date", a.trace.pointer), Trace("date", b.trace.pointer))
+                 for i, a in enumerate(dates) for b in dates[i + 1:]
+                 if (b.date - a.date).days == days), ())
 
 
 def _complements(body: str, out: list[TracedFigure]) -> list[TracedFigure]:

@@ -496,6 +496,13 @@ _AT_EVENT_RE = re.compile(r"\s*At\s+(?:its\s+|their\s+|the\s+)?(?:[A-Z][\w&.-]*\
                           r"(?:\d{4}|conference|summit|keynote|symposium|workshop|event)?,\s")
 
 
+#: A verb of an event the subject took part in, right after it: "NVIDIA announced both
+#: families at GTC". A secondary source whose title names the subject reports that event; the
+#: subject is what the source is about, not whose document it is.
+_EVENT_VERB_RE = re.compile(r"\s+(?:announced|unveiled|launched|introduced|debuted|released|"
+                            r"showed|showcased|presented|demonstrated|shipped)\b")
+
+
 #: A venue as a source's publisher or title names it: "ISCA 2021", "OSDI '24", "IEEE
 #: Transactions on ...", "Journal of ...".
 _VENUE_RE = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]{2,}\s*(?:'\d{2}|\d{4})\b|"
@@ -565,6 +572,10 @@ def check_owners(article: Article) -> list[Finding]:
                 if construction == "result" and _AT_EVENT_RE.match(sentence.text) and (
                         set(_secondary(article, cited)) == set(cited)):
                     continue  # "At Hot Chips 2025, AMD detailed ... [trade press]": the talk
+                if construction == "result" and _EVENT_VERB_RE.match(sentence.text, e) and (
+                        set(_secondary(article, cited)) == set(cited)) and title_match(
+                            name, article, cited):
+                    continue  # "NVIDIA announced both at GTC [a page titled 'NVIDIA ...']"
                 if construction == "venue":
                     if matches(name, accepted(article, cited, "doc")) or not _cited_venue(
                             article, cited):

@@ -30,6 +30,10 @@ from .tracing import TracedFigure
 
 __all__ = ["check_prose_rule"]
 
+#: A negated verb right after a forbidden word: "the specification does not fix it".
+_NEGATED_AFTER = re.compile(r"\W*(?:[\w'’-]+\s+){0,2}?(?:(?:does|do|did|can|could|will|would|"
+                            r"should|is|are|was|were)\s*(?:not|n't)|cannot|never)\b",
+                            re.IGNORECASE)
 _CREDIT_WORDS = re.compile(
     # "a discrepancy in the credits" names a list of authors, not a credit
     r"\b(?:(?<!the\s)credit\w*|attribut\w*|accounts?\s+for|thanks\s+to|due\s+to|because\s+of|"
@@ -373,7 +377,8 @@ def check_prose_rule(rule: ProseRule, article: Article, traced: list[TracedFigur
                 if not _NEGATED_BEFORE.search(sentence.text[:h[0] - sentence.start])
                 and not _wording_allowed(sentence.text[h[0] - sentence.start:], text)
                 and not _without_head(h, article.body, heads_of)
-                and not _POSED_BEFORE.search(sentence.text[:h[0] - sentence.start])]
+                and not _POSED_BEFORE.search(sentence.text[:h[0] - sentence.start])
+                and not _NEGATED_AFTER.match(sentence.text, h[1] - sentence.start)]
         if gated and not any(_UNIVERSAL_RE.fullmatch(sentence.text[h[0] - sentence.start:
                                                                    h[1] - sentence.start])
                              for h in hits):

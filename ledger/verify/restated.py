@@ -117,8 +117,9 @@ _WAY = "percent-way"
 def _other_way(values: dict[object, list[Decimal]], figure: Figure, quantity: Quantity) -> bool:
     """A percent that the claim states as the other of a share and a change, while it states
     another value as this one: "a cut of 55.6%" restating "55.6% of the baseline, a 44.4%
-    reduction" gives the share as the cut."""
-    if quantity.kind is not Kind.percent:
+    reduction" gives the share as the cut. Only a figure written as a change: one with no
+    direction of its own ("the uplift ... is 37.5%") may be either."""
+    if quantity.kind is not Kind.percent or quantity.direction is None:
         return False
     way = values.get((_WAY, quantity.direction), [])
     other = [v for d in (None, "increase", "decrease") if d != quantity.direction

@@ -250,17 +250,16 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
             article, f.start, f.end, Severity.error, "date-order",
             f"date {f.text!r} is none of the dates of this article's sources, facts, scope or "
             f"measurements; {near}", trace=tried(t))
-    if q is not None and q.kind is Kind.percent and len(f.values) == 1 and (
-            as_times := next((m for m in t.misses if m.verdict is Verdict.kind
-                           and m.quantity is not None and m.quantity.kind is Kind.multiplier
-                           and m.value == f.values[0]), None)) is not None:
-        # "about 4% faster" where the source says 4x: the multiplier's number as a percent
+    if (swapped := _swapped_ratio_unit(t)) is not None:
+        # "about 4% faster" where the source says 4x, "10x compression" for 10%: the number
+        # kept, the unit of the ratio changed
+        assert q is not None and swapped.quantity is not None
         return body_span(
-            article, f.start, f.end, Severity.error, "mislabeled-figure",
-            f"{f.text!r} is a percent here, but the evidence states that number as a "
-            f"multiplier, {format(as_times.value.normalize(), 'f')}x "
-            f"({as_times.trace.describe()})",
-            trace=tried(t))
+            article, f.start, f.end, Severity.error, "unit-mismatch",
+            f"{f.text!r} is written as a {q.kind.value} but the evidence states that number as "
+            f"a {swapped.quantity.kind.value}, {format(swapped.value.normalize(), 'f')}"
+            f"{_RATIO_SYMBOL[swapped.quantity.kind]} ({swapped.trace.describe()}); the number "
+            "agrees, the unit does not", trace=tried(t))
     if (moved := _moved_count(t)) is not None:
         what = (f"a {moved.quantity.describe()}" if moved.quantity is not None else
                 f"'{moved.trace.pointer.rsplit('/', 1)[-1]}'")
@@ -281,6 +280,25 @@ def _diagnosis(article: Article, t: TracedFigure, index: EvidenceIndex) -> Findi
             f": {format(times, 'f')}x is {_pct(quantize(change, 1).normalize())} "
             f"{'more' if q.direction == 'increase' else 'less'}" if change is not None else ""),
         trace=tried(t))
+
+
+#: How a finding writes a ratio's unit after its number.
+_RATIO_SYMBOL = {Kind.multiplier: "x", Kind.percent: "%", Kind.points: " percentage points"}
+
+
+def _swapped_ratio_unit(t: TracedFigure) -> Miss | None:
+    """The evidence that states an untraced ratio's very number as another kind of ratio: a
+    percent where the source has a multiplier ("4% faster" for 4x) or a multiplier where it has
+    a percent or points ("10x compression" for 10%, "16.4-fold" for 16.4 points). One value,
+    the exact number."""
+    q = t.quantity
+    if q is None or q.kind not in _RATIO_SYMBOL or len(t.figure.values) != 1:
+        return None
+    other = ((Kind.multiplier,) if q.kind is not Kind.multiplier
+             else (Kind.percent, Kind.points))
+    value = t.figure.values[0]
+    return next((m for m in t.misses if m.verdict is Verdict.kind and m.value == value
+                 and m.quantity is not None and m.quantity.kind in other), None)
 
 
 def _moved_count(t: TracedFigure) -> Miss | None:
@@ -536,6 +554,13 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         findings.append(finding)
         if finding.rule == "untraced-figure" and (why := _diagnosis(article, t, index)):
             findings.append(why)
+        elif finding.rule == "untraced-figure" and (gap := _body_gap(article.body, t, traced)):
+            findings.append(body_span(
+                article, t.figure.start, t.figure.end, Severity.error, "percentage-points",
+                f"{t.figure.text!r} traces to nothing as a percent, but it is the gap between "
+                f"{gap[1].figure.text} and {gap[0].figure.text} in this paragraph: a difference "
+                f"of {format(t.figure.values[0], 'f')} percentage points, not a change of "
+                f"{t.figure.text}", trace=tried(t)))
         if (r := restated.get(t.figure.start)) is not None:
             findings.append(_restated_finding(article, r, t))
         elif finding.rule == "untraced-figure" and finding.severity is Severity.error:
@@ -553,6 +578,27 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     findings += [wrong_sum_finding(article, w) for w in sums
                  if not w.agrees and line_col(article.body, w.result_start) not in flagged]
     return findings
+
+
+def _body_gap(body: str, t: TracedFigure, traced: list[TracedFigure]
+              ) -> tuple[TracedFigure, TracedFigure] | None:
+    """Two traced percents of the figure's paragraph whose difference an untraced percent
+    with decimals states ("68.6% ... 76.5% of the ideal, an improvement of 7.9%"): the gap in
+    points, written as a percent. Decimals only: a whole number is too often a coincidence."""
+    q = t.quantity
+    if (q is None or q.kind is not Kind.percent or len(t.figure.values) != 1
+            or t.figure.decimals < 1):
+        return None
+    start = body.rfind("\n\n", 0, t.figure.start) + 1
+    end = body.find("\n\n", t.figure.end)
+    end = len(body) if end < 0 else end
+    near = [o for o in traced if o.traced and start <= o.figure.start < end and o is not t
+            and o.quantity is not None and o.quantity.kind is Kind.percent
+            and len(o.figure.values) == 1]
+    value = t.figure.values[0]
+    return next(((a, b) for a in near for b in near if b.figure.values[0] > a.figure.values[0]
+                 and quantize(b.figure.values[0] - a.figure.values[0], t.figure.decimals)
+                 == value), None)
 
 
 #: A figure that is a bit width: "16-bit floats", "a 4 bit cache".
@@ -633,9 +679,11 @@ def _working(body: str, sums: list[WorkedSum], traced: list[TracedFigure]) -> se
             result = next((t for t in held if t.figure.start == w.result_start), None)
             span = enclosing(spans, w.expr_start, w.result_end)
             if result is not None and span is not None:
+                kind = result.quantity.kind if result.quantity else None
                 out.update(t.figure.start for t in traced
                            if span.start <= t.figure.start < span.end
-                           and t.figure.values == result.figure.values)
+                           and t.figure.values == result.figure.values
+                           and (t.quantity.kind if t.quantity else None) is kind)
     return out
 
 

@@ -35,6 +35,7 @@ from ..quantities import (
     unit_quantity,
 )
 from ..report import Finding, Severity
+from .matching import date_gap_traces
 from .text import body_span
 from .tracing import EvidenceIndex, EvidenceNumber, Miss, Trace, build_index, trace_figure
 
@@ -117,8 +118,8 @@ def check_inference_units(article: Article) -> list[Finding]:
             local = local or _index_for(index, inf, base)
             traced = trace_figure(fig, local, q)
             miss = next((m for m in traced.misses if m.verdict is Verdict.unit), None)
-            if traced.traced or miss is None:
-                continue
+            if traced.traced or miss is None or date_gap_traces(local, fig, q):
+                continue  # ("24 days apart": the gap between two of its dates)
             unit = q.unit.symbol if q.unit else "tokens"
             findings.append(Finding(Severity.error, "unit-mismatch",
                                     _message(inf, fig.text, unit, miss), f"{base}/claim"))

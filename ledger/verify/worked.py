@@ -3,7 +3,7 @@
 The desk often shows a sum where it states its result: "about 47,520 tokens (13.20 × 3,600)",
 "f = 0.875 / 0.98, or about 0.893", "0.2 × $4.50, or $0.90 per hour", "$0.25 minus $0.025,
 or $0.225". Such a **worked sum** is an expression of plain numbers joined by ``×``, ``x``,
-``*``, ``/``, ``÷``, ``+``, ``−`` (or "plus", "minus", "divided by", "multiplied by"; not a
+``*``, ``/``, ``÷``, ``+``, ``−``, ``^`` (a power: "2^10 = 1,024"; or "plus", "minus", "divided by", "multiplied by"; not a
 hyphen, which writes a range) and
 its **result**: the figure right before the brackets that hold the expression (a few words,
 such as its unit, may stand between), or the figure right after ``=``, ", or", "is", "gives",
@@ -28,7 +28,7 @@ from decimal import Decimal, InvalidOperation
 
 from ..figures import Figure, extract_figures, quantize
 from ..models import Article
-from ..quantities import parse_unit
+from ..quantities import UNITS, Unit, parse_unit
 from ..report import Finding, Severity
 from .arithmetic import ArithmeticError_, evaluate
 from .text import body_span
@@ -37,7 +37,7 @@ __all__ = ["WorkedSum", "worked_sums", "wrong_sum_finding"]
 
 _NUM = r"\$?\d[\d,]*(?:\.\d+)?%?"
 #: (not a hyphen: "(30 - 40)" is a range)
-_OP = (r"(?:\s*[×*/÷+−]\s*|\s+x\s+|\s+(?:plus|minus|divided\s+by|multiplied\s+by)\s+)")
+_OP = (r"(?:\s*[×*/÷+−^]\s*|\s+x\s+|\s+(?:plus|minus|divided\s+by|multiplied\s+by)\s+)")
 #: Two or more numbers joined by operators, not inside a name or a larger expression with
 #: letters ("f/50", "v1.2", "H100").
 _EXPR = rf"(?<![\w./$-])(?:{_NUM})(?:{_OP}(?:{_NUM}))+(?!\w|\.\d|\s*[×*/÷^(])"
@@ -76,6 +76,10 @@ class WorkedSum:
     result_end: int
     computed: float
     agrees: bool
+    #: a unit conversion of the figure before it (see :func:`_conversion`): what it converts
+    #: ("3,024 W") and, when the number fits a sibling unit instead, that unit ("kW")
+    converts: str = ""
+    fits: str = ""
 
     def holds(self, start: int) -> bool:
         """Whether a figure starting at ``start`` is one of the sum's figures."""
@@ -145,28 +149,80 @@ def _restated(body: str, w: WorkedSum) -> WorkedSum | None:
     """The result of an agreeing sum said again in another unit of its dimension, as the
     same sum with that result ("8 × 256 = 2,048GB, about 2TB": 2.048 TB, 2 at its printed
     precision)."""
-    first = parse_unit(body, w.result_end)
+    return _conversion(body, w.result_start, w.result_end, w.expr_start, w.expr_end)
+
+
+def _conversion(body: str, start: int, end: int, expr_start: int | None = None,
+                expr_end: int | None = None) -> WorkedSum | None:
+    """The figure ``body[start:end]`` with a unit, said again in another unit of its
+    dimension right after it ("288 Gb, or 36 GB", "153.6 GB (143 GiB)", "3,024 W, about 3.0
+    kW"): a sum whose result is the second figure. It agrees at the second figure's printed
+    precision (1% when hedged), also read across the decimal and binary prefixes ("1 TB
+    (1,024 GB)"); when it does not but the number fits a sibling unit ("about 3.0 MW" for
+    3,024 W), ``fits`` names that unit."""
+    first = parse_unit(body, end)
     if first is None or first[0].factor is None:
         return None
     m = _RESTATED_RE.match(body, first[1])
     second = parse_unit(body, m.end("n")) if m else None
     if m is None or second is None or second[0].factor is None or (
-            second[0].dimension != first[0].dimension):
+            second[0].dimension != first[0].dimension) or second[0].symbol == first[0].symbol:
         return None
+    if (tail := _COMPOUND_RE.match(body, second[1])) is not None and (
+            (third := parse_unit(body, tail.end())) is not None
+            and third[0].dimension == second[0].dimension and second[0].dimension in ("s", "m")
+            and (third[0].factor or 0) < (second[0].factor or 0)):
+        return None  # "285 s (4 minutes 45 seconds)": a compound, read whole elsewhere
     try:
-        value = float(_value(body[w.result_start:w.result_end]))
+        value = float(_value(body[start:end]))
     except InvalidOperation:
         return None
+    hedged = bool(m.group("hedge"))
     converted = value * float(first[0].factor) / float(second[0].factor)
-    return WorkedSum(w.expr_start, w.expr_end, m.start("n"), m.end("n"), converted,
-                     _agrees(converted, m.group("n"), bool(m.group("hedge"))))
+    agrees = any(_agrees(value * float(a.factor) / float(b.factor), m.group("n"), hedged)
+                 for a in _readings(first[0]) for b in _readings(second[0])
+                 if a.factor is not None and b.factor is not None)
+    fits = "" if agrees else next(
+        (u.symbol for u in _other_prefixes(second[0]) if u.factor is not None and _agrees(
+            value * float(first[0].factor) / float(u.factor), m.group("n"), True)), "")
+    return WorkedSum(start if expr_start is None else expr_start,
+                     end if expr_end is None else expr_end, m.start("n"), m.end("n"),
+                     converted, agrees, converts=body[start:first[1]].strip(), fits=fits)
 
 
-def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None) -> bool:
+#: The next number of a compound quantity: "4 minutes 45 seconds", "1 h and 30 min".
+_COMPOUND_RE = re.compile(r"\s*(?:,\s*|\s+and\s+)?\d[\d,]*(?:\.\d+)?")
+
+
+def _other_prefixes(unit: Unit) -> list[Unit]:
+    """The other units of ``unit``'s dimension and base, by size: kW and GW for MW, MB and TB
+    for GB."""
+    seen: dict[str, Unit] = {}
+    for u in UNITS.values():
+        if (u.dimension == unit.dimension and u.family == unit.family and u.factor
+                and u.factor != unit.factor):
+            seen.setdefault(u.symbol, u)
+    return sorted(seen.values(), key=lambda u: u.factor or 0)
+
+
+def _readings(unit: Unit) -> list[Unit]:
+    """A size unit and its twin across the decimal and binary prefixes ("GB" and "GiB"),
+    which writers mix up in conversions; any other unit alone."""
+    sym = unit.symbol
+    if unit.dimension not in ("bytes", "bytes/s") or len(sym) < 2 or unit.factor is None:
+        return [unit]
+    twin = sym[:1] + sym[2:] if sym[1] == "i" else sym[:1] + "i" + sym[1:]
+    other = UNITS.get(twin)
+    return [unit] if other is None or other.factor is None else [unit, other]
+
+
+def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None,
+                   operand: Figure | None = None) -> bool:
     """Whether ``computed`` comes to the figure ``result`` ("exactly" is no hedge): a result in
     digits at its printed precision, with its suffix's scale ("1.8B") or its unit's ("175
-    billion weights times 2 bytes is 350 GB": 350 billion bytes); one in words ("is eight")
-    at whole precision."""
+    billion weights times 2 bytes is 350 GB": 350 billion bytes), or converted from the unit
+    of the last ``operand`` ("144 x 800 Gb/s = 115.2 Tb/s"); one in words ("is eight") at
+    whole precision."""
     hedged = hedge is not None and bool(hedge) and not hedge.strip().lower().startswith("exactly")
     value = float(result.values[0])
     number = re.search(r"\d[\d,]*(?:\.\d+)?%?", body[result.start:result.end])
@@ -177,6 +233,10 @@ def _result_agrees(body: str, result: Figure, computed: float, hedge: str | None
     unit = parse_unit(body, result.end)
     if unit is not None and unit[0].factor is not None and unit[0].factor > 1:
         scales.append(computed / float(unit[0].factor))  # the operands in the unit's base
+        given = parse_unit(body, operand.end) if operand is not None else None
+        if (given is not None and given[0].factor is not None
+                and given[0].dimension == unit[0].dimension):
+            scales.append(computed * float(given[0].factor) / float(unit[0].factor))
     return _agrees(computed, printed, hedged) or any(
         _agrees(c, printed, hedged) for c in scales)
 
@@ -235,7 +295,8 @@ def _worded_sums(body: str) -> list[WorkedSum]:
         if is_ is None:
             continue
         out.append(WorkedSum(a.start, figures[last].end, c.start, c.end, computed,
-                             _result_agrees(body, c, computed, is_.group("hedge"))))
+                             _result_agrees(body, c, computed, is_.group("hedge"),
+                                            figures[last])))
     return out
 
 
@@ -275,13 +336,43 @@ def worked_sums(body: str) -> list[WorkedSum]:
                    o.result_start == w.result_start for o in out):
             out.append(w)
     out += [r for w in out if w.agrees and (r := _restated(body, w)) is not None]
+    results = {w.result_start for w in out} | {w.expr_start for w in out}
+    for f in extract_figures(body):
+        if f.start not in results and len(f.values) == 1 and (
+                c := _conversion(body, f.start, f.end)) is not None and (
+                c.result_start not in results) and (c.agrees or c.fits or _near(c, body)):
+            out.append(c)  # "288 Gb, or 36 GB": a conversion, right or wrong
     return sorted(out, key=lambda w: w.expr_start)
 
 
+def _near(w: WorkedSum, body: str) -> bool:
+    """A wrong conversion within a factor of two of the right one: a slip, not two values
+    that merely stand side by side ("a 4 TB, or 8 TiB, pool")."""
+    try:
+        stated = float(_value(body[w.result_start:w.result_end]))
+    except InvalidOperation:
+        return False
+    return w.computed > 0 and 0.5 < stated / w.computed < 2
+
+
 def wrong_sum_finding(article: Article, w: WorkedSum) -> Finding:
-    """``arithmetic`` at the result of a worked sum that does not come to it."""
+    """``arithmetic`` at the result of a worked sum that does not come to it; ``unit-mismatch``
+    where its number fits a sibling of the unit it is written in."""
     body = article.body
     expr, result = body[w.expr_start:w.expr_end], body[w.result_start:w.result_end]
+    computed = format(Decimal(repr(w.computed)).normalize(), "f")
+    if w.converts:
+        unit = parse_unit(body, w.result_end)
+        written = body[w.result_start:unit[1]].strip() if unit else result
+        symbol = f" {unit[0].symbol}" if unit else ""
+        if w.fits:
+            return body_span(
+                article, w.result_start, w.result_end, Severity.error, "unit-mismatch",
+                f"{written!r} restates {w.converts}, which is {computed}{symbol}; the number "
+                f"fits {w.fits}: the unit is wrong")
+        return body_span(
+            article, w.result_start, w.result_end, Severity.error, "arithmetic",
+            f"{written!r} restates {w.converts}, which is {computed}{symbol}; recompute it")
     return body_span(
         article, w.result_start, w.result_end, Severity.error, "arithmetic",
         f"the body works {expr} and states {result}, but {expr} comes to "
