@@ -153,7 +153,8 @@ _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 MODEL_FAMILIES = ("Llama", "Qwen", "Mistral", "Mixtral", "Gemma", "Phi", "GPT", "Claude",
                   "DeepSeek", "Kimi", "Falcon", "Yi", "OPT", "Vicuna", "Grok", "Nemotron")
 _MODEL_NAME_RE = re.compile(
-    rf"\b(?:{'|'.join(MODEL_FAMILIES)})(?:[ -]\d+(?:\.\d+)*[A-Za-z]?)+"  # Llama 3 70B
+    # Llama 3 70B; not a size after the name ("GPT-3 175GB": 175 gigabytes)
+    rf"\b(?:{'|'.join(MODEL_FAMILIES)})(?:[ -]\d+(?:\.\d+)*[A-Za-z]?(?![\w/]|\.\d)(?!\s?(?:[KMGTP]i?B|[KMGT]b)\b))+"
     # a 7B model, 4K context; but "up to 380K context tokens" counts tokens (the noun after
     # "context"), and a bound ("up to", "than", "beyond") makes any length a claim
     r"|(?<!\bup to )(?<!\bthan )(?<!\bbeyond )"

@@ -121,6 +121,8 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
         return Verdict.match if ok else (Verdict.kind if same else _DIFFERENT)
     if fig.kind is Kind.percent and ev.kind is Kind.number and ev_value <= 1:
         return Verdict.match if _eq(ev_value * 100, value, d) else _DIFFERENT
+    if fk is Kind.money and ek is Kind.money and fig.noun and ev.noun and fig.noun != ev.noun:
+        return Verdict.unit if same else _DIFFERENT  # "€1,667" for $1,667: another currency
     if (tokens := _tokens_against_bytes(fig, value, ev, ev_value)) is not None:
         return tokens
     if fig.unit is not None and ev.unit is not None:

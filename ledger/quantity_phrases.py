@@ -18,6 +18,7 @@ from .quantity_units import (
     Quantity,
     Unit,
     lemma,
+    metric_quantity,
     money_rate,
     noun_class,
     parse_unit,
@@ -141,6 +142,22 @@ _X_COUNT_RE = re.compile(r"\s?(?!(?:faster|slower|times|less|more|lower|higher|g
                          r"(?=[A-Z][A-Za-z]*\d|\d|[A-Za-z]{3,}s\b)")
 
 
+#: A command-line flag right before its value: "--join_timeout_ms 10000", "--mtbf-secs=300".
+_FLAG_BEFORE_RE = re.compile(r"--(?P<name>[A-Za-z][\w-]*)(?:=|\s+)$")
+#: A money figure's currency, by the sign or code it is written with (kept as its noun).
+_CURRENCIES = {"$": "USD", "USD": "USD", "dollars": "USD", "€": "EUR", "EUR": "EUR",
+               "euros": "EUR", "£": "GBP", "¥": "JPY"}
+#: Nouns a year names the edition of: "2023 results", "the 2024 models".
+_DATED_NOUNS = frozenset({"result", "figure", "number", "model", "price", "benchmark", "ranking",
+                          "submission", "rule", "guideline", "spec", "standard", "product",
+                          "release", "plan", "target", "budget", "earning", "sale", "estimate",
+                          "forecast", "edition", "round", "season", "election", "time"})
+#: Words before a year-like number that keep it a year: "the 2024 models", "in 2000 runs".
+_YEAR_BEFORE_RE = re.compile(r"\b(?:the|a|an|its|their|this|that|in|since|by|from|until|to|"
+                             r"before|after|during|of|circa|early|late|mid|fiscal|FY|year|"
+                             r"spring|summer|autumn|fall|winter)\s+$", re.IGNORECASE)
+
+
 #: A price after "N ×": the number is a factor of a product ("200 × $0.0032 for GiB of RAM"),
 #: not a multiple.
 _TIMES_PRICE_RE = re.compile(r"\s?[$€£]\s?\d")
@@ -240,7 +257,13 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
     if fig.kind is FigureKind.date:
         return Quantity(Kind.date)
     if fig.kind is FigureKind.money:
-        return Quantity(Kind.money, unit=money_rate(text, fig.end, fig.start), **base)  # type: ignore[arg-type]
+        return Quantity(Kind.money, unit=money_rate(text, fig.end, fig.start),
+                        noun=_CURRENCIES.get(fig.unit or ""), **base)  # type: ignore[arg-type]
+    if (flag := _FLAG_BEFORE_RE.search(text, max(0, fig.start - 48), fig.start)) is not None and (
+            typed := metric_quantity(flag.group("name").replace("-", "_"))) is not None and (
+            typed.unit is not None):
+        # "--join_timeout_ms 10000", "--mtbf-secs=300": the flag's name gives the unit
+        return Quantity(typed.kind, unit=typed.unit, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.range and fig.unit == "x":  # "3-10x"
         return Quantity(Kind.multiplier, **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.multiplier:
@@ -276,6 +299,14 @@ def _quantity_of(fig: Figure, text: str) -> Quantity:
         kind = _DIMENSION_KIND.get(unit[0].dimension, Kind.number)
         return Quantity(kind, unit=unit[0], **base)  # type: ignore[arg-type]
     if fig.kind is FigureKind.year:
+        noun, modifiers = _noun_phrase(text, fig.end)
+        if (noun is not None and noun not in _DATED_NOUNS and (noun_class(noun) or modifiers)
+                and _plural(text, fig.end, len(
+                modifiers)) and not _YEAR_BEFORE_RE.search(text, max(0, fig.start - 16),
+                                                           fig.start)):
+            # "cites 2000 synthetic failures": a count; "the 2024 models", "in 2000 runs"
+            # stay years (a determiner or a preposition of time before it)
+            return Quantity(Kind.count, noun=noun, modifiers=modifiers, **base)  # type: ignore[arg-type]
         return Quantity(Kind.year, **base)  # type: ignore[arg-type]
     if values:
         noun, modifiers = _noun_phrase(text, fig.end)

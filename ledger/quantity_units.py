@@ -413,7 +413,7 @@ _NAME_UNITS = {"b": "B", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "
                "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
                "gbit": "Gb", "gbps": "Gbps", "tbit": "Tb", "kbyte": "KB", "mbyte": "MB",
                "gbyte": "GB", "tbyte": "TB", "mbit": "Mb", "ms": "ms", "us": "us", "ns": "ns",
-               "sec": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
+               "sec": "s", "secs": "s", "seconds": "s", "minutes": "minutes", "hours": "hours",
                "gbs": "GB/s", "qps": "QPS", "rps": "RPS", "tps": "TPS", "w": "W", "kw": "kW",
                "gflops": "GFLOPS", "tflops": "TFLOPS", "pflops": "PFLOPS", "eflops": "EFLOPS"}
 #: Words after which a final ``b`` is billions, not bytes: ``params_b``, ``tokens_b``.

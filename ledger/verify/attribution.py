@@ -182,7 +182,7 @@ _AGENT_VERB = (rf"\b{_PLURAL_AGENT}{_GAP}\s+(?:{_VERB})\b"
                # verified on June 7, 2026 repeats"
                rf"|\b(?:[Aa]n?|[Tt]he|[Ii]ts|[Tt]heir|[Tt]his|[Tt]hat)\s+(?:[a-z][a-z-]*\s+){{0,2}}"
                rf"(?:{_SOURCE_NOUN}|{_DOCUMENT}|primer)\b(?:\s+(?:[^.;\[]|\.(?=\S)){{0,90}}?)?\s+"
-               rf"(?:{_SAYS}|{_CONTENT_VERB}|restates|repeats)\b"
+               rf"(?:{_SAYS}|{_CONTENT_VERB}|restates|repeats)\b{_NOT_PARTICIPLE}"
                rf"|\b{_PLURAL_AGENT}{_ASIDE}(?:{_VERB})\b"
                rf"|\b(?:{_AGENT}|(?:[Aa]n?)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}"
                rf"(?:\s+(?:on|in|by|from)\s+{_NAME})?){_ASIDE}(?:{_VERB_INFLECTED})\b")

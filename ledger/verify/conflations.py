@@ -139,7 +139,7 @@ def _foreign(figures: set[tuple[int, int]], marks: list[tuple[int, int, Experime
 _ITEM_SEP_RE = re.compile(
     r"[;:]\s*|,\s+(?!\d{4}\b)"
     r"|\s+(?:and|or)\s+(?=(?:that|by|against|compared|versus|over)\b)"
-    r"|\s+(?:and|or)\s+(?=(?:up\s+to\s+|about\s+|roughly\s+|nearly\s+|some\s+)?\d)"
+    r"|\s+(?:and|or)\s+(?=(?:an?\s+)?(?:up\s+to\s+|about\s+|roughly\s+|nearly\s+|some\s+)?\d)"
     # a second predicate of the subject: "achieved 1.25-3.96x ... and came within 10% ..."
     r"|\s+(?:and|but)\s+(?=(?:[a-z]{3,}ed|came|ran|fell|rose|grew|took|gave|made|hit|beat|"
     r"won|kept|held|met|got)\s)"

@@ -254,6 +254,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
     analysis = _analysis_paragraphs(article, traced)
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
+    parts: dict[int, list[_Part]] = {}  # each paragraph's cited parts, read once
     for t in sorted(traced, key=lambda t: t.figure.start):
         para = enclosing(paras, t.figure.start, t.figure.end)
         if para is None or t.figure.kind is FigureKind.date:
@@ -261,7 +262,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         key = _figure_key(t)
         if credited.at(para.start):
             if (finding := _credit_elsewhere(article, t, para, key in seen,
-                                             (names, authors, desk, product))) is not None:
+                                             (names, authors, desk, product), parts)) is not None:
                 findings.append(finding)
                 seen.add(key)
                 continue
@@ -313,26 +314,32 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
 _MARKER_RE = re.compile(r"\[(S\d+)\]")
 
 
+#: A part of a paragraph that ends at a group of citation markers: its start and end in the
+#: paragraph's text, the sources it cites, and whether it credits anyone.
+_Part = tuple[int, int, frozenset[str], bool]
+
+
 def _credit_elsewhere(article: Article, t: TracedFigure, para: Span, seen: bool,
-                      agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
-                      ) -> Finding | None:
+                      agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str],
+                      memo: dict[int, list[_Part]]) -> Finding | None:
     """A warning for an author's figure, new to the reader, whose part of a paragraph (the
     sentences up to its citation marker) credits no one, while another part, citing other
     sources, does ("... using 20% fewer GPUs ... [S4] For context, that is Azure's figure
-    [S6]"): the paragraph's credit is for the other source, not this figure's."""
+    [S6]"): the paragraph's credit is for the other source, not this figure's. ``memo`` keeps
+    each paragraph's parts (:func:`_cited_parts`)."""
     if seen or t.figure.spelled or not (t.author_reported or _sources_author_reported(t, article)):
         return None
     sources = {s for tr in t.traces for s in tr.source_ids}
-    parts = _cited_parts(para)
+    if para.start not in memo:
+        memo[para.start] = _cited_parts(para, agents)
+    parts = memo[para.start]
     if not sources or len(parts) < 2:
         return None
     offset = t.figure.start - para.start
     mine = next((p for p in parts if p[0] <= offset < p[1]), None)
-    if mine is None or not (sources & mine[2]) or attributes(
-            para.text[mine[0]:mine[1]], *agents):
+    if mine is None or not (sources & mine[2]) or mine[3]:
         return None
-    others = [p for p in parts if p is not mine and not (p[2] & sources)
-              and attributes(para.text[p[0]:p[1]], *agents)]
+    others = [p for p in parts if p is not mine and not (p[2] & sources) and p[3]]
     if not others:
         return None
     return body_span(
@@ -346,19 +353,18 @@ def _credit_elsewhere(article: Article, t: TracedFigure, para: Span, seen: bool,
 _MARKERS_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
 
 
-def _cited_parts(para: Span) -> list[tuple[int, int, set[str]]]:
-    """The parts of a paragraph that each end at a group of citation markers: (start, end,
-    the sources cited), offsets in the paragraph's text; text after the last group belongs to
-    the last part."""
-    parts: list[tuple[int, int, set[str]]] = []
+def _cited_parts(para: Span, agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...],
+                                           str]) -> list[_Part]:
+    """The parts of a paragraph that each end at a group of citation markers (see
+    :data:`_Part`); text after the last group belongs to the last part."""
+    bounds: list[tuple[int, int, frozenset[str]]] = []
     start = 0
     for m in _MARKERS_RE.finditer(para.text):
-        parts.append((start, m.end(), set(re.findall(r"S\d+", m.group()))))
+        bounds.append((start, m.end(), frozenset(re.findall(r"S\d+", m.group()))))
         start = m.end()
-    if parts and start < len(para.text):
-        last = parts[-1]
-        parts[-1] = (last[0], len(para.text), last[2])
-    return parts
+    if bounds and start < len(para.text):
+        bounds[-1] = (bounds[-1][0], len(para.text), bounds[-1][2])
+    return [(a, b, cited, attributes(para.text[a:b], *agents)) for a, b, cited in bounds]
 
 
 #: Words by which a paragraph names whose account it gives, whatever its grammar: "the

@@ -92,6 +92,19 @@ class EvidenceIndex:
     month_days: list[EvidenceDate] = field(default_factory=list)
     _gaps: Gaps[Trace] | None = field(default=None, repr=False, compare=False)
     _rounded: dict[int, list[Decimal]] = field(default_factory=dict, repr=False, compare=False)
+    _day_gaps: dict[int, tuple[Trace, Trace]] | None = field(default=None, repr=False,
+                                                             compare=False)
+
+    def day_gaps(self) -> dict[int, tuple[Trace, Trace]]:
+        """Every number of days between two of the evidence dates, with the two (built once)."""
+        if self._day_gaps is None:
+            dates = sorted({d.date: d for d in self.dates}.values(), key=lambda d: d.date)
+            self._day_gaps = {}
+            for i, a in enumerate(dates):
+                for b in dates[i + 1:]:
+                    self._day_gaps.setdefault((b.date - a.date).days, (
+                        Trace("date", a.trace.pointer), Trace("date", b.trace.pointer)))
+        return self._day_gaps
 
     def rounded(self, decimals: int) -> list[Decimal]:
         """Every number's value rounded to ``decimals`` places, parallel to :attr:`numbers`:

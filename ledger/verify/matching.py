@@ -262,7 +262,8 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
              or (m.verdict is Verdict.modifier and moved)
              or (m.verdict is Verdict.noun and _moved_onto_hardware(q, m)))
             and m.trace.origin not in ("inference", "computation", "assumption"))
-            or (_same_number_other_unit(m, value) and q.unit is not None)
+            or (_same_number_other_unit(m, value) and (
+                q.unit is not None or (q.kind is Kind.money and q.noun is not None)))
             or (m.verdict is Verdict.converted and m.trace.origin not in _DESK_ORIGINS)
             for m in misses)
         here = strong + ([] if decisive and not strong else weak)
@@ -364,10 +365,7 @@ def date_gap_traces(index: EvidenceIndex, f: Figure, q: Quantity | None) -> tupl
     days = f.values[0] * q.unit.factor / 86400
     if days < 1 or days != days.to_integral_value():
         return ()
-    dates = sorted({d.date: d for d in index.dates}.values(), key=lambda d: d.date)
-    return next(((Trace("date", a.trace.pointer), Trace("date", b.trace.pointer))
-                 for i, a in enumerate(dates) for b in dates[i + 1:]
-                 if (b.date - a.date).days == days), ())
+    return index.day_gaps().get(int(days), ())
 
 
 def _complements(body: str, out: list[TracedFigure]) -> list[TracedFigure]:

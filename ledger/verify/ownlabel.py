@@ -93,6 +93,10 @@ def range_start(body: str, fig: Figure, before: Figure | None) -> int:
     if _RANGE_GAP_RE.fullmatch(body[before.end:fig.start]) and before.unit is None and (
             parse_unit(body, before.end) is None):
         return before.start
+    if re.fullmatch(r"\s+to\s+", body[before.end:fig.start]) and re.search(
+            r"\bfrom\s+$", body[max(0, before.start - 6):before.start]) and (
+            before.kind is fig.kind):
+        return before.start  # "rose from 44% to 80%": a change's two ends share its words
     return fig.start
 
 

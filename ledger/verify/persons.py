@@ -114,7 +114,11 @@ _FUNCTION_WORDS = frozenset({
     "the", "this", "that", "these", "those", "a", "an", "in", "on", "at", "for", "its", "their",
     "our", "his", "her", "but", "and", "or", "when", "while", "after", "before", "with", "by",
     "from", "both", "each", "every", "all", "some", "most", "many", "no", "if", "as", "so",
-    "since", "then", "there", "here", "across", "unlike", "like", "under", "over", "per"})
+    "since", "then", "there", "here", "across", "unlike", "like", "under", "over", "per",
+    # prepositions that open a sentence before a name: "Against DeepSpeed on GShard ..."
+    "against", "versus", "beside", "besides", "without", "within", "through", "toward",
+    "towards", "beyond", "about", "among", "behind", "below", "above", "despite", "during",
+    "into", "onto", "upon", "via", "to", "of", "where", "whereas", "although", "though"})
 
 
 def is_person_name(name: str) -> bool:

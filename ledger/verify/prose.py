@@ -33,7 +33,8 @@ T = TypeVar("T")
 _PARAGRAPH_RE = re.compile(r"[^\n]+")
 #: A sentence starts with a capital, a digit, a bracket or quote, or a brand written in lower
 #: case with a capital inside ("vLLM", "iPhone"): "... bounded. vLLM reports ...".
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[\"“(]|[a-z]+[A-Z])")
+#: (not after a middle initial: "Jules S. Damji" is one name)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?<!\s[A-Z]\.)\s+(?=[A-Z0-9\[\"“(]|[a-z]+[A-Z])")
 _CLAUSE_SEP_RE = re.compile(r"\s*(?:[;:—–]|\s-\s|,(?=\s+\D))\s*")
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 
@@ -449,7 +450,9 @@ def _bare_under_unit(article: Article, index: EvidenceIndex, t: TracedFigure) ->
 
 
 def _unit_words(q: Quantity) -> str:
-    """``GiB``, ``tokens``: how a finding names a quantity's unit."""
+    """``GiB``, ``tokens``, ``EUR``: how a finding names a quantity's unit."""
+    if q.kind is Kind.money and q.noun:
+        return q.noun + (f" ({q.unit.symbol})" if q.unit is not None else "")
     if q.unit is not None:
         return q.unit.symbol
     return f"{q.noun}s" if q.kind is Kind.count and q.noun else q.describe()
@@ -519,6 +522,9 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     restated = {r.figure.start: r for r in restatements(article, sourced)}
     sums = worked_sums(article.body)
     working = _working(article.body, sums, traced)
+    percents = [o for o in traced if o.traced and o.quantity is not None
+                and o.quantity.kind is Kind.percent and len(o.figure.values) == 1]
+    percent_starts = [o.figure.start for o in percents]
     findings = []
     widths: set[Decimal] | None = None
     by_sentence = group_in(sentences(article.body), traced,
@@ -554,7 +560,8 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         findings.append(finding)
         if finding.rule == "untraced-figure" and (why := _diagnosis(article, t, index)):
             findings.append(why)
-        elif finding.rule == "untraced-figure" and (gap := _body_gap(article.body, t, traced)):
+        elif finding.rule == "untraced-figure" and (gap := _body_gap(
+                article.body, t, percents, percent_starts)):
             findings.append(body_span(
                 article, t.figure.start, t.figure.end, Severity.error, "percentage-points",
                 f"{t.figure.text!r} traces to nothing as a percent, but it is the gap between "
@@ -580,25 +587,30 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     return findings
 
 
-def _body_gap(body: str, t: TracedFigure, traced: list[TracedFigure]
+def _body_gap(body: str, t: TracedFigure, percents: list[TracedFigure], starts: list[int]
               ) -> tuple[TracedFigure, TracedFigure] | None:
-    """Two traced percents of the figure's paragraph whose difference an untraced percent
-    with decimals states ("68.6% ... 76.5% of the ideal, an improvement of 7.9%"): the gap in
-    points, written as a percent. Decimals only: a whole number is too often a coincidence."""
+    """Two traced percents of the figure's paragraph, among the twelve before it, whose
+    difference an untraced percent with decimals states ("68.6% ... 76.5% of the ideal, an
+    improvement of 7.9%"): the gap in points, written as a percent. Decimals only: a whole
+    number is too often a coincidence. ``percents``: the body's traced single percents, in
+    order, and ``starts`` where each starts (a bounded look back keeps a long paragraph
+    linear)."""
     q = t.quantity
     if (q is None or q.kind is not Kind.percent or len(t.figure.values) != 1
             or t.figure.decimals < 1):
         return None
     start = body.rfind("\n\n", 0, t.figure.start) + 1
-    end = body.find("\n\n", t.figure.end)
-    end = len(body) if end < 0 else end
-    near = [o for o in traced if o.traced and start <= o.figure.start < end and o is not t
-            and o.quantity is not None and o.quantity.kind is Kind.percent
-            and len(o.figure.values) == 1]
+    i = bisect_left(starts, t.figure.start)
+    near = [o for o in percents[max(0, i - _GAP_LOOK_BACK):i] if o.figure.start >= start]
     value = t.figure.values[0]
-    return next(((a, b) for a in near for b in near if b.figure.values[0] > a.figure.values[0]
-                 and quantize(b.figure.values[0] - a.figure.values[0], t.figure.decimals)
-                 == value), None)
+    by_value = {o.figure.values[0]: o for o in near}
+    return next(((a, by_value[b]) for a in near for b in by_value
+                 if b > a.figure.values[0] and quantize(b - a.figure.values[0],
+                                                        t.figure.decimals) == value), None)
+
+
+#: How many traced percents before an untraced one :func:`_body_gap` pairs.
+_GAP_LOOK_BACK = 12
 
 
 #: A figure that is a bit width: "16-bit floats", "a 4 bit cache".
