@@ -168,6 +168,9 @@ _CITATION_RE = re.compile(r"\[[A-Z]{1,3}[0-9]+\]")
 #: Interface standards whose generation follows as a number ("PCIe 5.0", "NVLink 4"; never a
 #: figure with a unit, "NVLink 900 GB/s").
 _STANDARDS = ("PCIe", "PCIe Gen", "CXL", "USB", "NVLink", "UCIe", "Thunderbolt", "Wi-Fi")
+#: Processor lines whose generation follows as a number ("Xeon 6", "Graviton 4").
+_PRODUCT_LINES = ("Xeon", "EPYC", "Gaudi", "Graviton", "Trainium", "Inferentia", "Ryzen",
+                  "Threadripper", "Snapdragon")
 #: A version, never a figure: three or more dotted parts ("2.5.9", "0.6.3.post1"), or any
 #: dotted number after "version" or "release" ("version 2.5").
 _VERSION_RE = re.compile(r"(?=\d)(?:(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*)?(?![\w.]*\d)"
@@ -175,6 +178,9 @@ _VERSION_RE = re.compile(r"(?=\d)(?:(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*
                          # the generation of an interface standard: "PCIe 4.0", "CXL 2.0"
                          + "".join(rf"|(?<=\b{w} )\d(?:\.\d)?(?![\w.%])(?!\s?(?:[KMGTP]i?[Bb]|GT/s|x\b))"
                                    for w in _STANDARDS)
+                         # the generation of a processor line: "Xeon 6", "Gaudi 3"
+                         + "".join(rf"|(?<=\b{w} )\d{{1,2}}(?![\w.,%])(?!\s?(?:[KMGTP]i?[Bb]|x\b))"
+                                   for w in _PRODUCT_LINES)
                          + ")")
 #: A label and its ordinal, a name of a part, never a figure: "Table 3", "Figure 5", "version
 #: 1", "revision 2", "step 4", "Tier 1", "round 2" (not "step 4x", "version 2 GB").

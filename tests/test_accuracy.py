@@ -108,12 +108,11 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-an", "warnings"): "set AN: 1.67 warnings per clean article on eb4a03f and after",
     ("set-ao", "precision"): "set AO: mislabeled-figure finds none of its 2 (eb4a03f and after)",
     ("set-ao", "recall"): "set AO, held out: recall 0.58 on eb4a03f and blind on 974da3e (1.67 "
-                          "false errors per clean article both times), 0.66 (and none) after",
+                          "false errors per clean article both times), 0.67 (and none) after",
     ("set-ao", "warnings"): "set AO, held out: 1.33 warnings per clean article on eb4a03f, "
                             "blind on 974da3e and after",
     ("set-y", "recall"): "set Y: recall 0.71 on 151f814 (with Z), 0.71 on dad15f6",
     ("set-z", "recall"): "set Z: recall 0.73 on dad15f6",
-    ("set-z", "precision"): "set Z on dad15f6: unattributed-figure 0.17",
     ("set-z", "warnings"): "set Z on dad15f6: 3.67 warnings per clean article",
     ("set-aa", "precision"): "set AA on dad15f6: mislabeled-figure 0.40, unattributed 0.00",
     ("set-aa", "recall"): "set AA, held out: recall 0.69 on dad15f6",
@@ -125,8 +124,6 @@ UNMET: dict[tuple[str, str], str] = {
     ("set-ae", "precision"): "set AE: mislabeled-figure finds none of its 4 and warns once on a "
                              "clean article (d07ad2d)",
     ("set-ae", "recall"): "set AE, held out: recall 0.75 on d0e833f, 0.77 blind on d07ad2d",
-    ("set-ae", "warnings"): "set AE, held out: 1.33 warnings per clean article on d0e833f and "
-                            "on d07ad2d",
     ("set-af", "clean"): "set AF, held out: 1.33 false errors per clean article on d0e833f, "
                          "1.00 blind on d07ad2d (two of them a size the article never sourced)",
     ("set-af", "recall"): "set AF, held out: recall 0.64 on d0e833f, 0.65 blind on d07ad2d",

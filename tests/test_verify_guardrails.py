@@ -403,9 +403,13 @@ def test_a_join_guardrails_values_are_typed_by_the_metrics_that_state_them() -> 
     from ledger.verify.guardrails import _typed_experiment
 
     article = _article("A 46% share of the hits, and 46x faster.\n", [])
-    exp = _typed_experiment(article, ExperimentSpec(name="main", values=[46, 7], terms=[]))
+    spec = ExperimentSpec(name="main", values=[46, 7], terms=[])
+    exp = _typed_experiment(article, spec, "Keep the 46x and the 7 apart.")
     assert exp.kinds[0] is not None and exp.kinds[0].kind.value == "multiplier"
-    assert exp.kinds[1] is None  # no reported metric states 7
+    assert exp.kinds[1] is None  # no reported metric states 7, nor does the guardrail type it
+    # a value no metric states takes the kind the guardrail's own text gives it
+    typed = _typed_experiment(article, spec, "Keep the 46x run and its 7 GB cache apart.")
+    assert typed.kinds[1] is not None and typed.kinds[1].kind.value == "size"
     share, speedup = trace_figures(article)[:2]
     assert not exp.owns(share.figure, share.quantity)  # a percent is not the 46x
     assert exp.owns(speedup.figure, speedup.quantity)

@@ -62,7 +62,7 @@ REPORTING_VERBS: dict[str, tuple[str, ...]] = {
     "explain": (), "mention": (), "highlight": (), "summarise": (), "summarize": (),
     "promise": (), "advertise": (), "quantify": ("quantified", "quantifies"), "detail": (),
     "name": (), "raise": (), "rank": (), "plot": (), "chart": (), "recall": (),
-    "relay": (), "repeat": (), "reiterate": (),
+    "relay": (), "repeat": (), "reiterate": (), "publicise": (), "publicize": (),
     # verbs of stance by which an agent puts its own figures ("Etched argues that GPUs are ...
     # up only about 15%"); not those of advice or caveats ("the documentation warns that ..."
     # says nothing of whose the paragraph's figures are)

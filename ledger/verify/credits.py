@@ -11,8 +11,10 @@
   paragraph that credits its figures, a sentence that states an author's figure in the desk's
   own voice as what the product does, in the present tense ("the gateway lifts hit rates from
   about 25%"), and credits no one is a warning; not when the clause is what someone reports
-  ("the post says the gateway lifts ..."). In the desk's analysis paragraph, a figure credited
-  earlier in the article is the desk's input, not a new claim.
+  ("the post says the gateway lifts ..."). So is a figure whose part of a paragraph (up to its
+  citation marker) credits no one while another part, citing other sources, holds the
+  paragraph's credit. In the desk's analysis paragraph, a figure credited earlier in the
+  article is the desk's input, not a new claim.
 * ``desk-claims-authors-figure``: an author-reported figure in a sentence that presents it as
   the desk's own measurement ("PCT measured", "we tested"); in an article that records no
   measurement of its own, also a sentence that claims figures stated elsewhere ("PCT confirmed

@@ -96,7 +96,10 @@ def matches(name: str, candidates: list[str]) -> bool:
         c = norm(cand)
         if not c:
             continue
-        if key in c or c in key or (tokens - GENERIC) & {t for t in c.split() if len(t) > 2}:
+        # a candidate that is a word many names share ("research", a site's word) is in
+        # "Microsoft Research" without naming it
+        if key in c or (c in key and c not in GENERIC) or (tokens - GENERIC) & {
+                t for t in c.split() if len(t) > 2}:
             return True
         if short & set(c.split()) or tokens & initials(cand):
             return True  # "University of Washington" and "UW SAMPL"; "MIT" and its name

@@ -32,6 +32,7 @@ import datetime as dt
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 
 from ..figures import FigureKind, quantize
@@ -557,9 +558,10 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
         if finding.rule == "untraced-figure" and _denied_misreading(
                 article.body, t, _neighbours(t, spans, by_sentence)):
             continue  # "1.38x ... a 27.5% reduction rather than a 38% one": the misreading
+        finding = _unless_written_alike(article, t, finding)
         findings.append(finding)
         if finding.rule == "untraced-figure" and (why := _diagnosis(article, t, index)):
-            findings.append(why)
+            findings.append(_unless_written_alike(article, t, why))
         elif finding.rule == "untraced-figure" and (gap := _body_gap(
                 article.body, t, percents, percent_starts)):
             findings.append(body_span(
@@ -587,9 +589,54 @@ def check_tracing(article: Article, traced: list[TracedFigure] | None = None) ->
     return findings
 
 
+def _unless_written_alike(article: Article, t: TracedFigure, finding: Finding) -> Finding:
+    """``finding``, a warning instead of an error when some evidence writes the figure's very
+    number right before the same word ("2,000 synthetic failures" and a fact's "2000 synthetic
+    failures"; "175 GB" and "GPT-3 175GB"): the two read alike, so a difference the checker
+    found between them is more likely its own misreading than the editor's mistake."""
+    if (finding.severity is not Severity.error or len(t.figure.values) != 1
+            or t.figure.kind is FigureKind.date):
+        return finding
+    alike = _written_alike(article, t)
+    if alike is None:
+        return finding
+    return replace(finding, severity=Severity.warning, message=finding.message + (
+        f" (but {alike} writes the same number before the same word: the checker may have "
+        "misread one of them, so it cannot be sure)"))
+
+
+_NEXT_WORD_RE = re.compile(r"\s?([A-Za-z][\w/-]*)")
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+#: Words too common after a number to tie two places together.
+_LINK_WORDS = frozenset({"and", "or", "of", "the", "to", "in", "on", "at", "for", "with", "is",
+                         "are", "was", "were", "a", "an", "by", "from", "than", "as", "per",
+                         "times", "x"})
+
+
+def _written_alike(article: Article, t: TracedFigure) -> str | None:
+    """The evidence (a fact, an inference, the scope) that writes ``t``'s number, its digits
+    alike apart from thousands separators, right before the word that follows it in the body;
+    None when none does."""
+    body, f = article.body, t.figure
+    digits = re.search(r"\d[\d,]*(?:\.\d+)?", f.text)
+    word = _NEXT_WORD_RE.match(body, f.end)
+    if digits is None or word is None or word.group(1).lower() in _LINK_WORDS:
+        return None
+    number = _THOUSANDS_RE.sub("", digits.group())
+    pattern = re.compile(rf"(?<![\d.,]){re.escape(number)}\s?{re.escape(word.group(1))}\b",
+                         re.IGNORECASE)
+    for fact in article.facts:
+        if pattern.search(_THOUSANDS_RE.sub("", fact.claim)):
+            return f"fact {fact.id}"
+    for inf in article.inferences:
+        if pattern.search(_THOUSANDS_RE.sub("", inf.claim)):
+            return f"inference {inf.id}"
+    return None
+
+
 def _body_gap(body: str, t: TracedFigure, percents: list[TracedFigure], starts: list[int]
               ) -> tuple[TracedFigure, TracedFigure] | None:
-    """Two traced percents of the figure's paragraph, among the twelve before it, whose
+    """Two traced percents of the figure's paragraph, among the twelve either side, whose
     difference an untraced percent with decimals states ("68.6% ... 76.5% of the ideal, an
     improvement of 7.9%"): the gap in points, written as a percent. Decimals only: a whole
     number is too often a coincidence. ``percents``: the body's traced single percents, in
@@ -600,8 +647,11 @@ def _body_gap(body: str, t: TracedFigure, percents: list[TracedFigure], starts: 
             or t.figure.decimals < 1):
         return None
     start = body.rfind("\n\n", 0, t.figure.start) + 1
+    end = body.find("\n\n", t.figure.end)
+    end = len(body) if end < 0 else end
     i = bisect_left(starts, t.figure.start)
-    near = [o for o in percents[max(0, i - _GAP_LOOK_BACK):i] if o.figure.start >= start]
+    near = [o for o in percents[max(0, i - _GAP_LOOK_BACK):i + _GAP_LOOK_BACK]
+            if start <= o.figure.start < end]
     value = t.figure.values[0]
     by_value = {o.figure.values[0]: o for o in near}
     return next(((a, by_value[b]) for a in near for b in by_value
@@ -609,7 +659,7 @@ def _body_gap(body: str, t: TracedFigure, percents: list[TracedFigure], starts: 
                                                         t.figure.decimals) == value), None)
 
 
-#: How many traced percents before an untraced one :func:`_body_gap` pairs.
+#: How many traced percents either side of an untraced one :func:`_body_gap` pairs.
 _GAP_LOOK_BACK = 12
 
 
