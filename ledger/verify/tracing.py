@@ -623,8 +623,8 @@ def _written_alike(article: Article, t: TracedFigure) -> str | None:
     if digits is None or word is None or word.group(1).lower() in _LINK_WORDS:
         return None
     number = _THOUSANDS_RE.sub("", digits.group())
-    pattern = re.compile(rf"(?<![\d.,]){re.escape(number)}\s?{re.escape(word.group(1))}\b",
-                         re.IGNORECASE)
+    # case counts: "18.8 Gb" and "18.8 GB" are two units
+    pattern = re.compile(rf"(?<![\d.,]){re.escape(number)}\s?{re.escape(word.group(1))}\b")
     for fact in article.facts:
         if pattern.search(_THOUSANDS_RE.sub("", fact.claim)):
             return f"fact {fact.id}"
