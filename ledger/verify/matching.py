@@ -8,7 +8,10 @@ not the kind or unit is kept as a :class:`Miss`, for the findings of :mod:`ledge
 A percent and a fraction are the same value (``62.5%`` = 0.625); a percent change and a
 multiplier state the same ratio (``380% faster`` = 4.8 times). A date with a year must equal an
 evidence date; ``May 6`` (no year) matches any evidence date on that month and day; ``June
-2024`` any date in that month; a bare year any evidence year.
+2024`` any date in that month; a bare year any evidence year. A figure that traces to nothing
+may still trace read another way: a glued "B" as bytes ("256B", else 256 billion), a share
+short of a whole ("within 15% of"), an age or a number of days against the evidence's dates
+("24 days apart").
 """
 
 from __future__ import annotations

@@ -29,7 +29,9 @@ secondary (it may name the authors of the work it reports on), or when the const
 another work ("KIVI, a paper by ...").
 
 A name after the sentence's subject, where that subject is the cited source's own publisher or
-author, is what the source discusses ("StorageMath faults a WEKA post"), not an owner.
+author, is what the source discusses ("StorageMath faults a WEKA post"), not an owner. Nor is
+the subject of an event verb ("NVIDIA announced both families at GTC") cited only to secondary
+sources whose title names it: they report the event it took part in.
 
 The citation is the sentence's own ``[S#]`` markers, else the first group of markers after it
 in the paragraph (``[S3] [S4]`` cite together). A document owner must be the publisher, an author, or the site (URL host) of a cited

@@ -3,11 +3,12 @@
 The desk often shows a sum where it states its result: "about 47,520 tokens (13.20 × 3,600)",
 "f = 0.875 / 0.98, or about 0.893", "0.2 × $4.50, or $0.90 per hour", "$0.25 minus $0.025,
 or $0.225". Such a **worked sum** is an expression of plain numbers joined by ``×``, ``x``,
-``*``, ``/``, ``÷``, ``+``, ``−``, ``^`` (a power: "2^10 = 1,024"; or "plus", "minus", "divided by", "multiplied by"; not a
-hyphen, which writes a range) and
-its **result**: the figure right before the brackets that hold the expression (a few words,
-such as its unit, may stand between), or the figure right after ``=``, ", or", "is", "gives",
-"equals" or "comes to" (with "about", "roughly" and the like).
+``*``, ``/``, ``÷``, ``+``, ``−``, ``^`` (a power: "2^10 = 1,024"), or "plus", "minus",
+"divided by", "multiplied by" (not a hyphen, which writes a range), and its **result**: the
+figure right before the brackets that hold the expression (a few words, such as its unit, may
+stand between), or the figure right after ``=``, ", or", "is", "gives", "equals" or "comes
+to" (with "about", "roughly" and the like). The sum is worked in its operands' unit when the
+result is in a larger one ("144 x 800 Gb/s = 115.2 Tb/s").
 
 * A worked sum that agrees with its result (at the result's printed precision; within 1% when
   the result is hedged with "about") and has one figure that traces to the article's evidence
@@ -15,6 +16,11 @@ such as its unit, may stand between), or the figure right after ``=``, ", or", "
   desk's algebra, is working shown, not an untraced claim.
 * A worked sum that does not agree is an ``arithmetic`` error at its result: the reader can
   redo it and get another number.
+* A **conversion**, a figure said again right after it in another unit of its dimension
+  ("288 Gb, or 36 GB", "153.6 GB (143 GiB)"), is a sum too: one that does not convert is an
+  ``arithmetic`` error, or a ``unit-mismatch`` when its number fits a sibling prefix instead
+  ("3,024 W, about 3.0 MW": 3.0 kW). Decimal and binary prefixes mixed up ("1 TB (1,024 GB)")
+  pass, and so does a compound duration ("285 s (4 minutes 45 seconds)").
 
 Expressions with letters ("1 / (1 - f + f/50) = 8") are algebra, not sums of figures, and are
 left alone.
