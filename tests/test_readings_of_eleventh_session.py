@@ -17,7 +17,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from verify_fixtures import Doc, Mutation, add_fact, fact, paragraph, rules_at, verify_with
+from verify_fixtures import (
+    Doc,
+    Mutation,
+    add_fact,
+    fact,
+    guardrail,
+    paragraph,
+    rules_at,
+    verify_with,
+)
 
 from ledger.quantities import Kind, typed_figures
 
@@ -321,15 +330,8 @@ def test_a_paragraphs_credit_for_one_source_is_not_anothers(tmp_path: Path) -> N
     assert "unattributed-figure" not in rules_at(result, doc, "9.77")
 
 
-def _prose_guardrail(text: str) -> Mutation:
-    def add(doc: Doc) -> None:
-        doc["corrections"].append({"id": "G9", "status": "prepublication_guardrail",
-                                   "text": text})
-    return add
-
-
 def test_a_forbidden_word_before_a_negated_verb_keeps_the_guardrail(tmp_path: Path) -> None:
-    rail = _prose_guardrail("Do not present per-accelerator bandwidth as a specification "
+    rail = guardrail("Do not present per-accelerator bandwidth as a specification "
                             "figure; the ports per accelerator are a vendor decision.")
     doc, result = verify_with(tmp_path, rail, paragraph(
         "How many ports an accelerator exposes is a decision the specification does not fix, "
@@ -392,13 +394,9 @@ def test_a_year_before_a_verb_stays_a_year() -> None:
 
 
 def _label_rail(value: float, forbidden: list[str]) -> Mutation:
-    def add(doc: Doc) -> None:
-        doc["corrections"].append({
-            "id": "G9", "status": "prepublication_guardrail",
-            "text": f"Do not call the {value:g}% effective training time a throughput figure.",
-            "rule": {"kind": "forbidden_label", "value": value, "forbidden": forbidden,
-                     "scope": "clause"}})
-    return add
+    return guardrail(f"Do not call the {value:g}% effective training time a throughput figure.",
+                     {"kind": "forbidden_label", "value": value, "forbidden": forbidden,
+                      "scope": "clause"})
 
 
 def test_both_ends_of_a_change_share_its_label(tmp_path: Path) -> None:

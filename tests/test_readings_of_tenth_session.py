@@ -14,7 +14,16 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from verify_fixtures import Doc, Mutation, add_metric, fact, paragraph, rules_at, verify_with
+from verify_fixtures import (
+    Doc,
+    Mutation,
+    add_metric,
+    fact,
+    guardrail,
+    paragraph,
+    rules_at,
+    verify_with,
+)
 
 # --- a metric word ends its own figure's phrase -------------------------------------------------
 
@@ -46,16 +55,9 @@ def test_each_figure_keeps_its_own_metric(tmp_path: Path) -> None:
 
 # --- a dated status presented as today's --------------------------------------------------------
 
-def _guarded(text: str) -> Mutation:
-    def add(doc: Doc) -> None:
-        doc["corrections"].append({"id": "G9", "status": "prepublication_guardrail",
-                                   "text": text})
-    return add
-
-
-_RELEASE = _guarded("The vendor's test case was first written for release 0.2; do not present "
+_RELEASE = guardrail("The vendor's test case was first written for release 0.2; do not present "
                     "its hit rate as the performance of the current release.")
-_MONTHS = _guarded("'More than eight months in production' is as of the paper's August 2024 "
+_MONTHS = guardrail("'More than eight months in production' is as of the paper's August 2024 "
                    "publication; do not restate it as the fabric's current deployment age.")
 _MONTHS_FACT = fact("The authors report that the fabric had been in production for more than "
                     "eight months.")
@@ -166,7 +168,7 @@ def test_a_sentence_choosing_between_results_joins_none() -> None:
     assert not SEPARATION_RE.search("which cuts memory 2.6x and raises throughput 3.47x")
 
 
-_AMD = _guarded("Do not state that the compiler lacks AMD GPU support today; that was the 2021 "
+_AMD = guardrail("Do not state that the compiler lacks AMD GPU support today; that was the 2021 "
                 "launch-post status.")
 
 

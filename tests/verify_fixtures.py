@@ -102,6 +102,14 @@ def paragraph(text: str) -> Mutation:
     return replacing(LAST, text + "\n\n" + LAST)
 
 
+def guardrail(text: str, rule: dict[str, Any] | None = None) -> Mutation:
+    """The step that adds a pre-publication guardrail ``G9`` with ``text`` (and ``rule``)."""
+    def add(doc: Doc) -> None:
+        doc["corrections"].append({"id": "G9", "status": "prepublication_guardrail",
+                                   "text": text, **({"rule": rule} if rule else {})})
+    return add
+
+
 def fact(claim: str, evidence_type: str = AUTHOR_REPORTED) -> Mutation:
     """The step that adds a fact citing S4 (:func:`add_fact`)."""
     return lambda doc: add_fact(doc, claim, evidence_type)

@@ -36,6 +36,7 @@ from ..report import Finding, Severity
 from .attribution import attributes, desk_claims, desk_names, reported_clause
 from .evidence import Trace
 from .experiments import arithmetic_spans
+from .owners import MARKER_RUN_RE
 from .persons import is_person_name
 from .prose import Span, enclosing, group_in, paragraphs, sentences
 from .sourcenames import GENERIC
@@ -352,16 +353,13 @@ def _credit_elsewhere(article: Article, t: TracedFigure, para: Span, seen: bool,
         "credits no one (the checker cannot be sure)", trace=tried(t))
 
 
-_MARKERS_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
-
-
 def _cited_parts(para: Span, agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...],
                                            str]) -> list[_Part]:
     """The parts of a paragraph that each end at a group of citation markers (see
     :data:`_Part`); text after the last group belongs to the last part."""
     bounds: list[tuple[int, int, frozenset[str]]] = []
     start = 0
-    for m in _MARKERS_RE.finditer(para.text):
+    for m in MARKER_RUN_RE.finditer(para.text):
         bounds.append((start, m.end(), frozenset(re.findall(r"S\d+", m.group()))))
         start = m.end()
     if bounds and start < len(para.text):

@@ -74,7 +74,7 @@ from .sourcenames import (
 )
 from .text import body_span
 
-__all__ = ["check_owners", "owners_in"]
+__all__ = ["MARKER_RUN_RE", "check_owners", "owners_in"]
 
 _DOC = (r"(?:documentation|docs|blog|post|write-?up|guide|paper|series|summary|page|deck|README|"
         r"article|announcement|site|website|newsletter|team|slides|talk|repository|repo|"
@@ -211,7 +211,7 @@ _HOUSE_RE = re.compile(r"\b(?:engineering|company|corporate|official|in-house|ho
                        r"(?:engineering|company|corporate|developer|tech)-blog)\b")
 _CITE_RE = re.compile(r"\[(S\d+)\]")
 #: A group of markers cites together: "[S3] [S4]", "[S3][S4]", "[S3], [S4]".
-_RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
+MARKER_RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
 
 
 def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
@@ -333,7 +333,7 @@ def _citations(body: str, para_start: int, para_text: str, start: int, end: int)
     after = _CITE_RE.search(para_text, end - para_start)
     if after is None:
         return []
-    run = _RUN_RE.match(para_text, after.start())
+    run = MARKER_RUN_RE.match(para_text, after.start())
     return _CITE_RE.findall(run.group()) if run else [after.group(1)]
 
 
