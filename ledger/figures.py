@@ -197,6 +197,7 @@ _NAME_RE = re.compile(
     r"(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
     r"|(?!\d+[x×]\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|GW|[kMGT]?Wh|ms|us|ns|min|mins|"
+    r"mm|cm|nm|km|kg|lbs?|"
     r"secs?|hrs?|st|nd|rd|th|x|K|M|B)\b"
     r"|[KMGT]b/)[A-Za-z]{2,}\w*"
     r"|\d{3,}(?![KMBTWV]\b)[A-Z](?![\w/]))"  # a model number ending in one capital: "Xeon 6 6740E"
@@ -241,12 +242,12 @@ _RANGE_RE = re.compile(
 #: after the ``x``.
 _NUMBER_RE = re.compile(
     rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
-    rf"(?P<mag>[KkMB](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
+    rf"(?P<mag>[KkMBT](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
 #: ``25K tokens``, ``4 million tokens``: a magnitude letter or word after the number multiplies
 #: it (printed to the magnitude: ``4 million`` is 4,000,000 to the nearest million).
-_MAGNITUDE = {"K": 3, "k": 3, "M": 6, "B": 9, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_MAGNITUDE = {"K": 3, "k": 3, "M": 6, "B": 9, "T": 12, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 #: The letters a number word can start with (case-insensitively, like the pattern).
 _WORD_STARTS = "".join(sorted({w[0] for w in [*_TENS, *_UNITS, "one", "hundred", "thousand",
                                               *_MULTIPLIER_WORDS]}))

@@ -278,6 +278,12 @@ def _same_stem(a: str, b: str) -> bool:
 
 
 def _modifiers(fig: Quantity, ev: Quantity) -> Verdict:
-    if fig.modifiers and ev.modifiers and not set(fig.modifiers) & set(ev.modifiers):
+    if fig.modifiers and ev.modifiers and not _words(fig.modifiers) & _words(ev.modifiers):
         return Verdict.modifier
     return Verdict.match
+
+
+def _words(modifiers: tuple[str, ...]) -> set[str]:
+    """The words of the modifiers, a hyphenated one split: "GenAI-capable smartphones" and
+    "GenAI capable smartphones" qualify the count alike."""
+    return {w for m in modifiers for w in m.split("-") if w}

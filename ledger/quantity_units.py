@@ -43,6 +43,7 @@ class Kind(Enum):
     temperature = "temperature"
     frequency = "frequency"
     length = "length"
+    mass = "mass"
     money = "money"
     date = "date"
     year = "year"
@@ -160,6 +161,14 @@ def _build_units() -> dict[str, Unit]:
     lengths.update({"feet": Decimal("0.3048"), "foot": Decimal("0.3048")})
     for sym, factor in lengths.items():  # "cables under 4 m", "4 meters", "775 micrometers"
         units[sym] = Unit(sym if len(sym) <= 2 else sym.rstrip("s"), "m", factor)
+    # mass: "a 1400kg payload", "3,086 lb"; not "pounds", which may be money
+    masses: list[tuple[tuple[str, ...], Decimal]] = [
+        (("kg", "kilogram", "kilograms", "kilo", "kilos"), Decimal(1)),
+        (("g", "gram", "grams"), Decimal("0.001")), (("lb", "lbs"), Decimal("0.45359237")),
+        (("tonne", "tonnes"), Decimal(1000))]
+    for names, factor in masses:
+        for sym in names:
+            units[sym] = Unit(names[0], "kg", factor)
     for p, power in (("", 0), ("G", 9), ("T", 12), ("P", 15), ("E", 18)):
         # compute rate: "740 TFLOPs/s", "1.2 PFLOPS", "989 TFLOP/s" are one unit each; the
         # plural "FLOPs" without "/s" is written for the rate as often as for a count
@@ -179,7 +188,7 @@ _DIMENSION_KIND = {"bytes": Kind.size, "bytes/s": Kind.rate, "tokens/s": Kind.ra
                    "requests/s": Kind.rate, "s": Kind.duration, "calendar": Kind.duration,
                    "W": Kind.power, "Wh": Kind.energy, "V": Kind.voltage, "A": Kind.current,
                    "temperature": Kind.temperature, "Hz": Kind.frequency, "flop/s": Kind.rate,
-                   "transfers/s": Kind.rate, "m": Kind.length}
+                   "transfers/s": Kind.rate, "m": Kind.length, "kg": Kind.mass}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"\+?\s?(?P<u>{_UNIT_ALTERNATION})"
                       # a unit normalised per device stays the unit: "5,762 TPS/GPU"

@@ -194,9 +194,17 @@ def _list_items(sentence: Span) -> list[Span]:
     return _split_spans(sentence.text, sentence.start)
 
 
+#: The low end of a range that "between" opens: "between 1.16" (its "and" joins the range's ends,
+#: it separates no items).
+_BETWEEN_LOW_RE = re.compile(r"\bbetween\s+(?:about\s+|roughly\s+)?[\d.,]+\s*[^\s\d]{0,6}$",
+                             re.IGNORECASE)
+
+
 def _split_spans(text: str, offset: int) -> list[Span]:
     spans, start = [], 0
     for m in _ITEM_SEP_RE.finditer(text):
+        if m.group().strip() == "and" and _BETWEEN_LOW_RE.search(text, 0, m.start()):
+            continue
         spans.append(Span(offset + start, offset + m.start(), text[start:m.start()]))
         start = m.end()
     spans.append(Span(offset + start, offset + len(text), text[start:]))

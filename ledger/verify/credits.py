@@ -112,12 +112,15 @@ _DOCUMENTATION = frozenset({EvidenceType.primary_documentation,
                             EvidenceType.dated_primary_research})
 
 
-def _analysis_paragraphs(article: Article, traced: list[TracedFigure]) -> set[int]:
+def _analysis_paragraphs(article: Article, traced: list[TracedFigure]
+                         ) -> tuple[set[int], set[int]]:
     """Starts of the desk's own analysis paragraphs: they name the desk or state a figure of
-    its own arithmetic; there a restated author figure is the desk's input, not a report."""
+    its own arithmetic; there a restated author figure is the desk's input, not a report. The
+    second set holds those of arithmetic."""
     paras = paragraphs(article.body)
     desk = _desk_words(article)
-    return {p.start for p in paras if desk.search(p.text)} | arithmetic_spans(paras, traced)
+    worked = arithmetic_spans(paras, traced)
+    return {p.start for p in paras if desk.search(p.text)} | worked, worked
 
 
 def agent_names(article: Article) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -254,7 +257,7 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
     product = f"{article.subject} {article.title}"
     credited = _CreditedParagraphs(paras, lambda text: attributes(text, names, authors, desk,
                                                                   product))
-    analysis = _analysis_paragraphs(article, traced)
+    analysis, worked = _analysis_paragraphs(article, traced)
     findings = []
     seen: set[tuple[str, tuple[Decimal, ...]]] = set()  # figures already stated with an owner
     parts: dict[int, list[_Part]] = {}  # each paragraph's cited parts, read once
@@ -290,12 +293,23 @@ def _unattributed(article: Article, traced: list[TracedFigure]) -> list[Finding]
         claimed = _claimed_as_result(article.body, t.figure, product)
         reported = t.author_reported or (_sources_author_reported(t, article) and (
             para.start not in analysis or claimed))
+        weighed = not reported or (key in seen and para.start in analysis and not claimed)
+        if (weighed and para.start in analysis and para.start not in worked
+                and (t.author_reported or _sources_author_reported(t, article))
+                and (finding := _restated_result(
+                    article, t, (names, authors, desk, product))) is not None):
+            # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ..."), unless
+            # it states the result again as a fact, in a sentence that credits no one
+            findings.append(finding)
+            continue
         if not reported or (key in seen and _refers_back_to(article.body, t.figure)):
             continue  # "the 13x": a figure whose owner the reader was already given
         if _bare_name_of_credited(t, seen):
             continue  # "whether 5.81 beats 3.85": credited figures named by their numbers
         if _hypothesis_of_desk(article.body, t) or _names_subject(article, t.figure):
             continue  # "If ..., cost would fall by 37.5%"; "Maia 100" in an article on it
+        if _design_word(article.body, t):
+            continue  # "4-bit groupwise weights", "the two-loop architecture": a design
         if key in seen and para.start in analysis and not claimed:
             continue  # the desk's analysis weighs a figure credited earlier ("so 4x and 2x ...")
         sources = sorted({s for tr in t.traces for s in tr.source_ids})
@@ -613,6 +627,59 @@ def _bare_name_of_credited(t: TracedFigure, seen: set[tuple[str, tuple[Decimal, 
 #: verb ("would fall", "could reach").
 _HYPOTHESIS_RE = re.compile(r"^\W*(?:if|suppose|supposing|assuming|were|had|should)\b"
                             r"|\b(?:would|could|might)\b", re.IGNORECASE)
+
+
+#: A result's words around a multiplier: "up to 4.1x faster", "4x the speed", "rivals 10
+#: times its size".
+_RESULT_BEFORE_RE = re.compile(r"\bup\s+to\s+$", re.IGNORECASE)
+_RESULT_AFTER_RE = re.compile(
+    r"\s*(?:faster|quicker|slower|higher|lower|cheaper|better|more|less|fewer|smaller|larger|"
+    r"bigger|the\s+(?:speed|throughput|performance|bandwidth|capacity|size|cost)|its\s+size)\b",
+    re.IGNORECASE)
+
+
+#: A condition anywhere in the sentence: "PCT's arithmetic: if attention gets 7x faster".
+_CONDITION_RE = re.compile(r"\b(?:if|unless|assuming|suppose)\b", re.IGNORECASE)
+
+
+def _restated_result(article: Article, t: TracedFigure,
+                     agents: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str]
+                     ) -> Finding | None:
+    """A warning for an author's multiplier that the desk's analysis (not its arithmetic)
+    states as a result ("the M5, with first tokens up to 4.1x faster, is ..."), in a sentence
+    that credits no one and poses no hypothesis: a reader of the conclusion takes it for a
+    fact."""
+    body = article.body
+    if t.figure.kind is not FigureKind.multiplier or _refers_back_to(body, t.figure):
+        return None
+    if not (_RESULT_BEFORE_RE.search(body, max(0, t.figure.start - 8), t.figure.start)
+            or _RESULT_AFTER_RE.match(body, t.figure.end)):
+        return None
+    sentence = enclosing(sentences(body), t.figure.start, t.figure.end)
+    if sentence is None or attributes(sentence.text, *agents) or _HYPOTHESIS_RE.search(
+            sentence.text) or _CONDITION_RE.search(sentence.text):
+        return None
+    return body_span(
+        article, t.figure.start, t.figure.end, Severity.warning, "unattributed-figure",
+        f"{t.figure.text!r} is the authors' result, stated in the desk's analysis as a fact, "
+        "in a sentence that credits no one (the checker cannot be sure the reader keeps its "
+        "owner in mind)", trace=tried(t))
+
+
+#: A number joined to a singular noun, the pair qualifying the next word: "4-bit groupwise
+#: weights", "a two-loop architecture", "a 3-stage pump".
+_COMPOUND_RE = re.compile(r"-[a-z]+(?<!s)\s+[a-z]")
+
+
+def _design_word(body: str, t: TracedFigure) -> bool:
+    """The figure is half of a compound adjective that names a design ("4-bit weights", "a
+    two-loop architecture"): how the thing is built, said by whoever describes it, not a
+    result that needs its owner named. Not a unit ("a 2-second stall") nor a typed kind
+    other than a count or a bare number."""
+    q = t.quantity
+    return (q is not None and q.unit is None and q.kind in (Kind.count, Kind.number)
+            and len(t.figure.values) == 1
+            and _COMPOUND_RE.match(body, t.figure.end) is not None)
 
 
 def _hypothesis_of_desk(body: str, t: TracedFigure) -> bool:

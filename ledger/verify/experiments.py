@@ -151,7 +151,15 @@ def sentence_owners(article: Article, sentence: Span, experiments: list[Experime
         if exp is None or _incidental_count(quantity):
             continue
         whole = ranges[fig.start]
-        if any(owner[f.start] is not exp for f, _ in typed if whole[0] <= f.start < whole[1]):
+        within = [f for f, _ in typed if whole[0] <= f.start < whole[1]]
+        ends = [owner[f.start] for f in within]
+        if len(ends) == 2 and None not in ends and ends[0] is not ends[1] and not (
+                _range_stated(article, tuple(v for f in within for v in f.values))):
+            # "between 1.16 and 1.19", each end another experiment's value: the range joins
+            # the two (unless a fact gives that very range: "10%-20% gains")
+            marks.append((sentence.start + fig.start, sentence.start + fig.end, exp))
+            continue
+        if any(e is not exp for e in ends):
             continue  # "14x to 24x": a range is an experiment's only when both ends are
         if any(owner[f.start] not in (None, exp) for f, q in typed
                if f.start in listed and listed[f.start] == listed.get(fig.start)
@@ -162,6 +170,12 @@ def sentence_owners(article: Article, sentence: Span, experiments: list[Experime
     if use_terms:
         marks += term_marks(article, sentence, experiments)
     return sorted(marks, key=lambda m: m[0])
+
+
+def _range_stated(article: Article, values: tuple[Decimal, ...]) -> bool:
+    """A fact writes a range with these ends."""
+    return any(f.values == values for fact in article.facts
+               for f in extract_figures(fact.claim))
 
 
 def term_marks(article: Article, sentence: Span, experiments: list[Experiment]) -> list[Mark]:

@@ -4,7 +4,8 @@ experiment it belongs to. Each concept has its own module; this one runs them in
 * ``mislabeled-figure``: the words of the figure's clause name another metric
   (:mod:`.wording`, with the vocabularies of :mod:`.vocabulary`); the statistic, tag, system or
   parameter name written around it is another metric's (:mod:`.qualifiers`); its baseline is
-  another metric's (:mod:`.baselines`).
+  another metric's (:mod:`.baselines`); it is counted per another thing than its facts'
+  (:mod:`.normalisers`).
 * ``unattributed-figure`` and ``desk-claims-authors-figure``: an author's figure without its
   owner, or presented as the desk's own measurement (:mod:`.credits`).
 * ``conflated-experiments``: one sentence joins figures of two experiments
@@ -20,6 +21,7 @@ from .baselines import check_baselines
 from .conflations import SEPARATION_RE, check_conflations, conflations
 from .credits import agent_names, check_desk_claims, check_unattributed
 from .experiments import Experiment, experiments_of
+from .normalisers import check_normalisers
 from .qualifiers import check_parameters, check_statistics, check_subjects, check_tags
 from .sameruns import check_one_run_claims
 from .tracing import TracedFigure
@@ -48,6 +50,7 @@ def check_labels(article: Article, traced: list[TracedFigure]) -> list[Finding]:
     return (check_vocabulary(article, traced) + check_statistics(article, traced)
             + check_baselines(article, traced) + check_parameters(article, traced)
             + check_tags(article, traced) + check_subjects(article, traced)
+            + check_normalisers(article, traced)
             + check_unattributed(article, traced)
             + check_desk_claims(article, traced) + joined + claimed)
 

@@ -30,7 +30,10 @@ SYNONYMS: list[frozenset[str]] = [
     frozenset({"power", "power draw", "wattage"}),
     frozenset({"energy", "energy use", "energy consumption"}),
     frozenset({"improvement", "improve", "gain", "boost", "uplift"}),
-    frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested"}),
+    frozenset({"measured", "measurement", "measure", "benchmarked", "benchmark", "tested",
+               "observed"}),
+    # where work is done: "runs on the Neural Engine", "dispatches work to it"
+    frozenset({"run", "execute", "dispatch", "offload"}),
     frozenset({"general", "generally", "always", "universal", "universally", "every"}),
     frozenset({"average", "mean", "typical"}),
     # a baseline is what a figure is compared with: "lower than X", "against X", "versus X"

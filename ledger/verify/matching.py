@@ -205,6 +205,16 @@ def _read_as(readings: Mapping[str, Unit], q: Quantity, ev: Quantity | None) -> 
     return meant is not None and meant.factor == q.unit.factor
 
 
+def _case_twin_in_facts(q: Quantity, misses: list[Miss]) -> bool:
+    """A source's fact states the figure's number in the unit that differs from the figure's
+    only in case (GB/s for Gb/s)."""
+    if q.unit is None:
+        return False
+    return any(m.verdict is Verdict.unit and m.trace.origin == "fact" and m.quantity is not None
+               and m.quantity.unit is not None and m.quantity.unit.symbol != q.unit.symbol
+               and m.quantity.unit.symbol.lower() == q.unit.symbol.lower() for m in misses)
+
+
 def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None = None,
                  readings: Mapping[str, Unit] | None = None) -> TracedFigure:
     """``figure`` with every piece of evidence in ``index`` that states its value as the same
@@ -269,6 +279,11 @@ def trace_figure(figure: Figure, index: EvidenceIndex, quantity: Quantity | None
                 q.unit is not None or (q.kind is Kind.money and q.noun is not None)))
             or (m.verdict is Verdict.converted and m.trace.origin not in _DESK_ORIGINS)
             for m in misses)
+        if strong and _case_twin_in_facts(q, misses) and all(
+                tr.origin == "metric" for tr in strong):
+            # a metric's unit is read from its lower-case name ("bandwidth_gbps"), which
+            # cannot tell Gb/s from GB/s; a source that writes the number in the other does
+            strong = []
         here = strong + ([] if decisive and not strong else weak)
         if figure.kind is FigureKind.year or q.kind is Kind.year:
             here += [d.trace for d in index.dates if d.date.year == value]

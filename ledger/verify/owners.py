@@ -122,6 +122,8 @@ _NOT_PASSIVE = r"(?!\s+(?:there|here|from|by|above|below|earlier)\b)"
 _NOT_MODIFIER = (r"(?!\s+(?:kernels?|code|examples?|implementations?|models?|scripts?|programs?|"
                  r"functions?|operators?|ops|layers?|configs?|configurations?|settings?|"
                  r"workloads?|shapes?|variants?|versions?|builds?|binar(?:y|ies))\b)")
+_MONTHS = (r"(?:January|February|March|April|May|June|July|August|September|October|"
+           r"November|December)")
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
     # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
@@ -146,11 +148,17 @@ _PATTERNS = [
                           rf"(?:{'|'.join(_INFLECTED)})\b{_NOT_PASSIVE}")),
     ("result", re.compile(rf"^\s*(?:On|In|By|Since)\s+[^,;.\[]{{0,30}}?\b\d{{4}},?\s+"
                           rf"{NAME}\s+(?:{'|'.join(_INFLECTED)})\b")),
-    # who put the document out: "notes published by Acme", "as recorded by Acme"
+    # who put the document out: "notes published by Acme", "as recorded by Acme", "as
+    # relayed by Acme News"
     ("by", re.compile(rf"\b(?:published|posted|recorded|hosted|maintained|compiled|archived|"
                       rf"mirrored|indexed|released|issued|kept|curated|uploaded|carried|"
-                      rf"syndicated|reprinted|republished)\s+by\s+"
+                      rf"syndicated|reprinted|republished|relayed|summari[sz]ed|"
+                      rf"as\s+(?:reported|covered|described|noted|quoted)|detailed)\s+by\s+"
                       rf"(?:the\s+)?{NAME}")),
+    # a report with its date names its outlet: "reported by StorageNewsletter on July 17";
+    # without one, "the 96% average reported by the EPA" names whose figure the source gives
+    ("by", re.compile(rf"\breported\s+by\s+(?:the\s+)?{NAME}(?=\s+(?:on|in)\s+(?:{_MONTHS}|"
+                      rf"\d{{1,2}}\s+{_MONTHS}|\d{{4}}))")),
     # who put the cited document out, in a clause of time: "a day after Acme published it",
     # "when Acme posted its notes"
     ("doc", re.compile(rf"\b(?:after|before|when|since|once|until|as)\s+(?:the\s+)?{NAME}\s+"
@@ -582,6 +590,13 @@ def check_owners(article: Article) -> list[Finding]:
                     if matches(name, accepted(article, cited, "doc")) or not _cited_venue(
                             article, cited):
                         continue  # a work may appear at a venue its cited copy does not name
+                if construction == "result" and is_person_name(name) and not (
+                        sentence.text[e - 2:e] in ("'s", "’s") or owns(article, name)) and (
+                        set(_secondary(article, cited)) == set(cited)):
+                    # "Urs Hölzle credited the weather [trade press]": a person that a report
+                    # quotes; as with a by-line (_authorship_confidence), only a primary
+                    # source's list of authors settles who is not its owner
+                    continue
                 person = detail if construction == "person" else ""
                 sources = _person_sources(article, person, cited) if person else cited
                 if is_person_name(name) and construction in ("doc", "named", "team"):

@@ -46,7 +46,12 @@ def _own_computation(inf: Inference, base: str) -> list[EvidenceNumber]:
     """The inference's computation inputs and step results, typed by their names."""
     if inf.computation is None:
         return []
-    out = []
+    # the numbers its expressions write ("1.23 * 2"): a claim that states an operand in its
+    # unit ("at 2 bytes per parameter") states what the arithmetic used, untyped there
+    out = [EvidenceNumber(Decimal(n), Trace("computation", f"{base}/computation/steps/{j}"
+                                             "/expression", inference_id=inf.id))
+           for j, step in enumerate(inf.computation.steps)
+           for n in _OPERAND_RE.findall(step.expression)]
     named = [(f"{base}/computation/inputs/{name}", name, value)
              for name, value in inf.computation.inputs.items()]
     named += [(f"{base}/computation/steps/{j}/result", step.name, step.result)
@@ -60,6 +65,7 @@ def _own_computation(inf: Inference, base: str) -> list[EvidenceNumber]:
     return out
 
 
+_OPERAND_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 #: An expression that converts between units (bits and bytes, decimal and binary prefixes):
 #: its result's unit says nothing of its operands'.
 _CONVERTS_RE = re.compile(r"[*/]\s*(?:8|1000|1024|1e3|1e6|1e9)\b")
