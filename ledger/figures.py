@@ -153,11 +153,12 @@ _MONEY_SCALE = r"(?:\s?(?:k|K|M|B|bn|million|billion|thousand|trillion)\b)?"
 MODEL_FAMILIES = ("Llama", "Qwen", "Mistral", "Mixtral", "Gemma", "Phi", "GPT", "Claude",
                   "DeepSeek", "Kimi", "Falcon", "Yi", "OPT", "Vicuna", "Grok", "Nemotron")
 _MODEL_NAME_RE = re.compile(
-    # Llama 3 70B; not a size after the name ("GPT-3 175GB": 175 gigabytes)
-    rf"\b(?:{'|'.join(MODEL_FAMILIES)})(?:[ -]\d+(?:\.\d+)*[A-Za-z]?(?![\w/]|\.\d)(?!\s?(?:[KMGTP]i?B|[KMGT]b)\b))+"
+    # Llama 3 70B; not a size after the name ("GPT-3 175GB": 175 gigabytes). (Each family's
+    # name opens with a capital, each size with a digit: other positions fail at once.)
+    rf"\b(?=[A-Z])(?:{'|'.join(MODEL_FAMILIES)})(?:[ -]\d+(?:\.\d+)*[A-Za-z]?(?![\w/]|\.\d)(?!\s?(?:[KMGTP]i?B|[KMGT]b)\b))+"
     # a 7B model, 4K context; but "up to 380K context tokens" counts tokens (the noun after
     # "context"), and a bound ("up to", "than", "beyond") makes any length a claim
-    r"|(?<!\bup to )(?<!\bthan )(?<!\bbeyond )"
+    r"|(?=\d)(?<!\bup to )(?<!\bthan )(?<!\bbeyond )"
     r"\b\d+(?:\.\d+)?[KMBT](?=[ -](?:models?|context(?![ -]tokens?\b)|parameters?|params|window"
     r"|variant|checkpoint|LLM|instruct)\b"
     # the size before the model's own name: "the 7B Llama-2 model", "a 34B Yi", "the 405B
@@ -185,15 +186,19 @@ _VERSION_RE = re.compile(r"(?=\d)(?:(?<![\w.])\d+(?:\.\d+){2,}(?:\.?[A-Za-z]+\d*
 #: A label and its ordinal, a name of a part, never a figure: "Table 3", "Figure 5", "version
 #: 1", "revision 2", "step 4", "Tier 1", "round 2" (not "step 4x", "version 2 GB").
 _ORDINAL_LABEL_RE = re.compile(
-    r"\b(?:[Vv]ersion|[Rr]evision|[Rr]elease|[Tt]able|[Ff]igure|Fig\.|[Ss]ection|[Cc]hapter|"
+    # (a word of letters, then a number, is what every label needs: tried first, it spares the
+    # alternation at every other word)
+    r"\b(?=[A-Za-z.]+\s+\d)(?:[Vv]ersion|[Rr]evision|[Rr]elease|[Tt]able|[Ff]igure|Fig\.|[Ss]ection|[Cc]hapter|"
     r"[Aa]ppendix|[Ee]quation|Eq\.|[Ss]tep|[Pp]hase|[Ss]tage|[Tt]ier|[Rr]ound|[Pp]art|[Pp]age|"
     r"[Ll]ine|[Ii]ssue|[Ll]isting|[Aa]lgorithm|[Tt]heorem|[Ll]emma|[Ee]xample)\s+"
     r"(\d{1,4}(?:\.\d+)*)(?![\w%]|\.\d|\s?(?:[KMGTP]i?[Bb]|[KMGT]bps|ms|s|x|×)\b)")
-_URL_RE = re.compile(r"\b(?:https?://|www\.)\S+[^\s.,;:)\]]")
+_URL_RE = re.compile(r"\b(?=[hw])(?:https?://|www\.)\S+[^\s.,;:)\]]")
 _NAME_RE = re.compile(
     # a number word joined to a name counts the named thing ("a four-n300 workstation"): the
     # word is a figure, the name after the hyphen a name
-    rf"(?<![\w.])(?!\d+[x×][A-Z][A-Za-z]*\d)(?!(?i:{_WORD_NUMBER})-[A-Za-z]+\d)"
+    # (a digit within the token is what every alternative needs: tried first, it spares the
+    # lookaheads at every other word)
+    rf"(?<![\w.])(?=[\w.+-]*\d)(?!\d+[x×][A-Z][A-Za-z]*\d)(?!(?i:{_WORD_NUMBER})-[A-Za-z]+\d)"
     r"(?:[A-Za-z][\w.+-]*\d[\w.+-]*"
     r"|(?!\d+[x×]\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[KMGT]b(?:ps)?)\b)\d+[A-Za-z]+\d[\w-]*"
     r"|\d+(?!(?:[KMGTP]i?[Bb]|[KMGT]bps|[KMGT]bits?|GHz|MHz|kW|MW|GW|[kMGT]?Wh|ms|us|ns|min|mins|"
@@ -204,20 +209,25 @@ _NAME_RE = re.compile(
     r"(?<=[\w+])"
 )
 
+#: (each opens with the character its match must start with, which the rest requires anyway:
+#: every other position fails at once)
 _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"), "iso"),
-    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{4}})\b"),
-     "mdy"),
-    (re.compile(rf"\b(?P<d>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\s+(?P<y>\d{{4}})\b"), "dmy"),
+    (re.compile(r"\b(?=\d)(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"), "iso"),
+    (re.compile(rf"\b(?=[JFMASOND])(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
+                rf"(?P<y>\d{{4}})\b"), "mdy"),
+    (re.compile(rf"\b(?=\d)(?P<d>\d{{1,2}})\s+(?P<mon>{_MONTH_RE})\s+(?P<y>\d{{4}})\b"), "dmy"),
     # the year in brackets after the day: "on August 5 (2025)" (looked for only where a
     # bracketed year is written: see _dates)
     (_BRACKET_YEAR_RE := re.compile(
-        rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*\((?P<y>\d{{4}})\)"),
+        rf"\b(?=[JFMASOND])(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*"
+        rf"\((?P<y>\d{{4}})\)"),
      "mdy"),
-    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)"), "md"),
-    (re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b"), "my"),
+    (re.compile(rf"\b(?=[JFMASOND])(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
+                rf"(?![.,]?\d)"), "md"),
+    (re.compile(rf"\b(?=[JFMASOND])(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b"), "my"),
     # a year and a month as a changelog writes them: "2023/10", "2024-01" (two-digit month)
-    (re.compile(r"(?<![\w./-])(?P<y>(?:19|20)\d{2})(?:/(?P<m>0?[1-9]|1[0-2])|-(?P<m2>0[1-9]|1[0-2]))"
+    (re.compile(r"(?=(?:19|20)\d)(?<![\w./-])(?P<y>(?:19|20)\d{2})(?:/(?P<m>0?[1-9]|1[0-2])|"
+                r"-(?P<m2>0[1-9]|1[0-2]))"
                 r"(?![\w/-]|[.,]\d)"), "ym"),
     # a changelog's "in 2024.7" (July 2024): only after a word that introduces a time, so that
     # "2024.5 GB" stays a number. The lookahead first says what the rest requires anyway, so
@@ -241,7 +251,7 @@ _RANGE_RE = re.compile(
 #: ``16x16GB`` (sixteen modules of 16 GB) is a count and a size, not a name: the size is read
 #: after the ``x``.
 _NUMBER_RE = re.compile(
-    rf"(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
+    rf"(?=[\d.])(?:(?<![\w.,])|(?<=\d[x×]))(?P<n>{_NUM})"
     rf"(?P<mag>[KkMBT](?![\w/])|[\s-](?:thousand|million|billion|trillion)\b(?!-fold))?"
     rf"(?:(?P<mult>{_MULT_SUFFIX})|(?P<pct>{_PCT_SUFFIX}))?"
 )
@@ -352,14 +362,14 @@ def masked_spans(text: str) -> list[tuple[int, int]]:
 
 #: An ordinal percentile names a statistic, as "p90" does: "the 90th percentile", "the
 #: 99th-percentile latency" (its number is the statistic's, not a figure of the metric).
-_PERCENTILE_RE = re.compile(r"(?<![\w.])\d{1,2}(?:\.\d+)?(?:st|nd|rd|th)(?=[- ]percentile\b)",
+_PERCENTILE_RE = re.compile(r"(?=\d)(?<![\w.])\d{1,2}(?:\.\d+)?(?:st|nd|rd|th)(?=[- ]percentile\b)",
                             re.IGNORECASE)
 
 
 #: The identity of a sum written out, never evidence: the 1 of a reciprocal ("1 divided by
 #: 3.85", "1/3.85") or a complement ("1 minus 0.457"), the 100 of a percent's complement
 #: ("100 minus 54.3").
-_IDENTITY_RE = re.compile(r"(?<![\w.,$/])(?:1(?=\s+(?:divided\s+by|minus)\s+\d|\s?/\s?\d)"
+_IDENTITY_RE = re.compile(r"(?=1)(?<![\w.,$/])(?:1(?=\s+(?:divided\s+by|minus)\s+\d|\s?/\s?\d)"
                           r"|100(?=\s+minus\s+\d))")
 
 

@@ -94,6 +94,12 @@ def compare(fig: Quantity, value: Decimal, ev_value: Decimal, ev: Quantity | Non
     # kinds are compared by identity, not as sets: compare runs for every figure against every
     # piece of evidence, and hashing enum members is most of its cost
     fk, ek = fig.kind, ev.kind
+    if not same and fig.unit is None and ev.unit is None and not (
+            fk is Kind.percent or fk is Kind.points or fk is Kind.multiplier
+            or ek is Kind.percent or ek is Kind.multiplier):
+        # (every verdict below but a conversion's needs the same number; a conversion needs
+        # a percent, points, a multiplier, a unit or a count of tokens against bytes)
+        return _DIFFERENT
     if fk is Kind.percent and ek is Kind.percent:
         return Verdict.match if same else _DIFFERENT
     if fk is Kind.points and ek is Kind.points:

@@ -74,7 +74,7 @@ PARTIAL = {"set-p": 2, "set-q": 1, "set-r": 3, "set-s": 3, "set-t": 2, "set-u": 
            "set-w": 2, "set-x": 3, "set-y": 3, "set-z": 3, "set-aa": 3, "set-ab": 3,
            "set-ac": 3, "set-ad": 3, "set-ae": 3, "set-af": 3, "set-ag": 3, "set-ah": 3,
            "set-ai": 3, "set-aj": 3, "set-ak": 3, "set-al": 3, "set-am": 3, "set-an": 3,
-           "set-ao": 2, "set-ap": 3, "set-aq": 3}
+           "set-ao": 2, "set-ap": 3, "set-aq": 3, "set-ar": 3}
 
 
 @pytest.mark.parametrize("name", SETS)

@@ -48,6 +48,7 @@ from ledger.verify.attribution import attributes, desk_claims
     "None of the posts we found gives a tokens-per-second figure for a phone.",
     "PCT saw both pages on May 2.",
     "It is the best-documented path we found for running Llama on Android, at up to 4x.",
+    "Both are the authors' results rather than PCT measurements.",
 ])
 def test_the_desk_locating_documents_is_no_measurement(sentence: str) -> None:
     assert desk_claims(sentence, ("PCT",)) is None

@@ -47,6 +47,8 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+from .scope import per_scope
+
 __all__ = [
     "ACTION_VERBS", "REPORTING_VERBS", "attributes", "desk_claims", "desk_names", "desk_negated", "reported_clause",
     "reports_next",
@@ -106,7 +108,9 @@ _NOT_NAMES = (r"(?!(?:We|Our|The|This|That|These|Those|It|Its|In|On|At|For|With|
               r"There|Here|Across|After|Before|Without|Under|Over|From|By|Unlike|Like)\b)"
               # units after a number ("a 1 GB read runs at ..."): not a party
               r"(?![KMGTPE]i?[Bb](?:/s|ps)?\b|[KMGT]Hz\b|[kKMG]W\b|[TPG]FLOPS?\b|IOPS\b)")
-_NAME = rf"{_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+{_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
+#: (each word's capital is tried before the long lookahead, which it implies: a lower-case word
+#: fails at once)
+_NAME = rf"(?=[A-Z]){_NOT_NAMES}[A-Z][\w&.+-]*(?:\s+(?=[A-Z]){_NOT_NAMES}[A-Z][\w&.+-]*){{0,3}}"
 _PERSON = r"(?:[Hh]e|[Ss]he|(?:[Hh]is|[Hh]er|[Tt]heir)\s+(?:team|group|lab|colleagues|" \
           r"co-?authors|company|firm|employer))"
 _GROUP = (r"(?:authors|maintainers|developers|engineers|researchers|operators|co-?authors|"
@@ -323,7 +327,8 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
                          # "Nor did we test the sparse kernel claim": the inverted negation
                          rf"|\b(?:nor|neither)\s+(?:did|does|do|has|have|had|could|can|will|"
                          rf"would)\s+{d}\b"
-                         rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
+                         rf"|\b(?:not|never|no|rather\s+than|instead\s+of|as\s+opposed\s+to)\s+"
+                         rf"(?:\w+\s+){{0,2}}(?:{d}|desk|our)\b"
                          rf"|\b{d}\s+(?:\w+\s+){{1,2}}(?:none|nothing|neither|no)\b"
                          # "nobody at PCT has rerun it", "no one from the desk tested it"
                          rf"|\b(?:nobody|no\s+one|none)\s+(?:at|from|of|in)\s+(?:the\s+)?{d}"
@@ -336,6 +341,18 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
                          rf"comes?|came)\s+(?:from\s+)?(?:an?\s+|the\s+)?{d}",
                          re.IGNORECASE)
     return claim, negated
+
+
+@lru_cache(maxsize=64)
+def _desk_words_re(desk: tuple[str, ...]) -> re.Pattern[str]:
+    """Any word by which a sentence can name the desk (its names, "we", "our", "desk"), in any
+    case: what each desk-claim and desk-negation pattern needs."""
+    named = [re.escape(n).replace("\\ ", r"\s+") for n in sorted(desk, key=len, reverse=True)]
+    return re.compile(r"\b(?:" + "|".join([*named, "we", "our", "desk"]) + r")\b", re.IGNORECASE)
+
+
+def _names_desk(sentence: str, desk: tuple[str, ...]) -> bool:
+    return _desk_words_re(desk).search(sentence) is not None
 
 
 def reported_clause(before: str) -> bool:
@@ -367,7 +384,7 @@ def reports_next(after: str, plural: bool = False) -> bool:
 
 def desk_negated(sentence: str, desk: tuple[str, ...] = ()) -> bool:
     """The sentence says what the desk did *not* do or find ("PCT reran none of them")."""
-    return bool(_desk_res(desk)[1].search(sentence))
+    return _names_desk(sentence, desk) and bool(_desk_res(desk)[1].search(sentence))
 
 
 #: What follows one of the article's names in each of its constructions, compiled once: the
@@ -474,6 +491,7 @@ def _is_desk(agent: str, desk: tuple[str, ...]) -> bool:
     return any(re.match(rf"{re.escape(n)}(?![\w-])", agent) for n in desk)
 
 
+@per_scope
 def attributes(text: str, names: tuple[str, ...] = (), authors: tuple[str, ...] = (),
                desk: tuple[str, ...] = (), product: str = "") -> bool:
     """True when ``text`` (a paragraph) attributes its figures to someone other than the desk
@@ -506,6 +524,8 @@ def _authors_re(authors: tuple[str, ...]) -> re.Pattern[str] | None:
 def desk_claims(sentence: str, desk: tuple[str, ...] = ()) -> re.Match[str] | None:
     """The words by which ``sentence`` presents a figure as the desk's own measurement
     (``desk``: the desk's names besides "we" and "the desk", from :func:`desk_names`)."""
+    if not _names_desk(sentence, desk):
+        return None  # every claim (and every negation) names the desk: most sentences do not
     claim, negated = _desk_res(desk)
     if negated.search(sentence):
         return None

@@ -209,8 +209,15 @@ def _labelled_conclusion(labelled: re.Pattern[str], text: str) -> tuple[int, str
 _NEGATED_RE = re.compile(r"\b(?:not|never|n't|nothing|no\s+one)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
+#: What every conclusion below needs besides a sweeping word: the superlative and the absolutes
+#: of :func:`_sweeping_claim`.
+_MORE_SWEEP_RE = re.compile(r"\b(?:quickest|most|makes?|no\s+longer)\b", re.IGNORECASE)
+
+
 def _conclusion(text: str) -> tuple[int, str, str] | None:
     """``(start, claim, sweeping word)`` of the sentence's conclusion, if it draws one."""
+    if not _SWEEPING_RE.search(text) and not _MORE_SWEEP_RE.search(text):
+        return None  # no word any conclusion below needs: most sentences, read at once
     m = _CONCLUDES_RE.search(text)
     if m is not None and _NEGATED_RE.search(text[max(0, m.start() - 24):m.start()]):
         m = None  # "it does not yet show that a UE fabric beats ...": no conclusion drawn

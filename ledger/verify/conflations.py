@@ -29,6 +29,7 @@ from .experiments import (
 from .prohibitions import article_prohibitions, in_prohibition
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations
+from .scope import per_article
 from .text import body_span
 from .tracing import Trace, TracedFigure, build_index
 
@@ -86,6 +87,7 @@ def _result_groups(text: str) -> list[str]:
     return [*groups, text[start:]]
 
 
+@per_article
 def _facts_figures(article: Article) -> list[list[Figure]]:
     """The figures of each result each fact states (see :func:`_result_groups`)."""
     return [[f for f in extract_figures(group) if f.kind is not FigureKind.date]
@@ -303,6 +305,7 @@ def _names_document(body: str, start: int, end: int) -> bool:
                 and _DOC_NAME_AFTER_RE.match(body, end))
 
 
+@per_article
 def stated_as_written(article: Article, traced: list[TracedFigure]) -> dict[int, Figure]:
     """Figures (by start) whose every value some evidence they trace to states with exactly
     those digits ("1.3x" where a fact says "about 1.3x"): such a figure is that evidence's,

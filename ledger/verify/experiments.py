@@ -25,6 +25,7 @@ from ..quantities import (
 from .attribution import REPORTING_VERBS
 from .prose import Span, enclosing, find_terms, sentences
 from .ranges import enumerations, range_spans
+from .scope import per_article
 from .tracing import TracedFigure, metric_magnitude
 
 __all__ = ["Experiment", "Mark", "arithmetic_spans", "computed_from", "derived_inputs",
@@ -140,6 +141,9 @@ def sentence_owners(article: Article, sentence: Span, experiments: list[Experime
                      use_terms: bool) -> list[Mark]:
     marks = []
     typed = typed_figures(sentence.text)
+    if not typed:  # (most sentences hold no figure: nothing to place)
+        return sorted(term_marks(article, sentence, experiments), key=lambda m: m[0]) \
+            if use_terms else []
     owner: dict[int, Experiment | None] = {}
     for fig, quantity in typed:
         owners = [e for e in experiments if e.owns(fig, quantity)]
@@ -187,6 +191,7 @@ def term_marks(article: Article, sentence: Span, experiments: list[Experiment]) 
 _DESK = ("inference", "computation", "assumption")
 
 
+@per_article
 def derived_inputs(article: Article, traced: list[TracedFigure]) -> dict[int, frozenset[Decimal]]:
     """Sentence start -> the numbers of the desk's own computations that a figure of the
     sentence comes from (traced only to an inference or its computation): the inference's

@@ -51,6 +51,7 @@ document lives or comes from ("indexed on alphaXiv", "a commentary from X") is
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ..figures import FigureKind, extract_figures
 from ..models import Article
@@ -222,6 +223,40 @@ _CITE_RE = re.compile(r"\[(S\d+)\]")
 MARKER_RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
 
 
+#: Each construction with its pattern, whether it needs a possessive, and whether it opens with
+#: the name itself (``\\bNAME's ...``: a match can start only a few words before an apostrophe,
+#: where :func:`_possessive_matches` tries it). Flags read once: hashing a compiled pattern to
+#: test membership in a set costs more than most scans.
+_SCANS = [(construction, pattern, pattern in _POSSESSIVE_PATTERNS,
+           pattern in _POSSESSIVE_PATTERNS and pattern.pattern.startswith(r"\b(?P<name>"))
+          for construction, pattern in _PATTERNS]
+#: What a name and its possessive may span: up to three words of name characters (the most
+#: :data:`NAME` takes), then the apostrophe.
+_NAME_WORDS_RE = re.compile(r"[\w.&+-]+(?:\s+[\w.&+-]+){0,2}")
+_WORD_START_RE = re.compile(r"\b(?=\w)")
+_APOSTROPHE_RE = re.compile(r"['’]")
+
+
+def _possessive_matches(pattern: re.Pattern[str], sentence: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(sentence)`` for a construction that opens with a name and its
+    possessive: the same matches, found by trying it only where a name may start, within three
+    words before an apostrophe (nowhere else can it match), which spares a scan of every word
+    of a long sentence."""
+    backwards = sentence[::-1]
+    n = len(sentence)
+    starts: set[int] = set()
+    for mark in _APOSTROPHE_RE.finditer(sentence):
+        i = mark.start()
+        if (tail := _NAME_WORDS_RE.match(backwards, n - i)) is not None:
+            # the words before the apostrophe, read backwards from it: where a name may start
+            starts.update(w.start() for w in _WORD_START_RE.finditer(sentence, n - tail.end(), i))
+    pos = 0
+    for at in sorted(starts):
+        if at >= pos and (m := pattern.match(sentence, at)) is not None:
+            yield m
+            pos = m.end()
+
+
 def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
     """``(start, end, name, construction, detail)`` for each owner named in ``sentence``
     (``detail``: the person a possessive owner is given, or the words naming a product, else
@@ -230,14 +265,15 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
     taken: set[int] = set()
     relative = _RELATIVE_RE.search(sentence) is not None
     possessive = "'" in sentence or "’" in sentence
-    for construction, pattern in _PATTERNS:
-        if not possessive and pattern in _POSSESSIVE_PATTERNS:
+    for construction, pattern, needs_possessive, name_first in _SCANS:
+        if not possessive and needs_possessive:
             continue  # (a possessive construction cannot match: skip its scan)
         if construction == "relative":
             if not relative:
                 continue
             construction = "doc"
-        for m in pattern.finditer(sentence):
+        for m in (_possessive_matches(pattern, sentence) if name_first
+                  else pattern.finditer(sentence)):
             name = m.group("name").strip()
             first = name.split()[0]
             if first in SKIP or m.start("name") in taken or _COMPARED_RE.search(

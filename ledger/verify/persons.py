@@ -141,11 +141,21 @@ def same_person(name: str, author: str) -> bool:
     return len(n) == 1 or len(a) == 1 or n[0][0] == a[0][0]
 
 
+#: A word each construction of :data:`_PATTERNS` needs, in order (None: anchored at the
+#: sentence's start, cheap to try): a sentence without it is not scanned for that construction.
+_NEEDS = [re.compile(r"\bby\b"), re.compile(r"\bby\b"), re.compile(r"\b(?:by|from)\b"),
+          re.compile(r"(?i:co-?authors|coauthors|colleagues|collaborators)\b"),
+          re.compile(r"\b(?:including|led|headed|such)\b"), None, None]
+assert len(_NEEDS) == len(_PATTERNS)
+
+
 def authorships(sentence: str) -> list[Authorship]:
     """Every authorship construction in ``sentence`` whose names are people."""
     out: list[Authorship] = []
     taken: set[int] = set()
-    for pattern in _PATTERNS:
+    for pattern, needs in zip(_PATTERNS, _NEEDS, strict=True):
+        if needs is not None and needs.search(sentence) is None:
+            continue
         for m in pattern.finditer(sentence):
             if m.start("list") in taken:
                 continue
