@@ -105,6 +105,8 @@ MONTHS = {
         ["january", "february", "march", "april", "may", "june", "july", "august",
          "september", "october", "november", "december"], start=1)
 }
+#: The months' full names, capitalised, as one regex alternation ("January|February|...").
+MONTH_NAMES = "(?:" + "|".join(m.title() for m in MONTHS) + ")"
 _MONTH_ABBR = {name[:3]: i for name, i in MONTHS.items()} | {"sept": 9}
 _MONTH_RE = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"

@@ -47,6 +47,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+from ..figures import MONTH_NAMES
 from .scope import per_scope
 
 __all__ = [
@@ -131,8 +132,7 @@ _SAYS = (r"(?:reports|reported|says|said|states|stated|claims|claimed|writes|wro
 #: A document named by its date or its place in a series: "A May 28 follow-up explains", "an
 #: earlier 2025 post said" (an undated "a test" may be the desk's or anyone's).
 _DATED_DOCUMENT = (r"(?:[Aa]n?)\s+(?:(?:earlier|later|separate|second|third|companion|new)\s+)?"
-                   r"(?:(?:January|February|March|April|May|June|July|August|September|October|"
-                   r"November|December)\s+\d{1,2},?\s+(?:\d{4}\s+)?|\d{4}\s+)")
+                   rf"(?:{MONTH_NAMES}\s+\d{{1,2}},?\s+(?:\d{{4}}\s+)?|\d{{4}}\s+)")
 _AGENT = rf"(?:(?:the|The|its|Its|that|That|this|This)\s+(?:[\w-]+\s+){{0,2}}{_SOURCE_NOUN}" \
          rf"|{_DATED_DOCUMENT}{_SOURCE_NOUN}|{_PERSON}|{_NAME})"
 _GAP = r"(?:\s+(?:also|separately|later|then|first|again|now|itself|themselves|has|have|had|" \
@@ -305,11 +305,15 @@ def desk_names(publisher: str) -> tuple[str, ...]:
     return tuple(n for n in names if n)
 
 
+def _named(desk: tuple[str, ...]) -> list[str]:
+    """The desk's names as regex alternatives, longest first, any whitespace between words."""
+    return [re.escape(n).replace("\\ ", r"\s+") for n in sorted(desk, key=len, reverse=True)]
+
+
 @lru_cache(maxsize=64)
 def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The desk-claim and desk-negation patterns for a desk's names."""
-    named = [re.escape(n).replace("\\ ", r"\s+") for n in sorted(desk, key=len, reverse=True)]
-    d = "(?:" + "|".join([*named, *_DESK_GENERIC]) + ")"
+    d = "(?:" + "|".join([*_named(desk), *_DESK_GENERIC]) + ")"
     claim = re.compile(
         rf"\b{d}(?:'s|’s)?{_GAP}\s+(?:own\s+)?(?:[\w-]+\s+)?{_DESK_WORK}"
         # two verbs of its work joined: "PCT rebuilt and measured it", "we set up, then ran"
@@ -347,8 +351,8 @@ def _desk_res(desk: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
 def _desk_words_re(desk: tuple[str, ...]) -> re.Pattern[str]:
     """Any word by which a sentence can name the desk (its names, "we", "our", "desk"), in any
     case: what each desk-claim and desk-negation pattern needs."""
-    named = [re.escape(n).replace("\\ ", r"\s+") for n in sorted(desk, key=len, reverse=True)]
-    return re.compile(r"\b(?:" + "|".join([*named, "we", "our", "desk"]) + r")\b", re.IGNORECASE)
+    return re.compile(r"\b(?:" + "|".join([*_named(desk), "we", "our", "desk"]) + r")\b",
+                      re.IGNORECASE)
 
 
 def _names_desk(sentence: str, desk: tuple[str, ...]) -> bool:

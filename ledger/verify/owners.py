@@ -51,9 +51,8 @@ document lives or comes from ("indexed on alphaXiv", "a commentary from X") is
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-from ..figures import FigureKind, extract_figures
+from ..figures import MONTH_NAMES, FigureKind, extract_figures
 from ..models import Article
 from ..report import Finding, Severity
 from .attribution import REPORTING_VERBS, desk_names, desk_negated
@@ -123,8 +122,6 @@ _NOT_PASSIVE = r"(?!\s+(?:there|here|from|by|above|below|earlier)\b)"
 _NOT_MODIFIER = (r"(?!\s+(?:kernels?|code|examples?|implementations?|models?|scripts?|programs?|"
                  r"functions?|operators?|ops|layers?|configs?|configurations?|settings?|"
                  r"workloads?|shapes?|variants?|versions?|builds?|binar(?:y|ies))\b)")
-_MONTHS = (r"(?:January|February|March|April|May|June|July|August|September|October|"
-           r"November|December)")
 _PATTERNS = [
     # a product as the subject of its clause ("MIT's widget package offers"); in the object
     # ("the authors tested NVIDIA's Dynamo framework") it says nothing about the citation
@@ -158,8 +155,8 @@ _PATTERNS = [
                       rf"(?:the\s+)?{NAME}")),
     # a report with its date names its outlet: "reported by StorageNewsletter on July 17";
     # without one, "the 96% average reported by the EPA" names whose figure the source gives
-    ("by", re.compile(rf"\breported\s+by\s+(?:the\s+)?{NAME}(?=\s+(?:on|in)\s+(?:{_MONTHS}|"
-                      rf"\d{{1,2}}\s+{_MONTHS}|\d{{4}}))")),
+    ("by", re.compile(rf"\breported\s+by\s+(?:the\s+)?{NAME}(?=\s+(?:on|in)\s+(?:{MONTH_NAMES}|"
+                      rf"\d{{1,2}}\s+{MONTH_NAMES}|\d{{4}}))")),
     # who put the cited document out, in a clause of time: "a day after Acme published it",
     # "when Acme posted its notes"
     ("doc", re.compile(rf"\b(?:after|before|when|since|once|until|as)\s+(?:the\s+)?{NAME}\s+"
@@ -223,38 +220,10 @@ _CITE_RE = re.compile(r"\[(S\d+)\]")
 MARKER_RUN_RE = re.compile(r"\[S\d+\](?:[ \t,;]*\[S\d+\])*")
 
 
-#: Each construction with its pattern, whether it needs a possessive, and whether it opens with
-#: the name itself (``\\bNAME's ...``: a match can start only a few words before an apostrophe,
-#: where :func:`_possessive_matches` tries it). Flags read once: hashing a compiled pattern to
-#: test membership in a set costs more than most scans.
-_SCANS = [(construction, pattern, pattern in _POSSESSIVE_PATTERNS,
-           pattern in _POSSESSIVE_PATTERNS and pattern.pattern.startswith(r"\b(?P<name>"))
+#: Each construction with its pattern and whether it needs a possessive, read once: hashing a
+#: compiled pattern to test its membership in a set costs more than most scans.
+_SCANS = [(construction, pattern, pattern in _POSSESSIVE_PATTERNS)
           for construction, pattern in _PATTERNS]
-#: What a name and its possessive may span: up to three words of name characters (the most
-#: :data:`NAME` takes), then the apostrophe.
-_NAME_WORDS_RE = re.compile(r"[\w.&+-]+(?:\s+[\w.&+-]+){0,2}")
-_WORD_START_RE = re.compile(r"\b(?=\w)")
-_APOSTROPHE_RE = re.compile(r"['’]")
-
-
-def _possessive_matches(pattern: re.Pattern[str], sentence: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(sentence)`` for a construction that opens with a name and its
-    possessive: the same matches, found by trying it only where a name may start, within three
-    words before an apostrophe (nowhere else can it match), which spares a scan of every word
-    of a long sentence."""
-    backwards = sentence[::-1]
-    n = len(sentence)
-    starts: set[int] = set()
-    for mark in _APOSTROPHE_RE.finditer(sentence):
-        i = mark.start()
-        if (tail := _NAME_WORDS_RE.match(backwards, n - i)) is not None:
-            # the words before the apostrophe, read backwards from it: where a name may start
-            starts.update(w.start() for w in _WORD_START_RE.finditer(sentence, n - tail.end(), i))
-    pos = 0
-    for at in sorted(starts):
-        if at >= pos and (m := pattern.match(sentence, at)) is not None:
-            yield m
-            pos = m.end()
 
 
 def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
@@ -265,15 +234,14 @@ def owners_in(sentence: str) -> list[tuple[int, int, str, str, str]]:
     taken: set[int] = set()
     relative = _RELATIVE_RE.search(sentence) is not None
     possessive = "'" in sentence or "’" in sentence
-    for construction, pattern, needs_possessive, name_first in _SCANS:
+    for construction, pattern, needs_possessive in _SCANS:
         if not possessive and needs_possessive:
             continue  # (a possessive construction cannot match: skip its scan)
         if construction == "relative":
             if not relative:
                 continue
             construction = "doc"
-        for m in (_possessive_matches(pattern, sentence) if name_first
-                  else pattern.finditer(sentence)):
+        for m in pattern.finditer(sentence):
             name = m.group("name").strip()
             first = name.split()[0]
             if first in SKIP or m.start("name") in taken or _COMPARED_RE.search(
